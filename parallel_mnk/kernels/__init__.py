@@ -1,0 +1,5 @@
+"""numba kernels: arrays and ints in, ints out. Nothing here sees a Python object.
+
+``ctx`` is the per-search context array (:mod:`.layout`), ``tt`` the transposition
+table (``uint64[2**n]``), ``ctl`` the control array (``int64``, may be shared memory).
+"""

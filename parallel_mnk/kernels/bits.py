@@ -1,0 +1,87 @@
+"""Machine-level helpers numba does not expose: popcount, count trailing zeros,
+and atomic loads/stores on array elements (so a value another process writes to
+shared memory is seen at once and the read is never hoisted out of a loop).
+"""
+from numba import types
+from numba.core import cgutils
+from numba.core.extending import intrinsic
+
+
+@intrinsic
+def popcount(typingctx, x):
+    """Number of set bits of a uint64, as int64 (LLVM ctpop: one POPCNT)."""
+    sig = types.int64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return sig, codegen
+
+
+@intrinsic
+def lowest_bit_index(typingctx, x):
+    """Index of the lowest set bit of a non-zero uint64, as int64 (LLVM cttz)."""
+    sig = types.int64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], cgutils.true_bit)
+
+    return sig, codegen
+
+
+def _item_pointer(context, builder, aryty, ary_value, idx):
+    ary = context.make_array(aryty)(context, builder, ary_value)
+    return cgutils.get_item_pointer(context, builder, aryty, ary, [idx], wraparound=False)
+
+
+@intrinsic
+def atomic_load(typingctx, arr, idx):
+    """``arr[idx]`` read with a monotonic atomic load (a plain mov on x86).
+
+    Unlike a normal read it cannot be hoisted out of a loop or merged with an
+    earlier read, so a write by another process is seen promptly.
+    """
+    sig = arr.dtype(arr, types.intp)
+
+    def codegen(context, builder, signature, args):
+        ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1])
+        return builder.load_atomic(ptr, "monotonic", arr.dtype.bitwidth // 8)
+
+    return sig, codegen
+
+
+@intrinsic
+def atomic_max(typingctx, arr, idx, value):
+    """Atomically ``arr[idx] = max(arr[idx], value)`` (signed); returns the old value."""
+    sig = arr.dtype(arr, types.intp, arr.dtype)
+
+    def codegen(context, builder, signature, args):
+        ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1])
+        return builder.atomic_rmw("max", ptr, args[2], "monotonic")
+
+    return sig, codegen
+
+
+@intrinsic
+def atomic_min(typingctx, arr, idx, value):
+    """Atomically ``arr[idx] = min(arr[idx], value)`` (signed); returns the old value."""
+    sig = arr.dtype(arr, types.intp, arr.dtype)
+
+    def codegen(context, builder, signature, args):
+        ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1])
+        return builder.atomic_rmw("min", ptr, args[2], "monotonic")
+
+    return sig, codegen
+
+
+@intrinsic
+def atomic_store(typingctx, arr, idx, value):
+    """``arr[idx] = value`` as a monotonic atomic store (never torn, never elided)."""
+    sig = types.void(arr, types.intp, arr.dtype)
+
+    def codegen(context, builder, signature, args):
+        ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1])
+        builder.store_atomic(args[2], ptr, "monotonic", arr.dtype.bitwidth // 8)
+        return context.get_dummy_value()
+
+    return sig, codegen

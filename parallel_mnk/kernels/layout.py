@@ -1,0 +1,64 @@
+"""Offsets into the kernel context array ``ctx`` (``uint64[CTX_SIZE]``).
+
+The kernels see the game only through ``ctx``: board constants, shift masks, line
+masks, Zobrist keys, symmetry maps, and per-ply scratch space. It is built by
+:func:`parallel_mnk.geometry.build_context`; each search owns its own copy
+(the scratch part is written during the search).
+
+All entries are non-negative ``uint64``. Module-level ints are compile-time
+constants for numba.
+"""
+
+MAX_CELLS = 64
+MAX_PLY = MAX_CELLS + 2
+MAX_SYM = 8
+MAX_LINES = 4 * MAX_CELLS
+N_DIR = 4  # E, S, SE, SW
+
+# scalar slots
+C_COLS = 0
+C_ROWS = 1
+C_K = 2
+C_GRAVITY = 3
+C_CELLS = 4
+C_NSYM = 5
+C_NLINES = 6
+C_BOARD = 7          # mask of all cells
+C_BOTTOM = 8         # mask of the bottom row (gravity)
+C_NODES = 9          # node counter (written by the search)
+C_ABORTED = 10       # set to 1 when the search was aborted; results are then void
+C_SALT = 11          # XORed into every table key (a new salt = a cleared table)
+C_WEIGHT = 12        # 12..12+MAX_CELLS: move-ordering weight of a line holding j stones
+C_SCALARS_END = C_WEIGHT + MAX_CELLS + 2
+
+# shift masks: for direction d, way w (0 = forward, 1 = backward) and step j (1..MAX):
+#   forward:  (b & PRE[d,0,j]) << SHIFT[d,j]   moves each stone j cells along d
+#   backward: (b & PRE[d,1,j]) >> SHIFT[d,j]   moves each stone j cells against d
+OFF_PRE = C_SCALARS_END
+OFF_SHIFT = OFF_PRE + N_DIR * 2 * (MAX_CELLS + 1)
+OFF_LINES = OFF_SHIFT + N_DIR * (MAX_CELLS + 1)
+OFF_STATIC = OFF_LINES + MAX_LINES          # static ordering bonus per cell (< 64, centre first)
+OFF_ZOBRIST = OFF_STATIC + MAX_CELLS        # [sym][cell][player]
+OFF_PERM = OFF_ZOBRIST + MAX_SYM * MAX_CELLS * 2   # [sym][cell] -> cell under the symmetry
+OFF_INVPERM = OFF_PERM + MAX_SYM * MAX_CELLS
+OFF_HASH = OFF_INVPERM + MAX_SYM * MAX_CELLS       # scratch [ply][sym]
+OFF_MOVES = OFF_HASH + MAX_PLY * MAX_SYM          # scratch [ply][i]
+OFF_SCORES = OFF_MOVES + MAX_PLY * MAX_CELLS      # scratch [ply][cell] per-cell scores, then [ply][i] sorted
+OFF_TMP = OFF_SCORES + MAX_PLY * 2 * MAX_CELLS    # scratch for one kernel call (no recursion)
+CTX_SIZE = OFF_TMP + MAX_CELLS + 2
+
+# control array ``ctl`` (int64, may live in shared memory): polled by the search
+CTL_ABORT = 0        # non-zero: stop as soon as possible
+CTL_SIZE = 8
+
+# transposition-table entry (one uint64):
+#   bits 63..17  key check (high 47 bits of the salted canonical hash)
+#   bits 16..10  best move + 1 (cell in the canonical orientation; 0 = none)
+#   bits  9..8   flag: 0 empty, 1 lower bound, 2 upper bound, 3 exact
+#   bits  7..0   score + 128
+TT_EMPTY = 0
+TT_LOWER = 1
+TT_UPPER = 2
+TT_EXACT = 3
+TT_KEY_SHIFT = 17
+TT_MOVE_SHIFT = 10

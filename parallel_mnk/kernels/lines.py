@@ -1,0 +1,136 @@
+"""Line kernels on bitboards: shifts along a direction, k-in-a-row detection,
+winning cells (threats) and live lines.
+
+Every function takes the context array ``ctx`` (see :mod:`.layout`) and uint64
+bitboards in the layout of :mod:`parallel_mnk.geometry`.
+"""
+import numpy as np
+from numba import njit
+
+from .bits import lowest_bit_index, popcount
+from .layout import (
+    C_COLS, C_BOTTOM, C_K, C_NLINES, C_BOARD, MAX_CELLS, OFF_LINES, OFF_PRE, OFF_SHIFT, OFF_TMP,
+)
+
+ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+ZERO = np.uint64(0)
+
+
+@njit(inline="always", cache=True)
+def shift_forward(ctx, b, d, j):
+    """Stones of ``b`` moved ``j`` cells along direction ``d``; those leaving the board dropped."""
+    return (b & ctx[OFF_PRE + (d * 2) * (MAX_CELLS + 1) + j]) << ctx[OFF_SHIFT + d * (MAX_CELLS + 1) + j]
+
+
+@njit(inline="always", cache=True)
+def shift_backward(ctx, b, d, j):
+    """Stones of ``b`` moved ``j`` cells against direction ``d``; those leaving the board dropped."""
+    return (b & ctx[OFF_PRE + (d * 2 + 1) * (MAX_CELLS + 1) + j]) >> ctx[OFF_SHIFT + d * (MAX_CELLS + 1) + j]
+
+
+@njit(cache=True)
+def has_k_run(ctx, b):
+    """True when bitboard ``b`` holds ``k`` consecutive cells in some direction."""
+    k = np.int64(ctx[C_K])
+    for d in range(4):
+        r = b
+        for j in range(1, k):
+            r &= shift_backward(ctx, b, d, j)
+            if r == ZERO:
+                break
+        if r != ZERO:
+            return True
+    return False
+
+
+@njit(cache=True)
+def winning_cells(ctx, b, empty):
+    """Cells of ``empty`` that would complete ``k`` in a row for the stones ``b``.
+
+    A cell x wins when, in some direction, the ``j`` cells before x and the
+    ``k-1-j`` cells after x all hold stones of ``b``. Gravity is not applied:
+    intersect with the playable cells where it matters.
+    """
+    k = np.int64(ctx[C_K])
+    w = ZERO
+    for d in range(4):
+        # after[j]: cells whose j following cells along d are all stones of b
+        after = ALL
+        ctx[OFF_TMP] = after
+        for j in range(1, k):
+            after &= shift_backward(ctx, b, d, j)
+            ctx[OFF_TMP + j] = after
+        w |= after
+        before = ALL
+        for j in range(1, k):
+            before &= shift_forward(ctx, b, d, j)
+            if before == ZERO:
+                break
+            w |= before & ctx[OFF_TMP + k - 1 - j]
+    return w & empty
+
+
+@njit(inline="always", cache=True)
+def playable_cells(ctx, mask):
+    """Gravity: the empty cells a stone can drop into (the cell below is filled, or bottom row)."""
+    cols = ctx[C_COLS]
+    return ctx[C_BOARD] & ~mask & ((mask >> cols) | ctx[C_BOTTOM])
+
+
+@njit(cache=True)
+def live_line_summary(ctx, own, opp):
+    """Which lines can still be won, in one pass over the line masks.
+
+    Returns ``(own_live, opp_live, live_empty)``: whether ``own`` (resp. ``opp``)
+    has a line free of the other's stones, and the empty cells lying on any such
+    line. An empty cell outside ``live_empty`` can never matter to either side.
+    """
+    n = np.int64(ctx[C_NLINES])
+    empty = ctx[C_BOARD] & ~(own | opp)
+    own_live = False
+    opp_live = False
+    live_empty = ZERO
+    for i in range(n):
+        line = ctx[OFF_LINES + i]
+        has_own = (line & own) != ZERO
+        has_opp = (line & opp) != ZERO
+        if not has_opp:
+            own_live = True
+            live_empty |= line & empty
+        elif not has_own:
+            opp_live = True
+            live_empty |= line & empty
+    return own_live, opp_live, live_empty
+
+
+@njit(cache=True)
+def line_move_scores(ctx, own, opp, cand, weight_base, out_base):
+    """Move-ordering score of each candidate cell, written to ``ctx[out_base + cell]``.
+
+    A cell earns, for every line through it that a player can still complete,
+    ``ctx[weight_base + j]`` where ``j`` is that player's stones on the line: it
+    grows with our chances there and with the need to block the opponent's.
+    Only cells of ``cand`` are written.
+    """
+    c = cand
+    while c != ZERO:
+        ctx[out_base + lowest_bit_index(c)] = ZERO
+        c &= c - np.uint64(1)
+    n = np.int64(ctx[C_NLINES])
+    for i in range(n):
+        line = ctx[OFF_LINES + i]
+        cells = line & cand
+        if cells == ZERO:
+            continue
+        mine = line & own
+        theirs = line & opp
+        s = ZERO
+        if theirs == ZERO:
+            s += ctx[weight_base + popcount(mine)]
+        if mine == ZERO:
+            s += ctx[weight_base + popcount(theirs)]
+        if s == ZERO:
+            continue
+        while cells != ZERO:
+            ctx[out_base + lowest_bit_index(cells)] += s
+            cells &= cells - np.uint64(1)

@@ -1,0 +1,145 @@
+"""Root-level kernels: a window search for any non-terminal position, the exact
+score by iterated null-window searches (as in Pons' solver), and a best move.
+
+Positions are ``own`` (stones of the side to move) and ``opp`` bitboards with
+``ply`` stones on the board; the first player is to move when ``ply`` is even.
+"""
+import numpy as np
+from numba import njit
+
+from .layout import C_ABORTED, C_BOARD, C_CELLS, C_GRAVITY, MAX_CELLS, OFF_STATIC
+from .lines import playable_cells, winning_cells
+from .negamax import negamax
+from .table import set_root_hashes
+
+ZERO = np.uint64(0)
+ONE = np.uint64(1)
+
+
+@njit(cache=True, nogil=True)
+def legal_cells(ctx, own, opp):
+    """Cells a stone may go to: the empty cells, or with gravity the playable ones."""
+    mask = own | opp
+    if ctx[C_GRAVITY] != ZERO:
+        return playable_cells(ctx, mask)
+    return ctx[C_BOARD] & ~mask
+
+
+@njit(cache=True, nogil=True)
+def immediate_wins(ctx, own, opp):
+    """Legal cells where the side to move completes ``k`` in a row at once."""
+    return winning_cells(ctx, own, legal_cells(ctx, own, opp))
+
+
+@njit(cache=True, nogil=True)
+def search_window(ctx, tt, ctl, own, opp, ply, alpha, beta):
+    """Fail-soft window search of any position that is not over (``ply < cells``).
+
+    Same return contract as :func:`negamax` (``v <= alpha``: upper bound,
+    ``v >= beta``: lower bound, else exact), without its preconditions: an
+    immediate win is scored here. Sets the root hashes itself.
+    """
+    cells = np.int64(ctx[C_CELLS])
+    if immediate_wins(ctx, own, opp) != ZERO:
+        return (cells + 1 - ply) // 2
+    if ply & 1 == 0:
+        set_root_hashes(ctx, own, opp, ply)
+    else:
+        set_root_hashes(ctx, opp, own, ply)
+    return negamax(ctx, tt, ctl, own, opp, ply, alpha, beta)
+
+
+@njit(cache=True, nogil=True)
+def solve_score(ctx, tt, ctl, own, opp, ply, weak):
+    """Score of a position that is not over.
+
+    Exact (``weak`` false): the DESIGN.md score, found by null-window searches
+    that halve the interval of possible scores, probing near 0 first.
+    Weak: -1, 0 or 1 (loss, draw, win). If the search is aborted the result is
+    meaningless and ``ctx[C_ABORTED]`` is set.
+    """
+    cells = np.int64(ctx[C_CELLS])
+    if immediate_wins(ctx, own, opp) != ZERO:
+        return 1 if weak else (cells + 1 - ply) // 2
+    if weak:
+        v = search_window(ctx, tt, ctl, own, opp, ply, -1, 1)
+        return 1 if v > 0 else (-1 if v < 0 else 0)
+    lo = -((cells - ply) // 2)
+    hi = (cells + 1 - ply) // 2
+    while lo < hi:
+        med = lo + (hi - lo) // 2
+        if med <= 0 and lo // 2 < med:
+            med = lo // 2
+        elif med >= 0 and hi // 2 > med:
+            med = hi // 2
+        r = search_window(ctx, tt, ctl, own, opp, ply, med, med + 1)
+        if ctx[C_ABORTED] != ZERO:
+            return 0
+        if r <= med:
+            hi = r
+        else:
+            lo = r
+    return lo
+
+
+@njit(cache=True, nogil=True)
+def move_value_at_least(ctx, tt, ctl, own, opp, ply, cell, target, weak):
+    """Whether playing ``cell`` reaches ``target`` (a score, or -1/0/1 when ``weak``)."""
+    cells = np.int64(ctx[C_CELLS])
+    bit = ONE << np.uint64(cell)
+    if winning_cells(ctx, own, bit) != ZERO:
+        return True  # a win at once is the best there is
+    child_own = opp
+    child_opp = own | bit
+    if ply + 1 >= cells:
+        return 0 >= target
+    if immediate_wins(ctx, child_own, child_opp) != ZERO:
+        loss = -1 if weak else -((cells - ply) // 2)
+        return loss >= target
+    if weak:
+        # child weak value <= -target (window around -target in weak units)
+        v = search_window(ctx, tt, ctl, child_own, child_opp, ply + 1, -target, -target + 1)
+        return v <= -target
+    v = search_window(ctx, tt, ctl, child_own, child_opp, ply + 1, -target, -target + 1)
+    return v <= -target
+
+
+@njit(cache=True, nogil=True)
+def best_move(ctx, tt, ctl, own, opp, ply, score, weak):
+    """A cell that keeps the position's ``score`` (exact, or weak -1/0/1).
+
+    Tried in static order (centre first). With a weak loss every move is
+    equal; one that does not lose at once is preferred. Returns -1 if aborted.
+    """
+    legal = legal_cells(ctx, own, opp)
+    n = 0
+    order = np.empty(MAX_CELLS, dtype=np.int64)
+    c = legal
+    while c != ZERO:
+        cell = 0
+        low = c & (~c + ONE)
+        t = low
+        while t > ONE:
+            t >>= ONE
+            cell += 1
+        c ^= low
+        # insertion by static bonus, descending
+        i = n
+        while i > 0 and ctx[OFF_STATIC + order[i - 1]] < ctx[OFF_STATIC + cell]:
+            order[i] = order[i - 1]
+            i -= 1
+        order[i] = cell
+        n += 1
+    fallback = order[0] if n > 0 else -1
+    for i in range(n):
+        cell = order[i]
+        if weak and score < 0:
+            bit = ONE << np.uint64(cell)
+            if ply + 1 < np.int64(ctx[C_CELLS]) and immediate_wins(ctx, opp, own | bit) == ZERO:
+                return cell
+            continue
+        if move_value_at_least(ctx, tt, ctl, own, opp, ply, cell, score, weak):
+            return cell
+        if ctx[C_ABORTED] != ZERO:
+            return -1
+    return fallback

@@ -1,0 +1,230 @@
+"""solve(position) -> SolveResult: value, exact score, best move and principal variation.
+
+This is the serial path (one process); ``workers > 1`` goes to
+:mod:`parallel_mnk.parallel`. The numba kernels run without the GIL in a helper
+thread so that a time limit or Ctrl-C can stop them through the control array.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from .geometry import build_context
+from .kernels import layout as L
+from .kernels.root import best_move as _best_move_kernel
+from .kernels.root import solve_score as _solve_score_kernel
+from .position import Position
+from .rules import GameSpec, MnkError, format_move, value_of_score
+
+DEFAULT_TT_BITS = 22  # 4 Mi entries, 32 MiB
+
+
+@dataclass
+class WorkerStats:
+    """What one worker did: tasks run, nodes searched, CPU seconds, peak memory (bytes)."""
+
+    worker: int
+    tasks: int
+    nodes: int
+    cpu_s: float
+    peak_rss: int = 0
+
+    def to_dict(self) -> dict:
+        return {"worker": self.worker, "tasks": self.tasks, "nodes": self.nodes,
+                "cpu_s": round(self.cpu_s, 6), "peak_rss": self.peak_rss}
+
+
+@dataclass
+class SolveResult:
+    """The answer for one position, from the side to move.
+
+    ``value`` is ``win``/``draw``/``loss`` (``unknown`` when a time limit stopped
+    the search); ``score`` the exact DESIGN.md score (None when weak or unknown);
+    ``best_move`` and ``pv`` are moves (column index with gravity, cell index
+    otherwise; None/empty when the game is over); ``nodes`` counts every node
+    searched, also those of the best-move and variation searches.
+    """
+
+    spec: GameSpec
+    value: str
+    score: Optional[int]
+    best_move: Optional[int]
+    pv: list[int]
+    nodes: int
+    time_s: float
+    workers: list[WorkerStats] = field(default_factory=list)
+    terminal: bool = False
+
+    def to_dict(self) -> dict:
+        """The JSON form of DESIGN.md (moves in the input's notation)."""
+        return {
+            "value": self.value,
+            "score": self.score,
+            "best_move": None if self.best_move is None else format_move(self.spec, self.best_move),
+            "pv": [format_move(self.spec, m) for m in self.pv],
+            "nodes": self.nodes,
+            "workers": [w.to_dict() for w in self.workers],
+            "time_s": round(self.time_s, 6),
+        }
+
+
+# ------------------------------------------------------------------ tables
+_tables: dict[int, np.ndarray] = {}
+
+
+def transposition_table(bits: int) -> np.ndarray:
+    """The process's table of ``2**bits`` entries (allocated once per size, reused).
+
+    Each solve salts its keys afresh, which is as good as clearing the table.
+    """
+    if not 10 <= bits <= 34:
+        raise MnkError(f"table size 2**{bits} is out of range (2**10 .. 2**34 entries)")
+    if bits not in _tables:
+        _tables[bits] = np.zeros(1 << bits, dtype=np.uint64)
+    return _tables[bits]
+
+
+def new_salt() -> np.uint64:
+    """A random 64-bit salt for table keys."""
+    return np.uint64(int.from_bytes(os.urandom(8), "little"))
+
+
+class Search:
+    """One search context: kernel context, table, control array and node count.
+
+    Used by :func:`solve` and by the parallel workers; not thread-safe.
+    """
+
+    def __init__(self, spec: GameSpec, tt: np.ndarray, ctl: Optional[np.ndarray] = None,
+                 salt: Optional[np.uint64] = None) -> None:
+        self.spec = spec
+        self.ctx = build_context(spec)
+        self.ctx[L.C_SALT] = new_salt() if salt is None else salt
+        self.tt = tt
+        self.ctl = np.zeros(L.CTL_SIZE, dtype=np.int64) if ctl is None else ctl
+
+    @property
+    def nodes(self) -> int:
+        return int(self.ctx[L.C_NODES])
+
+    @property
+    def aborted(self) -> bool:
+        return bool(self.ctx[L.C_ABORTED])
+
+    def score(self, own: int, opp: int, ply: int, weak: bool) -> int:
+        """Exact score (or weak -1/0/1) of a position that is not over."""
+        return int(_solve_score_kernel(self.ctx, self.tt, self.ctl, np.uint64(own), np.uint64(opp), ply, weak))
+
+    def best_cell(self, own: int, opp: int, ply: int, score: int, weak: bool) -> int:
+        """A cell that keeps ``score``; -1 when aborted."""
+        return int(_best_move_kernel(self.ctx, self.tt, self.ctl, np.uint64(own), np.uint64(opp), ply, score, weak))
+
+
+def terminal_result(position: Position, started: float) -> SolveResult:
+    """The result for a position whose game is over (no search)."""
+    out = position.outcome()
+    assert out is not None
+    if out.winner is None:
+        score = 0
+    else:
+        score = -((position.spec.cells + 2 - out.ply) // 2)  # the last mover won
+    return SolveResult(position.spec, value_of_score(score), score, None, [], 0,
+                       time.perf_counter() - started, [], terminal=True)
+
+
+def principal_variation(search: Search, position: Position, score: int, weak: bool, first_cell: int) -> list[int]:
+    """Moves of a perfect game from ``position`` (first move ``first_cell``)."""
+    pos = position.copy()
+    pv = []
+    cell = first_cell
+    while cell >= 0:
+        move = pos.move_of_cell(cell)
+        pv.append(move)
+        pos.push(move)
+        score = -score
+        if pos.is_game_over():
+            break
+        own, opp = pos.stones()
+        cell = search.best_cell(own, opp, pos.ply, score, weak)
+    return pv
+
+
+def _run_abortable(fn, ctl: np.ndarray, time_limit: Optional[float]):
+    """Run ``fn()`` (kernels without the GIL) in a thread; abort via ``ctl`` on
+    time-out or Ctrl-C. Returns ``(result, timed_out)``; re-raises Ctrl-C."""
+    box: dict = {}
+
+    def target():
+        try:
+            box["result"] = fn()
+        except BaseException as e:  # pragma: no cover - re-raised below
+            box["error"] = e
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    deadline = None if time_limit is None else time.monotonic() + time_limit
+    timed_out = False
+    try:
+        while thread.is_alive():
+            wait = 0.1 if deadline is None else max(0.0, min(0.1, deadline - time.monotonic()))
+            thread.join(wait)
+            if deadline is not None and thread.is_alive() and time.monotonic() >= deadline:
+                ctl[L.CTL_ABORT] = 1
+                timed_out = True
+                thread.join()
+    except KeyboardInterrupt:
+        ctl[L.CTL_ABORT] = 1
+        thread.join()
+        raise
+    if "error" in box:
+        raise box["error"]
+    return box.get("result"), timed_out
+
+
+def solve(position: Position, workers: int = 1, weak: bool = False, time_limit: Optional[float] = None,
+          tt_bits: int = DEFAULT_TT_BITS, pv: bool = True) -> SolveResult:
+    """Solve ``position`` for the side to move.
+
+    ``workers``: 1 is this serial path; more uses the process pool. ``weak``:
+    only win/draw/loss (faster). ``time_limit`` (seconds): past it the answer is
+    ``unknown``, never a guess. ``tt_bits``: log2 of the table's entry count.
+    ``pv``: also compute the principal variation (best move is always computed).
+    """
+    started = time.perf_counter()
+    if position.is_game_over():
+        return terminal_result(position, started)
+    if workers is None or workers < 1:
+        raise MnkError(f"workers must be at least 1, got {workers}")
+    if workers > 1:
+        from .parallel.pool import solve_parallel
+        return solve_parallel(position, workers=workers, weak=weak, time_limit=time_limit, tt_bits=tt_bits, pv=pv)
+
+    search = Search(position.spec, transposition_table(tt_bits))
+    own, opp = position.stones()
+    cpu0 = time.process_time()
+
+    def run():
+        score = search.score(own, opp, position.ply, weak)
+        if search.aborted:
+            return None
+        cell = search.best_cell(own, opp, position.ply, score, weak)
+        if search.aborted:
+            return None
+        line = principal_variation(search, position, score, weak, cell) if pv else [position.move_of_cell(cell)]
+        if search.aborted:
+            return None
+        return score, line
+
+    result, timed_out = _run_abortable(run, search.ctl, time_limit)
+    elapsed = time.perf_counter() - started
+    stats = [WorkerStats(0, 1, search.nodes, time.process_time() - cpu0)]
+    if result is None:
+        return SolveResult(position.spec, "unknown", None, None, [], search.nodes, elapsed, stats)
+    score, line = result
+    return SolveResult(position.spec, value_of_score(score), None if weak else score, line[0], line,
+                       search.nodes, elapsed, stats)
