@@ -161,7 +161,8 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta):
     for i in range(n):
         cell = np.int64(ctx[mbase + i])
         push_hashes(ctx, ply, cell, player)
-        v = -negamax(ctx, tt, ctl, opp, own | (ONE << np.uint64(cell)), ply + 1, -beta, -alpha)
+        v = -negamax(ctx, tt, ctl, opp, own | (ONE << np.uint64(cell)), np.int64(ply + 1),
+                     np.int64(-beta), np.int64(-alpha))
         if ctx[C_ABORTED] != ZERO:
             return 0
         if v > best:

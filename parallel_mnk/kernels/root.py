@@ -46,7 +46,9 @@ def search_window(ctx, tt, ctl, own, opp, ply, alpha, beta):
         set_root_hashes(ctx, own, opp, ply)
     else:
         set_root_hashes(ctx, opp, own, ply)
-    return negamax(ctx, tt, ctl, own, opp, ply, alpha, beta)
+    # exact argument types: a cached recursive kernel called with other types (a cast
+    # in the recursion) segfaults when loaded from the cache (numba issue 6713)
+    return negamax(ctx, tt, ctl, np.uint64(own), np.uint64(opp), np.int64(ply), np.int64(alpha), np.int64(beta))
 
 
 @njit(cache=True, nogil=True)

@@ -1,0 +1,179 @@
+"""Command line: ``parallel-mnk solve ...``. Argument parsing and presentation only."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Optional, TextIO
+
+from .position import Position
+from .rules import PRESETS, GameSpec, MnkError, format_move, ply_of_score
+from .search import DEFAULT_TT_BITS, SolveResult, solve
+
+PROG = "parallel-mnk"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (exit 2)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"{PROG}: error: {message} (try {self.prog} --help)\n")
+
+
+def _add_game_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("game (DESIGN.md: cols x rows, k in a row)")
+    g.add_argument("--game", choices=sorted(PRESETS), help="a preset: connect4 (7x6 k=4 gravity), tictactoe (3x3 k=3)")
+    g.add_argument("--cols", type=int, help="board width (m)")
+    g.add_argument("--rows", type=int, help="board height (n)")
+    g.add_argument("--k", type=int, help="stones in a row that win")
+    g.add_argument("--gravity", action="store_true", help="stones drop to the lowest empty cell of a column")
+
+
+def _spec_from_args(args) -> GameSpec:
+    if args.game:
+        base = PRESETS[args.game]
+        return GameSpec(args.cols or base.cols, args.rows or base.rows, args.k or base.k, base.gravity or args.gravity)
+    missing = [f"--{n}" for n in ("cols", "rows", "k") if getattr(args, n) is None]
+    if missing:
+        raise MnkError(f"give the game: {', '.join(missing)} missing (or --game connect4|tictactoe)")
+    return GameSpec(args.cols, args.rows, args.k, args.gravity)
+
+
+def _position_from_text(spec: GameSpec, text: str) -> Position:
+    """A stdin line: board text if it contains '/', else a move list."""
+    text = text.strip()
+    if "/" in text:
+        return Position.from_board(spec, text)
+    return Position.from_moves(spec, text)
+
+
+def _describe_score(result: SolveResult, position: Position) -> str:
+    if result.score is None:
+        return ""
+    end = ply_of_score(position.spec, result.score, position.ply)
+    if end is None:
+        return "draw with best play"
+    mover = "X" if position.turn == 1 else "O"
+    other = "O" if mover == "X" else "X"
+    winner = mover if result.score > 0 else other
+    stone = (end + 1) // 2
+    if result.terminal:
+        return f"{winner} has won"
+    return f"{winner} wins with its stone {stone} (ply {end})"
+
+
+def _print_human(result: SolveResult, position: Position, out: TextIO) -> None:
+    spec = position.spec
+    to_move = "X" if position.turn == 1 else "O"
+    out.write(f"{spec.describe()}, {position.ply} stones, {to_move} to move\n")
+    out.write(str(position) + "\n")
+    if result.terminal:
+        out.write(f"game over: {result.value} for {to_move} ({_describe_score(result, position)})\n")
+        return
+    if result.value == "unknown":
+        out.write("value: unknown (stopped by the time limit)\n")
+    else:
+        score = "" if result.score is None else f", score {result.score:+d} ({_describe_score(result, position)})"
+        out.write(f"value: {result.value} for {to_move}{score}\n")
+        out.write(f"best move: {format_move(spec, result.best_move)}\n")
+        out.write(f"best line: {' '.join(format_move(spec, m) for m in result.pv)}\n")
+    rate = result.nodes / result.time_s if result.time_s > 0 else 0.0
+    out.write(f"nodes: {result.nodes:,}  time: {result.time_s:.3f} s  ({rate / 1e6:.2f} M nodes/s, "
+              f"{len(result.workers)} worker{'s' if len(result.workers) != 1 else ''})\n")
+
+
+def _solve_one(spec: GameSpec, position: Position, args) -> SolveResult:
+    return solve(position, workers=args.workers, weak=args.weak, time_limit=args.time_limit, tt_bits=args.tt_bits)
+
+
+def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
+    spec = _spec_from_args(args)
+    if args.moves is not None and args.board is not None:
+        raise MnkError("give either --moves or --board, not both")
+    if args.moves is not None or args.board is not None:
+        position = (Position.from_board(spec, args.board) if args.board is not None
+                    else Position.from_moves(spec, args.moves))
+        result = _solve_one(spec, position, args)
+        if args.json:
+            stdout.write(json.dumps(result.to_dict()) + "\n")
+        else:
+            _print_human(result, position, stdout)
+        return 0 if result.value != "unknown" else 3
+    # one position per line on stdin, one result line each
+    failures = 0
+    for line in stdin:
+        text = line.rstrip("\n").rstrip("\r")
+        try:
+            position = _position_from_text(spec, text)
+            result = _solve_one(spec, position, args)
+        except MnkError as e:
+            failures += 1
+            if args.json:
+                stdout.write(json.dumps({"input": text, "error": str(e)}) + "\n")
+            else:
+                stdout.write(f"{text} error: {e}\n")
+            stdout.flush()
+            continue
+        if args.json:
+            d = {"input": text}
+            d.update(result.to_dict())
+            stdout.write(json.dumps(d) + "\n")
+        else:
+            score = result.value if result.score is None else str(result.score)
+            best = "-" if result.best_move is None else format_move(spec, result.best_move)
+            stdout.write(f"{text} {score} {best} {result.nodes} {int(result.time_s * 1e6)}\n")
+        stdout.flush()
+    return 1 if failures else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=PROG, description="Exact solver for (m,n,k)-games with and without gravity.")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    p = sub.add_parser("solve", help="value, exact score, best move and line of a position",
+                       description="Solve a position. Without --moves/--board, read one position per line "
+                                   "from stdin (a move list, or board text with '/') and write one result "
+                                   "line each: 'input score best_move nodes time_us' (JSON Lines with --json).")
+    _add_game_args(p)
+    p.add_argument("--moves", help="moves from the empty board: columns from 1 (gravity; '4453' or '4,4,5,3') "
+                                   "or cells like 'b2,a1,c3'; '' is the empty board")
+    p.add_argument("--board", help="board text, rows top to bottom: 'x.o/.x./...'")
+    p.add_argument("--weak", action="store_true", help="only win/draw/loss (faster)")
+    p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--time-limit", type=float, default=None, help="seconds; past it the answer is 'unknown'")
+    p.add_argument("--tt-bits", type=int, default=DEFAULT_TT_BITS,
+                   help=f"transposition table of 2**N entries of 8 bytes (default {DEFAULT_TT_BITS})")
+    p.add_argument("--json", action="store_true", help="one JSON object per position")
+    p.set_defaults(func=cmd_solve)
+    return parser
+
+
+def main(argv: Optional[list[str]] = None, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
+    """Entry point of ``parallel-mnk``; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        if getattr(args, "workers", 1) is not None and args.workers < 1:
+            raise MnkError(f"--workers must be at least 1, got {args.workers}")
+        if getattr(args, "time_limit", None) is not None and args.time_limit <= 0:
+            raise MnkError(f"--time-limit must be positive, got {args.time_limit}")
+        return args.func(args, stdin, stdout)
+    except MnkError as e:
+        sys.stderr.write(f"{PROG}: error: {e}\n")
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{PROG}: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def entry() -> None:
+    """Console-script wrapper."""
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry()
