@@ -106,9 +106,11 @@ def _context_template(spec: GameSpec) -> np.ndarray:
     board = (1 << spec.cells) - 1
     ctx[L.C_BOARD] = board
     ctx[L.C_BOTTOM] = _cells_mask(spec, lambda r, c: r == R - 1)
-    # move-ordering weight of a live line that holds j stones of one player
+    # move-ordering weight of a live line that holds j stones of one player: 1, 2, 6,
+    # 18, 54, ... (tuned on empty (5,5,4), (4,6,4), (5,5,5), (4,7,4): 8**j took 1.7-16x
+    # more nodes)
     for j in range(L.MAX_CELLS + 1):
-        ctx[L.C_WEIGHT + j] = min(1 << (3 * j), 1 << 40)
+        ctx[L.C_WEIGHT + j] = 1 if j == 0 else min(2 * 3 ** (j - 1), 1 << 40)
 
     for d, (dr, dc) in enumerate(DIRECTIONS):
         for j in range(1, L.MAX_CELLS + 1):

@@ -43,15 +43,21 @@ def has_k_run(ctx, b):
     return False
 
 
-@njit(cache=True)
-def winning_cells(ctx, b, empty):
-    """Cells of ``empty`` that would complete ``k`` in a row for the stones ``b``.
+@njit(inline="always", cache=True)
+def _steps(ctx, b, d):
+    """The stones of ``b`` moved 1, 2, 3 and 4 cells along (f) and against (r) direction ``d``."""
+    fbase = OFF_PRE + (d * 2) * (MAX_CELLS + 1)
+    rbase = fbase + MAX_CELLS + 1
+    sbase = OFF_SHIFT + d * (MAX_CELLS + 1)
+    f1 = (b & ctx[fbase + 1]) << ctx[sbase + 1]
+    f2 = (b & ctx[fbase + 2]) << ctx[sbase + 2]
+    r1 = (b & ctx[rbase + 1]) >> ctx[sbase + 1]
+    r2 = (b & ctx[rbase + 2]) >> ctx[sbase + 2]
+    return fbase, rbase, sbase, f1, f2, r1, r2
 
-    A cell x wins when, in some direction, the ``j`` cells before x and the
-    ``k-1-j`` cells after x all hold stones of ``b``. Gravity is not applied:
-    intersect with the playable cells where it matters.
-    """
-    k = np.int64(ctx[C_K])
+
+@njit(cache=True)
+def _winning_cells_any_k(ctx, b, k):
     w = ZERO
     for d in range(4):
         # after[j]: cells whose j following cells along d are all stones of b
@@ -67,6 +73,40 @@ def winning_cells(ctx, b, empty):
             if before == ZERO:
                 break
             w |= before & ctx[OFF_TMP + k - 1 - j]
+    return w
+
+
+@njit(inline="always", cache=True)
+def winning_cells(ctx, b, empty):
+    """Cells of ``empty`` that would complete ``k`` in a row for the stones ``b``.
+
+    A cell x wins when, in some direction, the ``j`` cells before x and the
+    ``k-1-j`` cells after x all hold stones of ``b``. Gravity is not applied:
+    intersect with the playable cells where it matters. Unrolled for k = 3, 4, 5
+    (f_i: a stone i cells before, r_i: i cells after).
+    """
+    k = np.int64(ctx[C_K])
+    w = ZERO
+    if k == 4:
+        for d in range(4):
+            fbase, rbase, sbase, f1, f2, r1, r2 = _steps(ctx, b, d)
+            f3 = (b & ctx[fbase + 3]) << ctx[sbase + 3]
+            r3 = (b & ctx[rbase + 3]) >> ctx[sbase + 3]
+            w |= (f1 & f2 & (f3 | r1)) | (r1 & r2 & (f1 | r3))
+    elif k == 5:
+        for d in range(4):
+            fbase, rbase, sbase, f1, f2, r1, r2 = _steps(ctx, b, d)
+            f3 = (b & ctx[fbase + 3]) << ctx[sbase + 3]
+            r3 = (b & ctx[rbase + 3]) >> ctx[sbase + 3]
+            f4 = (b & ctx[fbase + 4]) << ctx[sbase + 4]
+            r4 = (b & ctx[rbase + 4]) >> ctx[sbase + 4]
+            w |= (f1 & f2 & ((f3 & (f4 | r1)) | (r1 & r2))) | (r1 & r2 & r3 & (f1 | r4))
+    elif k == 3:
+        for d in range(4):
+            fbase, rbase, sbase, f1, f2, r1, r2 = _steps(ctx, b, d)
+            w |= (f1 & (f2 | r1)) | (r1 & r2)
+    else:
+        w = _winning_cells_any_k(ctx, b, k)
     return w & empty
 
 

@@ -152,8 +152,12 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta):
             if alpha >= beta:
                 return beta
 
-    n = _order_moves(ctx, own, opp, cand, ply, tt_move, gravity)
     mbase = OFF_MOVES + ply * MAX_CELLS
+    if cand & (cand - ONE) == ZERO:
+        ctx[mbase] = np.uint64(lowest_bit_index(cand))  # a single move: nothing to order
+        n = 1
+    else:
+        n = _order_moves(ctx, own, opp, cand, ply, tt_move, gravity)
     player = ply & 1
     best = -1000
     best_move = -1
