@@ -32,7 +32,9 @@ def _add_game_args(p: argparse.ArgumentParser) -> None:
 def _spec_from_args(args) -> GameSpec:
     if args.game:
         base = PRESETS[args.game]
-        return GameSpec(args.cols or base.cols, args.rows or base.rows, args.k or base.k, base.gravity or args.gravity)
+        pick = lambda given, default: default if given is None else given  # noqa: E731
+        return GameSpec(pick(args.cols, base.cols), pick(args.rows, base.rows), pick(args.k, base.k),
+                        base.gravity or args.gravity)
     missing = [f"--{n}" for n in ("cols", "rows", "k") if getattr(args, n) is None]
     if missing:
         raise MnkError(f"give the game: {', '.join(missing)} missing (or --game connect4|tictactoe)")

@@ -88,14 +88,15 @@ def ply_of_score(spec: GameSpec, score: int, stones: int) -> int | None:
     """The ply on which a game with ``score`` (from the side to move at ``stones``
     stones) ends under perfect play, or None for a draw.
 
-    A positive score is a win for the side to move, completed on a ply of the same
-    parity as ``stones + 1``; the worth formula is inverted on that parity.
+    A worth ``w`` is a win completed on ply ``cells + 1 - 2w`` or ``cells + 2 - 2w``;
+    the one of the winner's parity (the side to move plays plies ``stones + 1``,
+    ``stones + 3``, ...) is the answer.
     """
     if score == 0:
         return None
     worth = abs(score)
     mover_parity = (stones + 1) % 2 if score > 0 else stones % 2
-    for ply in (spec.cells + 2 - 2 * worth, spec.cells + 3 - 2 * worth):
+    for ply in (spec.cells + 1 - 2 * worth, spec.cells + 2 - 2 * worth):
         if ply % 2 == mover_parity:
             return ply
     return None  # unreachable for a consistent score

@@ -28,7 +28,10 @@ C_BOTTOM = 8         # mask of the bottom row (gravity)
 C_NODES = 9          # node counter (written by the search)
 C_ABORTED = 10       # set to 1 when the search was aborted; results are then void
 C_SALT = 11          # XORed into every table key (a new salt = a cleared table)
-C_WEIGHT = 12        # 12..12+MAX_CELLS: move-ordering weight of a line holding j stones
+C_TASK_ID = 13       # id of the task being searched (0: none); see CTL_* below
+C_CTL_SLOT = 14      # this searcher's slots in ctl (abort id, then the live window)
+C_RESULT_KIND = 15   # kind of the last task-root result: 1 lower, 2 upper, 3 exact
+C_WEIGHT = 16        # 16..16+MAX_CELLS: move-ordering weight of a line holding j stones
 C_SCALARS_END = C_WEIGHT + MAX_CELLS + 2
 
 # shift masks: for direction d, way w (0 = forward, 1 = backward) and step j (1..MAX):
@@ -48,8 +51,13 @@ OFF_TMP = OFF_SCORES + MAX_PLY * 2 * MAX_CELLS    # scratch for one kernel call 
 CTX_SIZE = OFF_TMP + MAX_CELLS + 2
 
 # control array ``ctl`` (int64, may live in shared memory): polled by the search
-CTL_ABORT = 0        # non-zero: stop as soon as possible
-CTL_SIZE = 8
+CTL_ABORT = 0        # non-zero: every search stops as soon as possible
+CTL_WORKERS = 8      # then CTL_PER_WORKER slots per searcher, from ctx[C_CTL_SLOT]:
+CTL_TASK_ABORT = 0   #   the id of a task to abandon (its result is no longer needed)
+CTL_LIVE_WINDOW = 1  #   live window of the running task's root: pack_window(task_id, alpha, beta)
+CTL_PER_WORKER = 4
+CTL_SIZE = CTL_WORKERS + CTL_PER_WORKER   # one searcher; a pool allocates more
+WINDOW_BIAS = 1024   # alpha and beta are stored + WINDOW_BIAS in 16 bits each
 
 # transposition-table entry (one uint64):
 #   bits 63..17  key check (high 47 bits of the salted canonical hash)

@@ -27,8 +27,9 @@ from numba import njit
 
 from .bits import atomic_load, lowest_bit_index, popcount
 from .layout import (
-    C_ABORTED, C_BOARD, C_CELLS, C_COLS, C_GRAVITY, C_NODES, C_WEIGHT, CTL_ABORT, MAX_CELLS,
-    OFF_MOVES, OFF_SCORES, OFF_STATIC, TT_EXACT, TT_LOWER, TT_UPPER,
+    C_ABORTED, C_BOARD, C_CELLS, C_COLS, C_CTL_SLOT, C_GRAVITY, C_NODES, C_RESULT_KIND, C_TASK_ID,
+    C_WEIGHT, CTL_ABORT, CTL_TASK_ABORT, MAX_CELLS, OFF_MOVES, OFF_SCORES, OFF_STATIC, TT_EXACT,
+    TT_LOWER, TT_UPPER, WINDOW_BIAS,
 )
 from .lines import line_move_scores, live_line_summary, playable_cells, winning_cells
 from .table import canonical_key, probe, push_hashes, store
@@ -78,25 +79,15 @@ def _order_moves(ctx, own, opp, cand, ply, tt_move, gravity):
     return n
 
 
-@njit(cache=True)
-def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta):
-    """Score of the position ``own`` (side to move) / ``opp`` with ``ply`` stones on the board.
+@njit(inline="always", cache=True)
+def node_prelude(ctx, own, opp, ply):
+    """Forced lines and score bounds of a node (the pruning rules of the module docstring).
 
-    Preconditions: the game is not over, the side to move cannot win with its
-    next stone, ``alpha < beta``, and ``ctx``'s hash slot ``ply`` holds the
-    position's hashes (:func:`set_root_hashes`). Fail-soft; see the module
-    docstring for what the return value proves. Counts nodes in ``ctx[C_NODES]``.
-    If ``ctl[CTL_ABORT]`` becomes non-zero the search unwinds, sets
-    ``ctx[C_ABORTED]`` and returns 0, which then means nothing.
+    Precondition: the side to move cannot win with its next stone and the game is
+    not over. Returns ``(cand, lo, hi)``: the cells worth playing and proven
+    bounds ``lo <= score <= hi``. When ``cand`` is 0 the score is exactly ``lo``.
     """
-    nodes = ctx[C_NODES] + ONE
-    ctx[C_NODES] = nodes
-    if (nodes & ABORT_POLL_MASK) == ZERO and atomic_load(ctl, CTL_ABORT) != 0:
-        ctx[C_ABORTED] = ONE
-    if ctx[C_ABORTED] != ZERO:
-        return 0
     cells = np.int64(ctx[C_CELLS])
-    cols = ctx[C_COLS]
     gravity = ctx[C_GRAVITY] != ZERO
     mask = own | opp
     empty = ctx[C_BOARD] & ~mask
@@ -105,17 +96,18 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta):
         cand = playable_cells(ctx, mask)
     else:
         cand = empty
+    lost = -((cells - ply) // 2)  # the opponent wins with its next stone
     forced = cand & opp_wins
     if forced != ZERO:
         if forced & (forced - ONE) != ZERO:
-            return -((cells - ply) // 2)  # two threats: the opponent wins with its next stone
+            return ZERO, lost, lost  # two threats
         cand = forced
     if gravity:
-        cand &= ~(opp_wins << cols)  # never play right under an opponent's winning cell
+        cand &= ~(opp_wins << ctx[C_COLS])  # never play right under an opponent's winning cell
         if cand == ZERO:
-            return -((cells - ply) // 2)
+            return ZERO, lost, lost
     if ply >= cells - 2:
-        return 0
+        return ZERO, 0, 0
     lo = -((cells - 2 - ply) // 2)
     hi = (cells - 1 - ply) // 2
     if not gravity:
@@ -127,11 +119,61 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta):
         if forced == ZERO:
             cand &= live_empty
             if cand == ZERO:
-                return 0
+                return ZERO, 0, 0
+    return cand, lo, hi
+
+
+@njit(inline="always", cache=True)
+def pack_window(task_id, alpha, beta):
+    """One int64 word holding a task id and a window (read and written atomically)."""
+    return (task_id << 32) | ((alpha + WINDOW_BIAS) << 16) | (beta + WINDOW_BIAS)
+
+
+@njit(inline="always", cache=True)
+def _poll_abort(ctx, ctl):
+    """True when the whole search or this searcher's current task must stop."""
+    if atomic_load(ctl, CTL_ABORT) != 0:
+        return True
+    task = np.int64(ctx[C_TASK_ID])
+    return task != 0 and atomic_load(ctl, np.int64(ctx[C_CTL_SLOT]) + CTL_TASK_ABORT) == task
+
+
+@njit(cache=True)
+def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
+    """Score of the position ``own`` (side to move) / ``opp`` with ``ply`` stones on the board.
+
+    Preconditions: the game is not over, the side to move cannot win with its
+    next stone, ``alpha < beta``, and ``ctx``'s hash slot ``ply`` holds the
+    position's hashes (:func:`set_root_hashes`). Fail-soft; see the module
+    docstring for what the return value proves. Counts nodes in ``ctx[C_NODES]``.
+
+    ``live_slot`` (task roots only; -1 elsewhere): index in ``ctl`` of a live
+    window ``pack_window(task_id, A, B)`` that another process may narrow while
+    this runs. Before each move the window is intersected with it; a value is
+    still only returned when proven (if the window closes without a proof the
+    task is abandoned as below). The kind of the result is left in
+    ``ctx[C_RESULT_KIND]`` (1 lower bound, 2 upper bound, 3 exact).
+
+    Abort: when ``ctl[CTL_ABORT]`` becomes non-zero, or this searcher's task-abort
+    slot names its task, the search unwinds without storing anything, sets
+    ``ctx[C_ABORTED]`` and returns 0, which then means nothing.
+    """
+    nodes = ctx[C_NODES] + ONE
+    ctx[C_NODES] = nodes
+    if (nodes & ABORT_POLL_MASK) == ZERO and _poll_abort(ctx, ctl):
+        ctx[C_ABORTED] = ONE
+    if ctx[C_ABORTED] != ZERO:
+        return 0
+    cand, lo, hi = node_prelude(ctx, own, opp, ply)
+    if cand == ZERO:
+        ctx[C_RESULT_KIND] = TT_EXACT
+        return lo
+    ctx[C_RESULT_KIND] = TT_LOWER
     if alpha < lo:
         alpha = lo
         if alpha >= beta:
             return alpha
+    ctx[C_RESULT_KIND] = TT_UPPER
     if beta > hi:
         beta = hi
         if alpha >= beta:
@@ -140,16 +182,19 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta):
     key, sym = canonical_key(ctx, ply)
     flag, tt_score, tt_move = probe(ctx, tt, key, sym)
     if flag == TT_EXACT:
+        ctx[C_RESULT_KIND] = TT_EXACT
         return tt_score
     if flag == TT_LOWER:
         if tt_score > alpha:
             alpha = tt_score
             if alpha >= beta:
+                ctx[C_RESULT_KIND] = TT_LOWER
                 return alpha
     elif flag == TT_UPPER:
         if tt_score < beta:
             beta = tt_score
             if alpha >= beta:
+                ctx[C_RESULT_KIND] = TT_UPPER
                 return beta
 
     mbase = OFF_MOVES + ply * MAX_CELLS
@@ -157,29 +202,44 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta):
         ctx[mbase] = np.uint64(lowest_bit_index(cand))  # a single move: nothing to order
         n = 1
     else:
-        n = _order_moves(ctx, own, opp, cand, ply, tt_move, gravity)
+        n = _order_moves(ctx, own, opp, cand, ply, tt_move, ctx[C_GRAVITY] != ZERO)
     player = ply & 1
     best = -1000
     best_move = -1
-    exact = False
+    best_exact = False
+    task = np.int64(ctx[C_TASK_ID])
     for i in range(n):
+        if live_slot >= 0:
+            word = atomic_load(ctl, live_slot)
+            if (word >> 32) == task:
+                alpha = max(alpha, ((word >> 16) & 0xFFFF) - WINDOW_BIAS)
+                beta = min(beta, (word & 0xFFFF) - WINDOW_BIAS)
+                if best_exact and best >= beta:
+                    break  # proven fail-high against the narrowed window
+                if alpha >= beta:
+                    ctx[C_ABORTED] = ONE  # no longer needed, and nothing proven: abandon
+                    return 0
         cell = np.int64(ctx[mbase + i])
         push_hashes(ctx, ply, cell, player)
         v = -negamax(ctx, tt, ctl, opp, own | (ONE << np.uint64(cell)), np.int64(ply + 1),
-                     np.int64(-beta), np.int64(-alpha))
+                     np.int64(-beta), np.int64(-alpha), np.int64(-1))
         if ctx[C_ABORTED] != ZERO:
             return 0
         if v > best:
             best = v
             best_move = cell
+            best_exact = alpha < v < beta
         if v >= beta:
-            store(ctx, tt, key, sym, TT_LOWER, v, cell)
-            return v
+            break
         if v > alpha:
             alpha = v
-            exact = True
-    if exact:
+    if best >= beta:
+        store(ctx, tt, key, sym, TT_LOWER, best, best_move)
+        ctx[C_RESULT_KIND] = TT_LOWER
+    elif best_exact:
         store(ctx, tt, key, sym, TT_EXACT, best, best_move)
+        ctx[C_RESULT_KIND] = TT_EXACT
     else:
         store(ctx, tt, key, sym, TT_UPPER, best, -1)
+        ctx[C_RESULT_KIND] = TT_UPPER
     return best

@@ -7,10 +7,13 @@ Positions are ``own`` (stones of the side to move) and ``opp`` bitboards with
 import numpy as np
 from numba import njit
 
-from .layout import C_ABORTED, C_BOARD, C_CELLS, C_GRAVITY, MAX_CELLS, OFF_STATIC
+from .bits import lowest_bit_index
+from .layout import (
+    C_ABORTED, C_BOARD, C_CELLS, C_GRAVITY, C_RESULT_KIND, MAX_CELLS, OFF_MOVES, OFF_STATIC, TT_EXACT,
+)
 from .lines import playable_cells, winning_cells
-from .negamax import negamax
-from .table import set_root_hashes
+from .negamax import _order_moves, negamax, node_prelude
+from .table import canonical_key, probe, set_root_hashes
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
@@ -48,7 +51,8 @@ def search_window(ctx, tt, ctl, own, opp, ply, alpha, beta):
         set_root_hashes(ctx, opp, own, ply)
     # exact argument types: a cached recursive kernel called with other types (a cast
     # in the recursion) segfaults when loaded from the cache (numba issue 6713)
-    return negamax(ctx, tt, ctl, np.uint64(own), np.uint64(opp), np.int64(ply), np.int64(alpha), np.int64(beta))
+    return negamax(ctx, tt, ctl, np.uint64(own), np.uint64(opp), np.int64(ply), np.int64(alpha), np.int64(beta),
+                   np.int64(-1))
 
 
 @njit(cache=True, nogil=True)
@@ -145,3 +149,56 @@ def best_move(ctx, tt, ctl, own, opp, ply, score, weak):
         if ctx[C_ABORTED] != ZERO:
             return -1
     return fallback
+
+
+@njit(cache=True, nogil=True)
+def expand(ctx, tt, own, opp, ply, out):
+    """The moves of a split node as the search would play them, best first.
+
+    For a position that is not over. Returns ``(n, lo, hi)`` and writes ``n``
+    cells to ``out``: proven bounds ``lo <= score <= hi`` and the moves worth
+    searching (the same pruning as :func:`negamax`). ``n == 0`` means the score is
+    exactly ``lo`` without search (a win at once, a forced loss, a dead draw);
+    for a win at once ``out[0]`` is the winning cell.
+    """
+    cells = np.int64(ctx[C_CELLS])
+    wins = immediate_wins(ctx, own, opp)
+    if wins != ZERO:
+        out[0] = lowest_bit_index(wins)
+        v = (cells + 1 - ply) // 2
+        return 0, v, v
+    if ply & 1 == 0:
+        set_root_hashes(ctx, own, opp, ply)
+    else:
+        set_root_hashes(ctx, opp, own, ply)
+    cand, lo, hi = node_prelude(ctx, own, opp, ply)
+    if cand == ZERO:
+        return 0, lo, lo
+    key, sym = canonical_key(ctx, ply)
+    flag, tt_score, tt_move = probe(ctx, tt, key, sym)
+    n = _order_moves(ctx, own, opp, cand, ply, tt_move, ctx[C_GRAVITY] != ZERO)
+    for i in range(n):
+        out[i] = np.int64(ctx[OFF_MOVES + ply * MAX_CELLS + i])
+    return n, lo, hi
+
+
+@njit(cache=True, nogil=True)
+def run_task(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
+    """Search one task of the parallel split: a position that is not over, with
+    window ``(alpha, beta)`` narrowed live from ``ctl[live_slot]``.
+
+    Returns the fail-soft score; ``ctx[C_RESULT_KIND]`` says what it proves
+    (1 lower bound, 2 upper bound, 3 exact). If ``ctx[C_ABORTED]`` is set the
+    task was abandoned (no longer needed, or the search was stopped) and the
+    score means nothing.
+    """
+    cells = np.int64(ctx[C_CELLS])
+    if immediate_wins(ctx, own, opp) != ZERO:
+        ctx[C_RESULT_KIND] = TT_EXACT
+        return (cells + 1 - ply) // 2
+    if ply & 1 == 0:
+        set_root_hashes(ctx, own, opp, ply)
+    else:
+        set_root_hashes(ctx, opp, own, ply)
+    return negamax(ctx, tt, ctl, np.uint64(own), np.uint64(opp), np.int64(ply), np.int64(alpha), np.int64(beta),
+                   np.int64(live_slot))

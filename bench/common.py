@@ -1,0 +1,111 @@
+"""Shared pieces of the benchmark suites: data location, machine facts, timing,
+and writing results (CSV, JSON, Markdown)."""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Iterable, Optional
+
+import numba
+import numpy as np
+import psutil
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data"
+
+
+def connect4_set(name: str) -> Optional[Path]:
+    """Path of one of Pons' sets in ../shared/data/connect4, or None when absent."""
+    path = SHARED_DATA / "connect4" / name
+    return path if path.is_file() else None
+
+
+def machine_facts() -> dict:
+    """CPU, memory and software versions, for the results folder."""
+    model = platform.processor() or ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {
+        "cpu_model": model,
+        "physical_cores": psutil.cpu_count(logical=False),
+        "logical_cores": psutil.cpu_count(logical=True),
+        "usable_cpus": len(psutil.Process().cpu_affinity()) if hasattr(psutil.Process(), "cpu_affinity") else None,
+        "memory_gib": round(psutil.virtual_memory().total / 2**30, 1),
+        "python": sys.version.split()[0],
+        "numba": numba.__version__,
+        "numpy": np.__version__,
+        "platform": platform.platform(),
+    }
+
+
+def cpu_busy_others(sample_s: float = 0.5) -> float:
+    """System-wide CPU use (percent) during a short sample: a sign of a busy neighbour."""
+    return psutil.cpu_percent(interval=sample_s)
+
+
+def write_results(out_dir: Path, rows: list[dict], facts: dict) -> None:
+    """``results.csv`` (one row per measurement), ``results.json`` (rows + machine)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    columns: list[str] = []
+    for row in rows:
+        for key in row:
+            if key not in columns:
+                columns.append(key)
+    with open(out_dir / "results.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=columns)
+        w.writeheader()
+        for row in rows:
+            w.writerow(row)
+    with open(out_dir / "results.json", "w") as f:
+        json.dump({"machine": facts, "rows": rows}, f, indent=1)
+
+
+def markdown_table(rows: Iterable[dict], columns: list[str]) -> str:
+    """A Markdown table of ``columns`` (missing values left blank)."""
+    rows = list(rows)
+    out = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    for row in rows:
+        out.append("| " + " | ".join(_fmt(row.get(c, "")) for c in columns) + " |")
+    return "\n".join(out)
+
+
+def _fmt(v) -> str:
+    if isinstance(v, float):
+        if v == 0:
+            return "0"
+        if abs(v) >= 100:
+            return f"{v:,.0f}"
+        return f"{v:.3g}"
+    if isinstance(v, int):
+        return f"{v:,}"
+    return str(v)
+
+
+def jit_start_times() -> dict:
+    """Wall time of a fresh process that imports the solver and solves 3x3, with an
+    empty numba cache (compiles every kernel) and then with the cache filled."""
+    import tempfile
+
+    code = ("import time; t=time.perf_counter(); from parallel_mnk import GameSpec, Position, solve; "
+            "solve(Position(GameSpec(3,3,3))); solve(Position(GameSpec(4,4,3,True))); "
+            "print(time.perf_counter()-t)")
+    with tempfile.TemporaryDirectory() as cache_dir:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+        times = []
+        for _ in range(2):
+            t = time.perf_counter()
+            out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+            times.append((time.perf_counter() - t, float(out.stdout.strip())))
+    return {"cold_process_s": times[0][0], "cold_in_process_s": times[0][1],
+            "warm_process_s": times[1][0], "warm_in_process_s": times[1][1]}

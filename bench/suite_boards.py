@@ -1,0 +1,39 @@
+"""Empty boards solved exactly from scratch, one worker: the free-placement ladder
+and gravity boards, with value, score, nodes and time (and the reference figures of
+DESIGN.md where there are any)."""
+from __future__ import annotations
+
+import time
+
+from parallel_mnk import GameSpec, Position, solve
+
+# (cols, rows, k, gravity, reference seconds of the best public solver or None)
+FULL = [
+    (4, 4, 4, False, None),
+    (5, 5, 4, False, 0.15),
+    (6, 5, 4, False, 0.2),
+    (4, 7, 4, False, 12.6),
+    (5, 5, 5, False, 3.0),
+    (4, 8, 4, False, 145.0),
+    (6, 5, 4, True, None),
+    (6, 6, 4, True, 1.2),
+]
+QUICK = [(4, 4, 4, False, None), (5, 5, 4, False, 0.15), (6, 5, 4, False, 0.2), (6, 5, 4, True, None)]
+EMPTY_CONNECT4 = [(7, 6, 4, True, 202.0)]
+
+
+def run(quick: bool = False, boards=None, weak: bool = False, log=print) -> list[dict]:
+    """One row per board: value, score, nodes, wall and CPU time."""
+    solve(Position(GameSpec(3, 3, 3)))  # compile before timing
+    rows = []
+    for cols, rows_, k, gravity, ref in boards or (QUICK if quick else FULL):
+        spec = GameSpec(cols, rows_, k, gravity)
+        t, c = time.perf_counter(), time.process_time()
+        result = solve(Position(spec), weak=weak, pv=False, tt_bits=24)
+        wall, cpu = time.perf_counter() - t, time.process_time() - c
+        row = {"suite": "boards", "case": spec.describe() + (" weak" if weak else ""), "value": result.value,
+               "score": result.score, "nodes": result.nodes, "time_s": wall, "cpu_s": cpu,
+               "ref_time_s": ref, "time_vs_ref": wall / ref if ref else None}
+        log(f"boards: {row['case']}: {result.value} (score {result.score}), {result.nodes:,} nodes, {wall:.2f} s")
+        rows.append(row)
+    return rows

@@ -1,0 +1,69 @@
+#!/usr/bin/env python
+"""Run parallel_mnk's benchmark suites and write their figures.
+
+    python run_bench.py                 # every suite (long: the empty 7x6 board takes minutes)
+    python run_bench.py --quick         # a small representative subset
+    python run_bench.py --suites connect4,boards --out /tmp/bench
+
+Results go to bench/results/<timestamp>/ (results.csv, results.json with machine
+facts); a Markdown summary is printed at the end. JIT compile time is measured
+apart (suite 'startup') and never counted in the other figures.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from bench import common, suite_boards, suite_connect4
+
+SUITES = ["startup", "connect4", "boards", "connect4-empty"]
+QUICK_SUITES = ["startup", "connect4", "boards"]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="small subset (a couple of minutes)")
+    parser.add_argument("--suites", help=f"comma list of suites: {','.join(SUITES)} (default: all)")
+    parser.add_argument("--limit", type=int, help="connect4: positions per set")
+    parser.add_argument("--out", type=Path, help="results folder (default bench/results/<timestamp>)")
+    args = parser.parse_args(argv)
+    suites = args.suites.split(",") if args.suites else (QUICK_SUITES if args.quick else SUITES)
+    unknown = [s for s in suites if s not in SUITES]
+    if unknown:
+        print(f"run_bench.py: error: unknown suite(s) {', '.join(unknown)}; choose from {', '.join(SUITES)}",
+              file=sys.stderr)
+        return 2
+    out = args.out or Path(__file__).resolve().parent / "bench" / "results" / time.strftime("%Y%m%d-%H%M%S")
+    facts = common.machine_facts()
+    facts["cpu_busy_percent_at_start"] = common.cpu_busy_others()
+    rows: list[dict] = []
+    for suite in suites:
+        print(f"== {suite}", flush=True)
+        log = lambda msg: print(msg, flush=True)  # noqa: E731
+        if suite == "startup":
+            t = common.jit_start_times()
+            rows.append({"suite": "startup", "case": "numba compile (cold cache)", "time_s": t["cold_process_s"]})
+            rows.append({"suite": "startup", "case": "start with cache (warm)", "time_s": t["warm_process_s"]})
+            log(f"startup: cold {t['cold_process_s']:.2f} s, warm {t['warm_process_s']:.2f} s (process wall time)")
+        elif suite == "connect4":
+            rows += suite_connect4.run(quick=args.quick, limit=args.limit, log=log)
+        elif suite == "boards":
+            rows += suite_boards.run(quick=args.quick, log=log)
+        elif suite == "connect4-empty":
+            rows += suite_boards.run(boards=suite_boards.EMPTY_CONNECT4, weak=True, log=log)
+    common.write_results(out, rows, facts)
+    print()
+    print(common.markdown_table([r for r in rows if r["suite"] == "connect4"],
+                                ["case", "positions", "wrong", "mean_time_s", "mean_nodes", "nodes_per_s",
+                                 "ref_time_s", "ref_nodes", "time_vs_ref", "nodes_vs_ref"]))
+    print()
+    print(common.markdown_table([r for r in rows if r["suite"] in ("boards", "startup")],
+                                ["suite", "case", "value", "score", "nodes", "time_s", "ref_time_s", "time_vs_ref"]))
+    print(f"\nresults written to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

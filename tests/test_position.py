@@ -1,0 +1,304 @@
+"""parallel_mnk.position: push/pop, legal moves, outcome, board text validation."""
+import random
+
+import pytest
+
+from naive import all_lines
+from parallel_mnk import GameSpec, MnkError, Outcome, Position
+from parallel_mnk.rules import parse_cell
+
+TTT = GameSpec(3, 3, 3)
+C4 = GameSpec(7, 6, 4, True)
+
+
+def bit(spec, name):
+    return 1 << parse_cell(spec, name)
+
+
+def bits(spec, *names):
+    return sum(bit(spec, n) for n in names)
+
+
+# ---------------------------------------------------------------- basics
+def test_empty_position():
+    pos = Position(TTT)
+    assert pos.ply == 0
+    assert pos.turn == 1
+    assert (pos.x, pos.o) == (0, 0)
+    assert pos.stones() == (0, 0)
+    assert pos.legal_moves() == list(range(9))
+    assert pos.outcome() is None
+    assert not pos.is_game_over()
+    assert pos.board_text() == ".../.../..."
+    assert Position(C4).legal_moves() == list(range(7))
+
+
+def test_push_free_placement():
+    pos = Position(TTT)
+    pos.push(parse_cell(TTT, "b2"))
+    assert pos.x == bit(TTT, "b2") == 1 << 4
+    assert pos.o == 0
+    assert pos.ply == 1 and pos.turn == 2
+    assert pos.stones() == (0, pos.x)  # (own, opp) from O's point of view
+    pos.push(parse_cell(TTT, "a1"))
+    assert pos.o == bit(TTT, "a1") == 1 << 6
+    assert pos.turn == 1
+    assert pos.stones() == (pos.x, pos.o)
+    assert pos.legal_moves() == [0, 1, 2, 3, 5, 7, 8]
+    assert pos.move_stack == [4, 6]
+
+
+def test_push_gravity_drops_to_the_lowest_empty_cell():
+    pos = Position(C4)
+    pos.push(3)
+    assert pos.x == 1 << (5 * 7 + 3)  # bottom row is row 5 from the top
+    assert pos.x == bit(C4, "d1")
+    pos.push(3)
+    assert pos.o == bit(C4, "d2")
+    pos.push(0)
+    assert pos.x == bits(C4, "d1", "a1")
+    assert pos.move_stack == [3, 3, 0]
+    assert pos.board_text() == "......./......./......./......./...o.../x..x..."
+
+
+def test_pop_undoes_push():
+    for spec, moves in ((TTT, [4, 0, 8, 2]), (C4, [3, 3, 4, 2, 3])):
+        pos = Position(spec)
+        history = []
+        for m in moves:
+            history.append((pos.x, pos.o, pos.ply, pos.turn))
+            pos.push(m)
+        for m in reversed(moves):
+            assert pos.pop() == m
+            assert (pos.x, pos.o, pos.ply, pos.turn) == history.pop()
+        assert pos.move_stack == []
+        with pytest.raises(MnkError, match="no move to undo"):
+            pos.pop()
+
+
+def test_pop_after_a_win_reopens_the_game():
+    pos = Position.from_moves(TTT, "a1,a2,b1,b2,c1")
+    assert pos.outcome() == Outcome(1, 5)
+    assert pos.legal_moves() == []
+    pos.pop()
+    assert pos.outcome() is None
+    assert parse_cell(TTT, "c1") in pos.legal_moves()
+
+
+@pytest.mark.parametrize("move", [-1, 9, 100, True, 1.0, "a1", None])
+def test_push_rejects_non_moves(move):
+    pos = Position(TTT)
+    with pytest.raises(MnkError, match="not a move"):
+        pos.push(move)
+    assert pos.ply == 0
+
+
+@pytest.mark.parametrize("move", [-1, 7])
+def test_push_rejects_columns_off_the_board(move):
+    with pytest.raises(MnkError, match="not a move"):
+        Position(C4).push(move)
+
+
+def test_push_rejects_a_taken_cell():
+    pos = Position.from_moves(TTT, "b2")
+    with pytest.raises(MnkError, match="already taken"):
+        pos.push(4)
+    assert pos.ply == 1 and pos.move_stack == [4]
+
+
+def test_push_rejects_a_full_column():
+    spec = GameSpec(4, 2, 3, True)
+    pos = Position.from_moves(spec, "11")
+    assert pos.legal_moves() == [1, 2, 3]
+    with pytest.raises(MnkError, match="column 1 is full"):
+        pos.push(0)
+    assert pos.ply == 2
+
+
+def test_push_rejects_a_move_after_the_game_ended():
+    pos = Position.from_moves(TTT, "a1,a2,b1,b2,c1")
+    with pytest.raises(MnkError, match="after the game ended"):
+        pos.push(parse_cell(TTT, "c3"))
+    full = Position.from_moves(GameSpec(1, 2, 2, True), "11")  # 1x2 board full, nobody won
+    assert full.outcome() == Outcome(None, 2)
+    with pytest.raises(MnkError):
+        full.push(0)
+
+
+def test_from_moves_text_and_ints_agree():
+    assert Position.from_moves(TTT, "b2,a1,c3").x == Position.from_moves(TTT, [4, 6, 2]).x
+    a = Position.from_moves(C4, "4453")
+    b = Position.from_moves(C4, "4,4,5,3")
+    c = Position.from_moves(C4, [3, 3, 4, 2])
+    assert (a.x, a.o) == (b.x, b.o) == (c.x, c.o)
+    assert a.move_stack == [3, 3, 4, 2]
+    empty = Position.from_moves(C4, "")
+    assert empty.ply == 0
+
+
+@pytest.mark.parametrize("spec, moves, fragment", [
+    (TTT, "b2,b2", "move 2: cell b2 is already taken"),
+    (TTT, "b2,d4", "off the 3x3 board"),
+    (TTT, "a1,a2,b1,b2,c1,c3", "move 6: c3 is played after the game ended"),
+    (GameSpec(4, 2, 3, True), "111", "move 3: column 1 is full"),
+    (C4, "48", "off the board"),
+    (C4, [3, 3, 9], "move 3"),
+])
+def test_from_moves_errors(spec, moves, fragment):
+    with pytest.raises(MnkError, match=fragment):
+        Position.from_moves(spec, moves)
+
+
+def test_copy_is_independent():
+    pos = Position.from_moves(TTT, "b2,a1")
+    dup = pos.copy()
+    dup.push(0)
+    assert pos.ply == 2 and dup.ply == 3
+    assert pos.move_stack == [4, 6]
+    assert dup.pop() == 0 and dup.pop() == 6
+    assert pos.move_stack == [4, 6]
+
+
+def test_str_draws_the_board_with_a1_bottom_left():
+    assert str(Position.from_moves(TTT, "b2,a1")) == "3 . . .\n2 . X .\n1 O . .\n  a b c"
+    c4 = str(Position.from_moves(C4, "44"))
+    assert c4.splitlines()[-1] == "  1 2 3 4 5 6 7"
+    assert c4.splitlines()[-2] == "1 . . . X . . ."
+    assert c4.splitlines()[-3] == "2 . . . O . . ."
+
+
+# ---------------------------------------------------------------- outcome
+@pytest.mark.parametrize("spec, moves, winner, ply", [
+    (TTT, "a1,a2,b1,b2,c1", 1, 5),      # row
+    (TTT, "a1,b1,a2,b2,a3", 1, 5),      # column
+    (TTT, "a1,b1,b2,c1,c3", 1, 5),      # diagonal
+    (TTT, "c1,a1,b2,b1,a3", 1, 5),      # anti-diagonal
+    (TTT, "a1,a2,b1,b2,c3,c2", 2, 6),   # O wins
+    (TTT, "b2,a1,a2,c2,b1,b3,c1,a3,c3", None, 9),  # full board, draw
+    (C4, "1212121", 1, 7),              # vertical
+    (C4, "1122334", 1, 7),              # horizontal
+    (C4, "12233434447", None, None),    # not over
+    (C4, "122334344", None, None),
+    (GameSpec(4, 4, 4, True), "1223343444", None, None),
+    (C4, "12234334744", 1, 11),         # diagonal a1-d4
+    (GameSpec(5, 5, 1), "c3", 1, 1),    # k = 1: the first stone wins
+    (GameSpec(1, 1, 1), "a1", 1, 1),
+    (GameSpec(1, 1, 2), "a1", None, 1),
+])
+def test_outcome(spec, moves, winner, ply):
+    pos = Position.from_moves(spec, moves)
+    out = pos.outcome()
+    if ply is None:
+        assert out is None
+        assert pos.legal_moves()
+    else:
+        assert out == Outcome(winner, ply)
+        assert pos.is_game_over()
+        assert pos.legal_moves() == []
+
+
+def test_outcome_result_strings():
+    assert Outcome(1, 5).result == "1-0"
+    assert Outcome(2, 6).result == "0-1"
+    assert Outcome(None, 9).result == "1/2-1/2"
+
+
+def test_outcome_agrees_with_an_independent_line_check():
+    """Random games on several boards: outcome() after every move matches a plain scan of all lines."""
+    rng = random.Random(2024)
+    specs = [TTT, C4, GameSpec(4, 4, 3), GameSpec(5, 3, 4, True), GameSpec(1, 6, 3), GameSpec(6, 1, 2, True),
+             GameSpec(4, 5, 2)]
+    for spec in specs:
+        lines = all_lines(spec.cols, spec.rows, spec.k)
+        for _ in range(30):
+            pos = Position(spec)
+            while True:
+                x_line = any(pos.x & m == m for m in lines)
+                o_line = any(pos.o & m == m for m in lines)
+                full = pos.x | pos.o == (1 << spec.cells) - 1
+                expected = Outcome(1, pos.ply) if x_line else Outcome(2, pos.ply) if o_line else \
+                    Outcome(None, pos.ply) if full else None
+                assert pos.outcome() == expected, (spec, pos.move_stack)
+                if expected is not None:
+                    break
+                pos.push(rng.choice(pos.legal_moves()))
+
+
+def test_legal_moves_gravity_skip_full_columns():
+    spec = GameSpec(3, 2, 3, True)
+    pos = Position.from_moves(spec, "22")
+    assert pos.legal_moves() == [0, 2]
+    pos.push(0)
+    pos.push(0)
+    assert pos.legal_moves() == [2]
+
+
+# ---------------------------------------------------------------- board text
+def test_from_board_side_to_move_follows_the_counts():
+    pos = Position.from_board(TTT, "x../.o./...")
+    assert pos.turn == 1 and pos.ply == 2
+    assert pos.x == bit(TTT, "a3") and pos.o == bit(TTT, "b2")
+    pos = Position.from_board(TTT, "x../.o./..x")
+    assert pos.turn == 2
+    assert pos.move_stack == []
+    pos.push(parse_cell(TTT, "c3"))
+    assert pos.o == bits(TTT, "b2", "c3")
+
+
+def test_from_board_round_trips_random_games():
+    rng = random.Random(7)
+    for spec in (TTT, C4, GameSpec(4, 4, 3), GameSpec(5, 3, 3, True)):
+        for _ in range(40):
+            pos = Position(spec)
+            for _ in range(rng.randrange(spec.cells + 1)):
+                if pos.is_game_over():
+                    break
+                pos.push(rng.choice(pos.legal_moves()))
+            again = Position.from_board(spec, pos.board_text())
+            assert (again.x, again.o, again.ply, again.turn) == (pos.x, pos.o, pos.ply, pos.turn)
+            assert again.outcome() == pos.outcome()
+            assert again.board_text() == pos.board_text()
+
+
+def test_from_board_accepts_a_finished_game():
+    pos = Position.from_board(TTT, "xxx/oo./...")
+    assert pos.outcome() == Outcome(1, 5)
+    pos = Position.from_board(TTT, "xx./ooo/x..")
+    assert pos.outcome() == Outcome(2, 6)
+    # two lines through one stone (a3) are fine: that stone was played last
+    pos = Position.from_board(TTT, "xxx/xoo/xoo")
+    assert pos.outcome() == Outcome(1, 9)
+    # a full board without a line is a draw
+    assert Position.from_board(TTT, "xox/xoo/oxx").outcome() == Outcome(None, 9)
+    # gravity: the winning stone on top of its column
+    pos = Position.from_board(GameSpec(3, 4, 3, True), ".../x../x../xoo")
+    assert pos.outcome() == Outcome(1, 5)
+
+
+@pytest.mark.parametrize("spec, text, fragment", [
+    (TTT, "xx./.../...", "stone counts"),
+    (TTT, "o../.../...", "stone counts"),
+    (TTT, "oo./.x./...", "stone counts"),
+    (TTT, "xxx/xx./oo.", "stone counts"),
+    (GameSpec(3, 3, 3, True), "x../.../..o", "column 1 has a stone above an empty cell"),
+    (GameSpec(3, 3, 3, True), ".../.o./x..", "column 2 has a stone above an empty cell"),
+    (C4, "......./......./......./......x/......./xo....o", "column 7 has a stone above an empty cell"),
+    (TTT, "xxx/ooo/x..", "both players"),
+    (GameSpec(3, 3, 1), "x../.o./...", "both players"),
+    (TTT, "xxx/oo./o..", "did not make the last move"),
+    (TTT, "xx./ooo/xx.", "did not make the last move"),
+    (GameSpec(7, 3, 3), "xxx.xxx/oo.oo.o/.......", "no single last stone"),
+    (GameSpec(4, 4, 3), "xxx./o.oo/o.o./.xxx", "no single last stone"),
+    # gravity: X's line is covered by a later O stone, so its last stone cannot be on top
+    (GameSpec(3, 4, 3, True), "o../x../x../xo.", "no single last stone"),
+])
+def test_from_board_rejects_impossible_boards(spec, text, fragment):
+    with pytest.raises(MnkError, match=fragment) as info:
+        Position.from_board(spec, text)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("text", ["xo./.x./...?", "x.o/.x.", "x.o/.x./..z"])
+def test_from_board_rejects_malformed_text(text):
+    with pytest.raises(MnkError):
+        Position.from_board(TTT, text)
