@@ -187,13 +187,17 @@ def _run_abortable(fn, ctl: np.ndarray, time_limit: Optional[float]):
 
 
 def solve(position: Position, workers: int = 1, weak: bool = False, time_limit: Optional[float] = None,
-          tt_bits: int = DEFAULT_TT_BITS, pv: bool = True) -> SolveResult:
+          tt_bits: int = DEFAULT_TT_BITS, pv: bool = True, split_depth: Optional[int] = None,
+          progress: Optional[bool] = None) -> SolveResult:
     """Solve ``position`` for the side to move.
 
     ``workers``: 1 is this serial path; more uses the process pool. ``weak``:
     only win/draw/loss (faster). ``time_limit`` (seconds): past it the answer is
     ``unknown``, never a guess. ``tt_bits``: log2 of the table's entry count.
     ``pv``: also compute the principal variation (best move is always computed).
+    ``split_depth`` (parallel only): plies of the split tree (1 = plain root
+    splitting); default adaptive. ``progress``: a status line on stderr (default:
+    when stderr is a terminal; parallel only).
     """
     started = time.perf_counter()
     if position.is_game_over():
@@ -202,7 +206,8 @@ def solve(position: Position, workers: int = 1, weak: bool = False, time_limit: 
         raise MnkError(f"workers must be at least 1, got {workers}")
     if workers > 1:
         from .parallel.pool import solve_parallel
-        return solve_parallel(position, workers=workers, weak=weak, time_limit=time_limit, tt_bits=tt_bits, pv=pv)
+        return solve_parallel(position, workers=workers, weak=weak, time_limit=time_limit, tt_bits=tt_bits, pv=pv,
+                              split_depth=split_depth, progress=progress)
 
     search = Search(position.spec, transposition_table(tt_bits))
     own, opp = position.stones()

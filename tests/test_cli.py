@@ -261,9 +261,6 @@ def test_preset_can_be_resized():
     assert json.loads(out)["value"] == "draw"  # 4x4 gravity k=4
 
 
-@pytest.mark.xfail(reason="--workers 2 needs parallel_mnk.parallel.pool, which does not exist yet: "
-                          "ModuleNotFoundError escapes main() (a traceback from the console script)",
-                   raises=ImportError, strict=True)
 def test_two_workers_from_the_cli():
     code, out = run([*TTT, "--moves", "", "--workers", "2", "--json"])
     assert code == 0

@@ -95,11 +95,6 @@ def test_ply_of_score_draw_and_simple_cases():
     assert ply_of_score(C4, -1, 40) == 42   # ... seen from X one ply earlier
 
 
-PLY_OF_SCORE_BUG = ("rules.ply_of_score tries plies cells+2-2w and cells+3-2w, but worth w = "
-                    "(cells+2-p)//2 means p is cells+1-2w or cells+2-2w: e.g. ply_of_score(7x6 gravity, 18, 0) "
-                    "gives 9 instead of 7, ply_of_score(3x3, -1, 0) gives 10 on a 9-cell board")
-
-
 def test_ply_of_score_pons_maximum():
     assert ply_of_score(C4, 18, 0) == 7     # (44 - 7) // 2 == 18: a win with the 4th stone
     assert ply_of_score(C4, 1, 6) == 41     # X wins with its last stone, not on ply 43

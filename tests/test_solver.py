@@ -111,8 +111,6 @@ def test_generous_time_limit_gives_the_exact_answer():
     assert (result.value, result.score) == ("win", 3)
 
 
-@pytest.mark.xfail(reason="workers > 1 imports parallel_mnk.parallel.pool, which does not exist yet "
-                          "(ModuleNotFoundError)", raises=ImportError, strict=True)
 def test_two_workers_agree_with_one():
     pos = Position.from_moves(GameSpec(4, 4, 4, True), "23")
     one = solve(pos)

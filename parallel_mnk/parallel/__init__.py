@@ -1,0 +1,1 @@
+"""Parallel solving: :mod:`.split` says what the tasks are, :mod:`.pool` where they run."""

@@ -1,0 +1,477 @@
+"""Where the tasks run: a pool of forked worker processes, one shared table, live
+windows in shared memory, and the coordinator that combines the results.
+
+* Memory: the transposition table (``uint64``) and the control array (``int64``)
+  are anonymous shared mappings made before the workers fork, so every worker
+  reads and writes the same table (lock-free one-word entries) and the
+  coordinator can narrow a running task's window or abandon it by writing one
+  word that the kernel reads with an atomic load.
+* Start: the parent compiles (or loads) the kernels, then forks; a worker's
+  first task costs no compilation. The start method is set explicitly.
+* Scheduling: :class:`~parallel_mnk.parallel.split.SplitTree` says which tasks
+  are needed and in which order; the coordinator hands one to each idle worker,
+  records results, rewrites live windows and abandons tasks nobody needs.
+* Faults: a worker that dies has its task run again by a fresh worker (a few
+  times at most, then a clear error); Ctrl-C and time limits stop every worker
+  through the shared abort word; workers die with the coordinator (PDEATHSIG).
+"""
+from __future__ import annotations
+
+import ctypes
+import itertools
+import multiprocessing as mp
+import os
+import signal
+import sys
+import time
+from multiprocessing.connection import wait
+from typing import Optional
+
+import numpy as np
+import psutil
+
+from ..geometry import build_context
+from ..kernels import layout as L
+from ..kernels.root import expand as _expand_kernel
+from ..kernels.root import run_task as _run_task_kernel
+from ..position import Position
+from ..rules import GameSpec, MnkError, value_of_score
+from ..search import (SolveResult, Search, WorkerStats, new_salt, principal_variation, terminal_result)
+from .split import SplitTree, Task, TaskResult, generic_bounds
+
+START_METHOD = "fork"      # workers inherit the compiled kernels and the shared memory
+MAX_RESTARTS_PER_WORKER = 3
+
+
+class SearchTimeout(Exception):
+    """The time limit ran out; the answer is unknown."""
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to SIGKILL this process when its parent dies (no orphans)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
+
+
+def _peak_rss() -> int:
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def _worker_main(index: int, conn, tt_mem, ctl_mem, slot: int) -> None:
+    """A worker: receive :class:`Task`, run the kernel, send :class:`TaskResult`."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C
+    _die_with_parent()
+    tt = np.frombuffer(tt_mem, dtype=np.uint64)
+    ctl = np.frombuffer(ctl_mem, dtype=np.int64)
+    contexts: dict[tuple, np.ndarray] = {}
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        key = (task.cols, task.rows, task.k, task.gravity)
+        ctx = contexts.get(key)
+        if ctx is None:
+            ctx = contexts[key] = build_context(GameSpec(*key))
+        ctx[L.C_SALT] = np.uint64(task.salt)
+        ctx[L.C_TASK_ID] = np.uint64(task.task_id)
+        ctx[L.C_CTL_SLOT] = np.uint64(slot)
+        ctx[L.C_ABORTED] = 0
+        ctx[L.C_NODES] = 0
+        cpu = time.process_time()
+        value = _run_task_kernel(ctx, tt, ctl, np.uint64(task.own), np.uint64(task.opp), task.ply,
+                                 task.alpha, task.beta, slot + L.CTL_LIVE_WINDOW)
+        conn.send(TaskResult(task.task_id, index, int(value), int(ctx[L.C_RESULT_KIND]), bool(ctx[L.C_ABORTED]),
+                             int(ctx[L.C_NODES]), time.process_time() - cpu, _peak_rss()))
+
+
+def _pack_window(task_id: int, alpha: int, beta: int) -> int:
+    return (task_id << 32) | ((alpha + L.WINDOW_BIAS) << 16) | (beta + L.WINDOW_BIAS)
+
+
+class _Worker:
+    __slots__ = ("index", "process", "conn", "slot", "node", "task", "abandon_sent", "window",
+                 "restarts", "stats", "started_s")
+
+    def __init__(self, index: int, slot: int) -> None:
+        self.index = index
+        self.slot = slot
+        self.process = None
+        self.conn = None
+        self.node = None
+        self.task: Optional[Task] = None
+        self.abandon_sent = False
+        self.window: Optional[tuple[int, int]] = None
+        self.restarts = 0
+        self.stats = WorkerStats(index, 0, 0, 0.0)
+        self.started_s = 0.0
+
+
+def warm_up_kernels() -> None:
+    """Compile or load every kernel a worker uses, in this process (before forking)."""
+    spec = GameSpec(3, 3, 3)
+    search = Search(spec, np.zeros(1 << 10, dtype=np.uint64))
+    out = np.zeros(L.MAX_CELLS, dtype=np.int64)
+    _expand_kernel(search.ctx, search.tt, np.uint64(0), np.uint64(0), 0, out)
+    _run_task_kernel(search.ctx, search.tt, search.ctl, np.uint64(0), np.uint64(0), 0, -1, 1, L.CTL_WORKERS + 1)
+    search.score(0, 0, 0, False)
+    search.best_cell(0, 0, 0, 0, False)
+
+
+class WorkerPool:
+    """``workers`` forked processes sharing one table of ``2**tt_bits`` entries."""
+
+    def __init__(self, workers: int, tt_bits: int) -> None:
+        import mmap
+
+        if workers < 1:
+            raise MnkError(f"workers must be at least 1, got {workers}")
+        if not 10 <= tt_bits <= 34:
+            raise MnkError(f"table size 2**{tt_bits} is out of range (2**10 .. 2**34 entries)")
+        need = (8 << tt_bits)
+        avail = psutil.virtual_memory().available
+        if need > avail:
+            raise MnkError(f"a table of 2**{tt_bits} entries needs {need / 2**30:.1f} GiB, "
+                           f"only {avail / 2**30:.1f} GiB is available")
+        self.n = workers
+        self.tt_bits = tt_bits
+        self._tt_mem = mmap.mmap(-1, need)
+        self.tt = np.frombuffer(self._tt_mem, dtype=np.uint64)
+        ctl_words = L.CTL_WORKERS + L.CTL_PER_WORKER * (workers + 1)
+        self._ctl_mem = mmap.mmap(-1, 8 * ctl_words)
+        self.ctl = np.frombuffer(self._ctl_mem, dtype=np.int64)
+        self._mp = mp.get_context(START_METHOD)
+        warm_up_kernels()
+        self.workers = [_Worker(i + 1, L.CTL_WORKERS + L.CTL_PER_WORKER * (i + 1)) for i in range(workers)]
+        self.start_times: list[float] = []
+        for w in self.workers:
+            self._start(w)
+        self._task_ids = itertools.count(1)
+        self.closed = False
+
+    # ------------------------------------------------------------ processes
+    def _start(self, w: _Worker) -> None:
+        t = time.perf_counter()
+        parent_conn, child_conn = self._mp.Pipe()
+        proc = self._mp.Process(target=_worker_main, args=(w.index, child_conn, self._tt_mem, self._ctl_mem, w.slot),
+                                name=f"parallel-mnk-worker-{w.index}", daemon=True)
+        proc.start()
+        child_conn.close()
+        w.process, w.conn = proc, parent_conn
+        w.node = w.task = None
+        self.start_times.append(time.perf_counter() - t)
+
+    def close(self) -> None:
+        """Stop every worker (abort running searches first); idempotent."""
+        if self.closed:
+            return
+        self.closed = True
+        self.ctl[L.CTL_ABORT] = 1
+        for w in self.workers:
+            try:
+                w.conn.send(None)
+            except (OSError, ValueError, BrokenPipeError):
+                pass
+        deadline = time.monotonic() + 1.0
+        for w in self.workers:
+            w.process.join(max(0.0, deadline - time.monotonic()))
+        for w in self.workers:
+            if w.process.is_alive():
+                w.process.kill()
+                w.process.join(1.0)
+            try:
+                w.conn.close()
+            except OSError:
+                pass
+
+    def pids(self) -> list[int]:
+        return [w.process.pid for w in self.workers if w.process is not None]
+
+    def __enter__(self) -> "WorkerPool":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ------------------------------------------------------------ one window search
+    def search_tree(self, tree: SplitTree, spec: GameSpec, salt: int, deadline: Optional[float],
+                    progress: Optional["Progress"] = None) -> int:
+        """Run the tasks of ``tree`` until its root is settled; returns the root's value."""
+        self.ctl[L.CTL_ABORT] = 0
+        try:
+            while not tree.done:
+                self._dispatch(tree, spec, salt)
+                busy = [w for w in self.workers if w.node is not None]
+                if not busy:
+                    raise RuntimeError("internal error: the split tree has no task to run but is not settled")
+                self._collect(tree, timeout=0.1)
+                self._update_live(tree)
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise SearchTimeout()
+                if progress is not None:
+                    progress.update(self)
+            return tree.result()
+        finally:
+            self._drain(tree)
+
+    def _dispatch(self, tree: SplitTree, spec: GameSpec, salt: int) -> None:
+        idle = [w for w in self.workers if w.node is None]
+        if not idle:
+            return
+        for node in tree.next_tasks():
+            w = idle.pop(0)
+            task_id = next(self._task_ids)
+            node.running = True
+            node.task_id = task_id
+            task = Task(task_id, spec.cols, spec.rows, spec.k, spec.gravity, int(salt), node.own, node.opp,
+                        node.ply, node.alpha, node.beta, node.path())
+            self.ctl[w.slot + L.CTL_TASK_ABORT] = 0
+            self.ctl[w.slot + L.CTL_LIVE_WINDOW] = _pack_window(task_id, node.alpha, node.beta)
+            w.node, w.task, w.window, w.abandon_sent = node, task, (node.alpha, node.beta), False
+            try:
+                w.conn.send(task)
+            except (OSError, BrokenPipeError):
+                self._worker_died(w)  # its task is handed out again
+            if not idle:
+                break
+
+    def _collect(self, tree: Optional[SplitTree], timeout: float) -> None:
+        conns = {w.conn: w for w in self.workers if w.node is not None}
+        sentinels = {w.process.sentinel: w for w in self.workers}
+        for ready in wait(list(conns) + list(sentinels), timeout):
+            w = conns.get(ready)
+            if w is not None:
+                try:
+                    result = w.conn.recv()
+                except (EOFError, OSError):
+                    self._worker_died(w)
+                    continue
+                self._record(w, result, tree)
+            else:
+                w = sentinels[ready]
+                if w.node is not None and w.conn.poll():
+                    try:
+                        self._record(w, w.conn.recv(), tree)
+                    except (EOFError, OSError):
+                        pass
+                if not w.process.is_alive():
+                    self._worker_died(w)
+
+    def _record(self, w: _Worker, result: TaskResult, tree: Optional[SplitTree]) -> None:
+        node = w.node
+        w.node = w.task = None
+        if node is None or result.task_id != node.task_id:
+            return
+        node.running = False
+        st = w.stats
+        st.tasks += 1
+        st.nodes += result.nodes
+        st.cpu_s += result.cpu_s
+        st.peak_rss = max(st.peak_rss, result.peak_rss)
+        if not result.abandoned and tree is not None:
+            tree.record(node, result.value, result.kind)
+
+    def _worker_died(self, w: _Worker) -> None:
+        code = w.process.exitcode if w.process is not None else None
+        node = w.node
+        if node is not None:
+            node.running = False  # handed out again by the next dispatch
+        w.node = w.task = None
+        if self.closed:
+            return
+        w.restarts += 1
+        if w.restarts > MAX_RESTARTS_PER_WORKER:
+            how = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+            raise MnkError(f"worker {w.index} died {w.restarts} times (last: {how}); giving up "
+                           "(out of memory? try a smaller --tt-bits or fewer --workers)")
+        try:
+            w.conn.close()
+        except OSError:
+            pass
+        if w.process is not None:
+            w.process.join(0.1)
+        self._start(w)
+
+    def _update_live(self, tree: SplitTree) -> None:
+        for w in self.workers:
+            node = w.node
+            if node is None or w.abandon_sent:
+                continue
+            window = tree.live_window(node)
+            if window is None:
+                self.ctl[w.slot + L.CTL_TASK_ABORT] = node.task_id
+                w.abandon_sent = True
+            elif window != w.window:
+                self.ctl[w.slot + L.CTL_LIVE_WINDOW] = _pack_window(node.task_id, *window)
+                w.window = window
+
+    def _drain(self, tree: SplitTree) -> None:
+        """Abandon every running task and wait for the workers to report."""
+        for w in self.workers:
+            if w.node is not None:
+                self.ctl[w.slot + L.CTL_TASK_ABORT] = w.node.task_id
+        while any(w.node is not None for w in self.workers):
+            self._collect(None, timeout=0.5)
+
+
+class Progress:
+    """One status line on stderr, rewritten every half second (only on a terminal)."""
+
+    def __init__(self, stream=sys.stderr) -> None:
+        self.stream = stream
+        self.started = time.monotonic()
+        self.last = 0.0
+        self.label = ""
+        self.tree: Optional[SplitTree] = None
+
+    def update(self, pool: WorkerPool, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self.last < 0.5:
+            return
+        self.last = now
+        nodes = sum(w.stats.nodes for w in pool.workers)
+        elapsed = now - self.started
+        tasks = sum(w.stats.tasks for w in pool.workers)
+        running = sum(w.node is not None for w in pool.workers)
+        total = self.tree.tasks_total if self.tree else 0
+        self.stream.write(f"\r{self.label}: {tasks} tasks done ({total} in this split), {running} running, "
+                          f"{nodes / 1e6:.1f} M nodes, {nodes / max(elapsed, 1e-9) / 1e6:.1f} M nodes/s, "
+                          f"{elapsed:.1f} s   ")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        self.stream.write("\r" + " " * 100 + "\r")
+        self.stream.flush()
+
+
+# ------------------------------------------------------------------ the solve
+_pool: Optional[WorkerPool] = None
+
+
+def get_pool(workers: int, tt_bits: int) -> WorkerPool:
+    """The process's pool of ``workers`` (reused across solves, rebuilt on change)."""
+    global _pool
+    if _pool is not None and (_pool.closed or _pool.n != workers or _pool.tt_bits != tt_bits):
+        _pool.close()
+        _pool = None
+    if _pool is None:
+        _pool = WorkerPool(workers, tt_bits)
+    return _pool
+
+
+def shutdown_pool() -> None:
+    """Stop the process's pool, if any."""
+    global _pool
+    if _pool is not None:
+        _pool.close()
+        _pool = None
+
+
+def default_split_depth(spec: GameSpec) -> int:
+    return 2
+
+
+def solve_parallel(position: Position, workers: int, weak: bool = False, time_limit: Optional[float] = None,
+                   tt_bits: int = 22, pv: bool = True, split_depth: Optional[int] = None,
+                   progress: Optional[bool] = None) -> SolveResult:
+    """:func:`parallel_mnk.search.solve` on ``workers`` processes.
+
+    The exact score comes from the same null-window tests as the serial path,
+    each run as a split tree (``split_depth`` plies, default: 2, deeper until
+    there are 16 tasks per worker, at most 4; 1 is plain root splitting without
+    young-brothers-wait). The best move and line are then found by the
+    coordinator on the shared table.
+    """
+    started = time.perf_counter()
+    if position.is_game_over():
+        return terminal_result(position, started)
+    spec = position.spec
+    pool = get_pool(workers, tt_bits)
+    for w in pool.workers:
+        w.stats = WorkerStats(w.index, 0, 0, 0.0)
+    salt = new_salt()
+    coordinator = Search(spec, pool.tt, salt=salt)
+    cpu0 = time.process_time()
+    deadline = None if time_limit is None else time.monotonic() + time_limit
+    show = sys.stderr.isatty() if progress is None else progress
+    prog = Progress() if show else None
+    out = np.zeros(L.MAX_CELLS, dtype=np.int64)
+
+    def expander(own: int, opp: int, ply: int):
+        n, lo, hi = _expand_kernel(coordinator.ctx, pool.tt, np.uint64(own), np.uint64(opp), ply, out)
+        return int(n), int(lo), int(hi), [int(c) for c in out[:max(int(n), 1)]]
+
+    own, opp = position.stones()
+    ply = position.ply
+    depth = split_depth if split_depth is not None else default_split_depth(spec)
+    if depth < 1:
+        raise MnkError(f"split depth must be at least 1, got {depth}")
+
+    proven: list[tuple[int, int]] = []  # (proven lower bound through a root child, its cell)
+
+    def window_search(alpha: int, beta: int, label: str) -> int:
+        tree = SplitTree(spec.cells, expander, own, opp, ply, alpha, beta, depth=depth, ybw=depth > 1,
+                         min_tasks=16 * workers if split_depth is None else 0)
+        if prog is not None:
+            prog.label, prog.tree = label, tree
+        value = pool.search_tree(tree, spec, int(salt), deadline, prog)
+        child = tree.best_child()
+        if child is not None:
+            proven.append((-child.hi, child.cell))
+        return value
+
+    try:
+        n, lo0, hi0 = _expand_kernel(coordinator.ctx, pool.tt, np.uint64(own), np.uint64(opp), ply, out)
+        first_choice = int(out[0])  # an immediate win, or the best-ordered move (never worse than lo0)
+        if n == 0:
+            score = int(lo0)
+        elif weak:
+            v = window_search(-1, 1, "weak")
+            score = 1 if v > 0 else (-1 if v < 0 else 0)
+        else:
+            lo, hi = generic_bounds(spec.cells, ply)
+            lo, hi = max(lo, int(lo0)), min(hi, int(hi0))
+            while lo < hi:
+                med = lo + (hi - lo) // 2
+                if med <= 0 and lo // 2 < med:
+                    med = lo // 2
+                elif med >= 0 and hi // 2 > med:
+                    med = hi // 2
+                r = window_search(med, med + 1, f"score in [{lo},{hi}], testing > {med}")
+                if r <= med:
+                    hi = r
+                else:
+                    lo = r
+            score = lo
+        reaching = [c for v, c in proven if v >= score]
+        if reaching:
+            cell = reaching[-1]
+        elif n > 0 and score == max(generic_bounds(spec.cells, ply)[0], int(lo0)):
+            cell = first_choice  # the score is the static bound every candidate reaches
+        else:
+            cell = coordinator.best_cell(own, opp, ply, score, weak)
+        if cell < 0:
+            raise SearchTimeout()
+        line = principal_variation(coordinator, position, score, weak, cell) if pv else [position.move_of_cell(cell)]
+        if coordinator.aborted:
+            raise SearchTimeout()
+        value, result_score = value_of_score(score), (None if weak else score)
+    except SearchTimeout:
+        value, result_score, line = "unknown", None, []
+    except KeyboardInterrupt:
+        shutdown_pool()
+        raise
+    finally:
+        if prog is not None:
+            prog.finish()
+    stats = [WorkerStats(0, 0, coordinator.nodes, time.process_time() - cpu0, _peak_rss())]
+    stats += [w.stats for w in pool.workers]
+    nodes = sum(s.nodes for s in stats)
+    return SolveResult(spec, value, result_score, line[0] if line else None, line, nodes,
+                       time.perf_counter() - started, stats)
