@@ -16,10 +16,10 @@ import sys
 import time
 from pathlib import Path
 
-from bench import common, suite_boards, suite_connect4
+from bench import common, suite_boards, suite_connect4, suite_scaling
 
-SUITES = ["startup", "connect4", "boards", "connect4-empty"]
-QUICK_SUITES = ["startup", "connect4", "boards"]
+SUITES = ["startup", "connect4", "boards", "scaling", "connect4-empty"]
+QUICK_SUITES = ["startup", "connect4", "boards", "scaling"]
 
 
 def main(argv=None) -> int:
@@ -27,6 +27,9 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="small subset (a couple of minutes)")
     parser.add_argument("--suites", help=f"comma list of suites: {','.join(SUITES)} (default: all)")
     parser.add_argument("--limit", type=int, help="connect4: positions per set")
+    parser.add_argument("--workers", type=lambda t: [int(x) for x in t.split(",")], default=[1, 2],
+                        help="scaling: worker counts timed against each other (default 1,2)")
+    parser.add_argument("--repeat", type=int, default=3, help="scaling: runs per measurement (median)")
     parser.add_argument("--out", type=Path, help="results folder (default bench/results/<timestamp>)")
     args = parser.parse_args(argv)
     suites = args.suites.split(",") if args.suites else (QUICK_SUITES if args.quick else SUITES)
@@ -51,6 +54,8 @@ def main(argv=None) -> int:
             rows += suite_connect4.run(quick=args.quick, limit=args.limit, log=log)
         elif suite == "boards":
             rows += suite_boards.run(quick=args.quick, log=log)
+        elif suite == "scaling":
+            rows += suite_scaling.run(quick=args.quick, workers_list=args.workers, repeat=args.repeat, log=log)
         elif suite == "connect4-empty":
             rows += suite_boards.run(boards=suite_boards.EMPTY_CONNECT4, weak=True, log=log)
     common.write_results(out, rows, facts)
@@ -61,6 +66,10 @@ def main(argv=None) -> int:
     print()
     print(common.markdown_table([r for r in rows if r["suite"] in ("boards", "startup")],
                                 ["suite", "case", "value", "score", "nodes", "time_s", "ref_time_s", "time_vs_ref"]))
+    print()
+    print(common.markdown_table([r for r in rows if r["suite"] in ("scaling", "overhead")],
+                                ["suite", "case", "workers", "time_s", "speedup", "efficiency", "nodes", "overhead",
+                                 "node_speedup", "per_worker_start_s"]))
     print(f"\nresults written to {out}")
     return 0
 

@@ -8,7 +8,7 @@ from typing import Optional, TextIO
 
 from .position import Position
 from .rules import PRESETS, GameSpec, MnkError, format_move, ply_of_score
-from .search import DEFAULT_TT_BITS, SolveResult, solve
+from .search import DEFAULT_TT_BITS, SolveResult, default_workers, solve
 
 PROG = "parallel-mnk"
 
@@ -85,7 +85,8 @@ def _print_human(result: SolveResult, position: Position, out: TextIO) -> None:
 
 
 def _solve_one(spec: GameSpec, position: Position, args) -> SolveResult:
-    return solve(position, workers=args.workers, weak=args.weak, time_limit=args.time_limit, tt_bits=args.tt_bits)
+    return solve(position, workers=args.workers, weak=args.weak, time_limit=args.time_limit, tt_bits=args.tt_bits,
+                 split_depth=args.split_depth, progress=False if args.json or args.no_progress else None)
 
 
 def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
@@ -140,7 +141,11 @@ def build_parser() -> argparse.ArgumentParser:
                                    "or cells like 'b2,a1,c3'; '' is the empty board")
     p.add_argument("--board", help="board text, rows top to bottom: 'x.o/.x./...'")
     p.add_argument("--weak", action="store_true", help="only win/draw/loss (faster)")
-    p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="worker processes (default: the physical cores, here %d; 1 = serial)" % default_workers())
+    p.add_argument("--split-depth", type=int, default=None,
+                   help="plies of the parallel split (1 = plain root splitting; default: adaptive, 2-4)")
+    p.add_argument("--no-progress", action="store_true", help="no status line on stderr during long solves")
     p.add_argument("--time-limit", type=float, default=None, help="seconds; past it the answer is 'unknown'")
     p.add_argument("--tt-bits", type=int, default=DEFAULT_TT_BITS,
                    help=f"transposition table of 2**N entries of 8 bytes (default {DEFAULT_TT_BITS})")
@@ -157,8 +162,13 @@ def main(argv: Optional[list[str]] = None, stdin: TextIO = sys.stdin, stdout: Te
         parser.print_help(sys.stderr)
         return 2
     try:
-        if getattr(args, "workers", 1) is not None and args.workers < 1:
-            raise MnkError(f"--workers must be at least 1, got {args.workers}")
+        if hasattr(args, "workers"):
+            if args.workers is None:
+                args.workers = default_workers()
+            if args.workers < 1:
+                raise MnkError(f"--workers must be at least 1, got {args.workers}")
+            if args.split_depth is not None and not 1 <= args.split_depth <= 8:
+                raise MnkError(f"--split-depth must be between 1 and 8, got {args.split_depth}")
         if getattr(args, "time_limit", None) is not None and args.time_limit <= 0:
             raise MnkError(f"--time-limit must be positive, got {args.time_limit}")
         return args.func(args, stdin, stdout)
@@ -166,6 +176,8 @@ def main(argv: Optional[list[str]] = None, stdin: TextIO = sys.stdin, stdout: Te
         sys.stderr.write(f"{PROG}: error: {e}\n")
         return 2
     except KeyboardInterrupt:
+        from .parallel.pool import shutdown_pool
+        shutdown_pool()
         sys.stderr.write(f"{PROG}: interrupted\n")
         return 130
     except BrokenPipeError:

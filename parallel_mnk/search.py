@@ -7,6 +7,7 @@ thread so that a time limit or Ctrl-C can stop them through the control array.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -154,9 +155,10 @@ def principal_variation(search: Search, position: Position, score: int, weak: bo
     return pv
 
 
-def _run_abortable(fn, ctl: np.ndarray, time_limit: Optional[float]):
+def _run_abortable(fn, ctl: np.ndarray, time_limit: Optional[float], progress=None):
     """Run ``fn()`` (kernels without the GIL) in a thread; abort via ``ctl`` on
-    time-out or Ctrl-C. Returns ``(result, timed_out)``; re-raises Ctrl-C."""
+    time-out or Ctrl-C. ``progress()`` is called about twice a second while it
+    runs. Returns ``(result, timed_out)``; re-raises Ctrl-C."""
     box: dict = {}
 
     def target():
@@ -173,6 +175,8 @@ def _run_abortable(fn, ctl: np.ndarray, time_limit: Optional[float]):
         while thread.is_alive():
             wait = 0.1 if deadline is None else max(0.0, min(0.1, deadline - time.monotonic()))
             thread.join(wait)
+            if progress is not None and thread.is_alive():
+                progress()
             if deadline is not None and thread.is_alive() and time.monotonic() >= deadline:
                 ctl[L.CTL_ABORT] = 1
                 timed_out = True
@@ -186,9 +190,21 @@ def _run_abortable(fn, ctl: np.ndarray, time_limit: Optional[float]):
     return box.get("result"), timed_out
 
 
+def default_workers() -> int:
+    """Physical cores (psutil), bounded by the CPUs this process may use; at least 1."""
+    import psutil
+
+    physical = psutil.cpu_count(logical=False) or psutil.cpu_count() or 1
+    try:
+        usable = len(psutil.Process().cpu_affinity())
+    except (AttributeError, OSError):  # pragma: no cover - no affinity on this OS
+        usable = physical
+    return max(1, min(physical, usable))
+
+
 def solve(position: Position, workers: int = 1, weak: bool = False, time_limit: Optional[float] = None,
           tt_bits: int = DEFAULT_TT_BITS, pv: bool = True, split_depth: Optional[int] = None,
-          progress: Optional[bool] = None) -> SolveResult:
+          progress: Optional[bool] = None, serial_budget: Optional[int] = None) -> SolveResult:
     """Solve ``position`` for the side to move.
 
     ``workers``: 1 is this serial path; more uses the process pool. ``weak``:
@@ -197,7 +213,9 @@ def solve(position: Position, workers: int = 1, weak: bool = False, time_limit: 
     ``pv``: also compute the principal variation (best move is always computed).
     ``split_depth`` (parallel only): plies of the split tree (1 = plain root
     splitting); default adaptive. ``progress``: a status line on stderr (default:
-    when stderr is a terminal; parallel only).
+    when stderr is a terminal). ``serial_budget`` (parallel only):
+    nodes the coordinator tries alone before splitting (0: always split; default
+    ``parallel.pool.SERIAL_BUDGET``), so that easy positions pay no parallel overhead.
     """
     started = time.perf_counter()
     if position.is_game_over():
@@ -206,8 +224,10 @@ def solve(position: Position, workers: int = 1, weak: bool = False, time_limit: 
         raise MnkError(f"workers must be at least 1, got {workers}")
     if workers > 1:
         from .parallel.pool import solve_parallel
+        from .parallel.pool import SERIAL_BUDGET
         return solve_parallel(position, workers=workers, weak=weak, time_limit=time_limit, tt_bits=tt_bits, pv=pv,
-                              split_depth=split_depth, progress=progress)
+                              split_depth=split_depth, progress=progress,
+                              serial_budget=SERIAL_BUDGET if serial_budget is None else serial_budget)
 
     search = Search(position.spec, transposition_table(tt_bits))
     own, opp = position.stones()
@@ -225,7 +245,25 @@ def solve(position: Position, workers: int = 1, weak: bool = False, time_limit: 
             return None
         return score, line
 
-    result, timed_out = _run_abortable(run, search.ctl, time_limit)
+    show = sys.stderr.isatty() if progress is None else progress
+    report = None
+    if show:
+        last = [time.monotonic()]
+
+        def report():
+            now = time.monotonic()
+            if now - last[0] >= 0.5:
+                last[0] = now
+                elapsed = time.perf_counter() - started
+                sys.stderr.write(f"\rsolving: {search.nodes / 1e6:.1f} M nodes, "
+                                 f"{search.nodes / max(elapsed, 1e-9) / 1e6:.1f} M nodes/s, {elapsed:.1f} s   ")
+                sys.stderr.flush()
+    try:
+        result, timed_out = _run_abortable(run, search.ctl, time_limit, report)
+    finally:
+        if show:
+            sys.stderr.write("\r" + " " * 70 + "\r")
+            sys.stderr.flush()
     elapsed = time.perf_counter() - started
     stats = [WorkerStats(0, 1, search.nodes, time.process_time() - cpu0)]
     if result is None:

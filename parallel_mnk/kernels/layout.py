@@ -28,6 +28,7 @@ C_BOTTOM = 8         # mask of the bottom row (gravity)
 C_NODES = 9          # node counter (written by the search)
 C_ABORTED = 10       # set to 1 when the search was aborted; results are then void
 C_SALT = 11          # XORed into every table key (a new salt = a cleared table)
+C_NODE_LIMIT = 12    # abort once C_NODES reaches this (0: no limit); checked every 1024 nodes
 C_TASK_ID = 13       # id of the task being searched (0: none); see CTL_* below
 C_CTL_SLOT = 14      # this searcher's slots in ctl (abort id, then the live window)
 C_RESULT_KIND = 15   # kind of the last task-root result: 1 lower, 2 upper, 3 exact

@@ -27,7 +27,7 @@ from numba import njit
 
 from .bits import atomic_load, lowest_bit_index, popcount
 from .layout import (
-    C_ABORTED, C_BOARD, C_CELLS, C_COLS, C_CTL_SLOT, C_GRAVITY, C_NODES, C_RESULT_KIND, C_TASK_ID,
+    C_ABORTED, C_BOARD, C_CELLS, C_COLS, C_CTL_SLOT, C_GRAVITY, C_NODE_LIMIT, C_NODES, C_RESULT_KIND, C_TASK_ID,
     C_WEIGHT, CTL_ABORT, CTL_TASK_ABORT, MAX_CELLS, OFF_MOVES, OFF_SCORES, OFF_STATIC, TT_EXACT,
     TT_LOWER, TT_UPPER, WINDOW_BIAS,
 )
@@ -131,8 +131,12 @@ def pack_window(task_id, alpha, beta):
 
 @njit(inline="always", cache=True)
 def _poll_abort(ctx, ctl):
-    """True when the whole search or this searcher's current task must stop."""
+    """True when the whole search or this searcher's current task must stop, or
+    the node budget is spent."""
     if atomic_load(ctl, CTL_ABORT) != 0:
+        return True
+    limit = ctx[C_NODE_LIMIT]
+    if limit != ZERO and ctx[C_NODES] >= limit:
         return True
     task = np.int64(ctx[C_TASK_ID])
     return task != 0 and atomic_load(ctl, np.int64(ctx[C_CTL_SLOT]) + CTL_TASK_ABORT) == task
@@ -154,8 +158,8 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     task is abandoned as below). The kind of the result is left in
     ``ctx[C_RESULT_KIND]`` (1 lower bound, 2 upper bound, 3 exact).
 
-    Abort: when ``ctl[CTL_ABORT]`` becomes non-zero, or this searcher's task-abort
-    slot names its task, the search unwinds without storing anything, sets
+    Abort: when ``ctl[CTL_ABORT]`` becomes non-zero, this searcher's task-abort
+    slot names its task, or ``ctx[C_NODE_LIMIT]`` nodes are spent, the search unwinds without storing anything, sets
     ``ctx[C_ABORTED]`` and returns 0, which then means nothing.
     """
     nodes = ctx[C_NODES] + ONE

@@ -377,16 +377,21 @@ def default_split_depth(spec: GameSpec) -> int:
     return 2
 
 
+SERIAL_BUDGET = 1 << 15  # nodes (a few ms) tried serially before splitting
+
+
 def solve_parallel(position: Position, workers: int, weak: bool = False, time_limit: Optional[float] = None,
                    tt_bits: int = 22, pv: bool = True, split_depth: Optional[int] = None,
-                   progress: Optional[bool] = None) -> SolveResult:
+                   progress: Optional[bool] = None, serial_budget: int = SERIAL_BUDGET) -> SolveResult:
     """:func:`parallel_mnk.search.solve` on ``workers`` processes.
 
     The exact score comes from the same null-window tests as the serial path,
     each run as a split tree (``split_depth`` plies, default: 2, deeper until
     there are 16 tasks per worker, at most 4; 1 is plain root splitting without
     young-brothers-wait). The best move and line are then found by the
-    coordinator on the shared table.
+    coordinator on the shared table. A position solved within ``serial_budget``
+    nodes by the coordinator alone is not split at all (0: always split); the
+    table it filled is kept for the split.
     """
     started = time.perf_counter()
     if position.is_game_over():
@@ -427,6 +432,17 @@ def solve_parallel(position: Position, workers: int, weak: bool = False, time_li
         return value
 
     try:
+        if serial_budget:
+            # easy positions: a serial search with a node budget, on the shared table
+            coordinator.ctx[L.C_NODE_LIMIT] = serial_budget
+            score = coordinator.score(own, opp, ply, weak)
+            coordinator.ctx[L.C_NODE_LIMIT] = 0
+            if not coordinator.aborted:
+                cell = coordinator.best_cell(own, opp, ply, score, weak)
+                line = (principal_variation(coordinator, position, score, weak, cell) if pv
+                        else [position.move_of_cell(cell)])
+                return _result(spec, score, weak, line, coordinator, pool, cpu0, started, serial=True)
+            coordinator.ctx[L.C_ABORTED] = 0
         n, lo0, hi0 = _expand_kernel(coordinator.ctx, pool.tt, np.uint64(own), np.uint64(opp), ply, out)
         first_choice = int(out[0])  # an immediate win, or the best-ordered move (never worse than lo0)
         if n == 0:
@@ -461,17 +477,23 @@ def solve_parallel(position: Position, workers: int, weak: bool = False, time_li
         line = principal_variation(coordinator, position, score, weak, cell) if pv else [position.move_of_cell(cell)]
         if coordinator.aborted:
             raise SearchTimeout()
-        value, result_score = value_of_score(score), (None if weak else score)
+        return _result(spec, score, weak, line, coordinator, pool, cpu0, started)
     except SearchTimeout:
-        value, result_score, line = "unknown", None, []
+        return _result(spec, None, weak, [], coordinator, pool, cpu0, started)
     except KeyboardInterrupt:
         shutdown_pool()
         raise
     finally:
         if prog is not None:
             prog.finish()
-    stats = [WorkerStats(0, 0, coordinator.nodes, time.process_time() - cpu0, _peak_rss())]
+
+
+def _result(spec: GameSpec, score: Optional[int], weak: bool, line: list[int], coordinator: Search,
+            pool: WorkerPool, cpu0: float, started: float, serial: bool = False) -> SolveResult:
+    """The SolveResult of a parallel solve (``score`` None: unknown)."""
+    stats = [WorkerStats(0, 1 if serial else 0, coordinator.nodes, time.process_time() - cpu0, _peak_rss())]
     stats += [w.stats for w in pool.workers]
     nodes = sum(s.nodes for s in stats)
-    return SolveResult(spec, value, result_score, line[0] if line else None, line, nodes,
-                       time.perf_counter() - started, stats)
+    value = "unknown" if score is None else value_of_score(score)
+    return SolveResult(spec, value, None if (weak or score is None) else score, line[0] if line else None, line,
+                       nodes, time.perf_counter() - started, stats)

@@ -1,0 +1,4 @@
+"""``python -m parallel_mnk`` is ``parallel-mnk``."""
+from .cli import entry
+
+entry()
