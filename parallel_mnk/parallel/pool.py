@@ -23,6 +23,7 @@ import multiprocessing as mp
 import os
 import signal
 import sys
+import threading
 import time
 from multiprocessing.connection import wait
 from typing import Optional
@@ -47,13 +48,27 @@ class SearchTimeout(Exception):
     """The time limit ran out; the answer is unknown."""
 
 
-def _die_with_parent() -> None:
-    """Ask Linux to SIGKILL this process when its parent dies (no orphans)."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):  # pragma: no cover - not Linux
-        pass
+def _die_with_parent(parent_pid: int, use_pdeathsig: bool) -> None:
+    """Make sure this worker never outlives the coordinator.
+
+    PR_SET_PDEATHSIG (Linux) kills at once, but it fires when the *thread* that
+    forked us exits, so it is only asked for when the main thread forked. A
+    watchdog thread checks the parent every half second in every case (the
+    kernels release the GIL, so it runs during a search too).
+    """
+    if use_pdeathsig:
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):  # pragma: no cover - not Linux
+            pass
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
 
 
 def _peak_rss() -> int:
@@ -61,10 +76,10 @@ def _peak_rss() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def _worker_main(index: int, conn, tt_mem, ctl_mem, slot: int) -> None:
+def _worker_main(index: int, conn, tt_mem, ctl_mem, slot: int, parent_pid: int, use_pdeathsig: bool) -> None:
     """A worker: receive :class:`Task`, run the kernel, send :class:`TaskResult`."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C
-    _die_with_parent()
+    _die_with_parent(parent_pid, use_pdeathsig)
     tt = np.frombuffer(tt_mem, dtype=np.uint64)
     ctl = np.frombuffer(ctl_mem, dtype=np.int64)
     contexts: dict[tuple, np.ndarray] = {}
@@ -159,7 +174,9 @@ class WorkerPool:
     def _start(self, w: _Worker) -> None:
         t = time.perf_counter()
         parent_conn, child_conn = self._mp.Pipe()
-        proc = self._mp.Process(target=_worker_main, args=(w.index, child_conn, self._tt_mem, self._ctl_mem, w.slot),
+        main_thread = threading.current_thread() is threading.main_thread()
+        proc = self._mp.Process(target=_worker_main, args=(w.index, child_conn, self._tt_mem, self._ctl_mem, w.slot,
+                                                           os.getpid(), main_thread),
                                 name=f"parallel-mnk-worker-{w.index}", daemon=True)
         proc.start()
         child_conn.close()
@@ -221,23 +238,28 @@ class WorkerPool:
             self._drain(tree)
 
     def _dispatch(self, tree: SplitTree, spec: GameSpec, salt: int) -> None:
+        for w in self.workers:
+            if w.node is None and not w.process.is_alive():
+                self._worker_died(w)  # died while idle: start a new one
         idle = [w for w in self.workers if w.node is None]
         if not idle:
             return
         for node in tree.next_tasks():
             w = idle.pop(0)
             task_id = next(self._task_ids)
-            node.running = True
-            node.task_id = task_id
             task = Task(task_id, spec.cols, spec.rows, spec.k, spec.gravity, int(salt), node.own, node.opp,
                         node.ply, node.alpha, node.beta, node.path())
-            self.ctl[w.slot + L.CTL_TASK_ABORT] = 0
-            self.ctl[w.slot + L.CTL_LIVE_WINDOW] = _pack_window(task_id, node.alpha, node.beta)
-            w.node, w.task, w.window, w.abandon_sent = node, task, (node.alpha, node.beta), False
-            try:
-                w.conn.send(task)
-            except (OSError, BrokenPipeError):
-                self._worker_died(w)  # its task is handed out again
+            for attempt in range(2):
+                node.running = True
+                node.task_id = task_id
+                self.ctl[w.slot + L.CTL_TASK_ABORT] = 0
+                self.ctl[w.slot + L.CTL_LIVE_WINDOW] = _pack_window(task_id, node.alpha, node.beta)
+                w.node, w.task, w.window, w.abandon_sent = node, task, (node.alpha, node.beta), False
+                try:
+                    w.conn.send(task)
+                    break
+                except (OSError, BrokenPipeError):
+                    self._worker_died(w)  # restarts w; the task goes to the new process
             if not idle:
                 break
 
@@ -374,9 +396,11 @@ def shutdown_pool() -> None:
 
 
 def default_split_depth(spec: GameSpec) -> int:
-    return 2
+    """Plies always expanded; more are added while there are too few tasks."""
+    return 1
 
 
+PV_EXTRA = 4             # plies the leftmost path is split beyond the base depth
 SERIAL_BUDGET = 1 << 15  # nodes (a few ms) tried serially before splitting
 
 
@@ -386,8 +410,8 @@ def solve_parallel(position: Position, workers: int, weak: bool = False, time_li
     """:func:`parallel_mnk.search.solve` on ``workers`` processes.
 
     The exact score comes from the same null-window tests as the serial path,
-    each run as a split tree (``split_depth`` plies, default: 2, deeper until
-    there are 16 tasks per worker, at most 4; 1 is plain root splitting without
+    each run as a split tree (``split_depth`` plies, default: 1, deeper until
+    there are 8 tasks per worker, at most 4; 1 is plain root splitting without
     young-brothers-wait). The best move and line are then found by the
     coordinator on the shared table. A position solved within ``serial_budget``
     nodes by the coordinator alone is not split at all (0: always split); the
@@ -400,6 +424,7 @@ def solve_parallel(position: Position, workers: int, weak: bool = False, time_li
     pool = get_pool(workers, tt_bits)
     for w in pool.workers:
         w.stats = WorkerStats(w.index, 0, 0, 0.0)
+        w.restarts = 0  # the give-up limit is per solve
     salt = new_salt()
     coordinator = Search(spec, pool.tt, salt=salt)
     cpu0 = time.process_time()
@@ -421,8 +446,9 @@ def solve_parallel(position: Position, workers: int, weak: bool = False, time_li
     proven: list[tuple[int, int]] = []  # (proven lower bound through a root child, its cell)
 
     def window_search(alpha: int, beta: int, label: str) -> int:
-        tree = SplitTree(spec.cells, expander, own, opp, ply, alpha, beta, depth=depth, ybw=depth > 1,
-                         min_tasks=16 * workers if split_depth is None else 0)
+        tree = SplitTree(spec.cells, expander, own, opp, ply, alpha, beta, depth=depth, ybw=split_depth != 1,
+                         min_tasks=8 * workers if split_depth is None else 0,
+                         pv_extra=PV_EXTRA if split_depth is None else 0)
         if prog is not None:
             prog.label, prog.tree = label, tree
         value = pool.search_tree(tree, spec, int(salt), deadline, prog)

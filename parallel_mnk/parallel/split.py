@@ -117,9 +117,12 @@ class SplitTree:
 
     def __init__(self, cells: int, expander: Expander, own: int, opp: int, ply: int,
                  alpha: int, beta: int, depth: int, ybw: bool = True, min_tasks: int = 0,
-                 max_depth: int = 4) -> None:
+                 max_depth: int = 4, pv_extra: int = 0) -> None:
         """Expand ``depth`` plies; with ``min_tasks``, keep expanding one more ply
-        (up to ``max_depth``) while there are fewer tasks than that."""
+        (up to ``max_depth``) while there are fewer tasks than that. Then expand
+        the leftmost (best-ordered) path ``pv_extra`` plies further: in a search
+        with good ordering most of the work lies below it, and its siblings at
+        every level become tasks of their own (PV splitting)."""
         self.cells = cells
         self.expander = expander
         self.ybw = ybw
@@ -138,9 +141,24 @@ class SplitTree:
                 break
             frontier = nxt
             self.depth += 1
-        self.tasks_total = len(self._tasks(frontier)) if self.depth else 0
+        node = self.root
+        while node.children:
+            node = node.children[0]
+        for _ in range(pv_extra if self.depth else 0):
+            if node.static_lo >= node.static_hi:
+                break
+            self._expand(node)
+            if not node.children:
+                break
+            node = node.children[0]
+        self.tasks_total = self._count_tasks(self.root)
         self._combine_all(self.root)
         self.refresh()
+
+    def _count_tasks(self, node: Node) -> int:
+        if not node.children:
+            return int(node.is_task)
+        return sum(self._count_tasks(c) for c in node.children)
 
     @staticmethod
     def _tasks(nodes: list[Node]) -> list[Node]:
@@ -192,18 +210,24 @@ class SplitTree:
             raise ValueError(f"unknown result kind {kind}")
         if node.lo > node.hi:
             raise RuntimeError(f"inconsistent bounds at {node.path()}: {node.lo} > {node.hi}")
+        # windows below a node depend only on its window and bounds: refresh under
+        # the highest node whose bounds changed
+        top = node
         parent = node.parent
         while parent is not None and self._combine(parent):
+            top = parent
             parent = parent.parent
-        self.refresh()
+        self.refresh(top)
 
     # ------------------------------------------------------------ windows
-    def refresh(self) -> None:
-        """Recompute every node's window and whether it is still needed."""
-        root = self.root
-        root.alpha, root.beta = self.alpha0, self.beta0
-        root.needed = True
-        stack = [root]
+    def refresh(self, top: Optional[Node] = None) -> None:
+        """Recompute the windows (and whether they are needed) of the nodes below
+        ``top`` (default: the whole tree)."""
+        if top is None:
+            top = self.root
+            top.alpha, top.beta = self.alpha0, self.beta0
+            top.needed = True
+        stack = [top]
         while stack:
             node = stack.pop()
             a = max(node.alpha, node.lo)
