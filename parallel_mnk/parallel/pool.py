@@ -400,8 +400,8 @@ def default_split_depth(spec: GameSpec) -> int:
     return 1
 
 
-PV_EXTRA = 4             # plies the leftmost path is split beyond the base depth
-SERIAL_BUDGET = 1 << 15  # nodes (a few ms) tried serially before splitting
+PV_EXTRA = 0             # plies the leftmost path is split beyond the base depth
+SERIAL_BUDGET = 1 << 13  # nodes (about 2 ms) tried serially before splitting
 
 
 def solve_parallel(position: Position, workers: int, weak: bool = False, time_limit: Optional[float] = None,
