@@ -80,8 +80,9 @@ def _print_human(result: SolveResult, position: Position, out: TextIO) -> None:
         out.write(f"best move: {format_move(spec, result.best_move)}\n")
         out.write(f"best line: {' '.join(format_move(spec, m) for m in result.pv)}\n")
     rate = result.nodes / result.time_s if result.time_s > 0 else 0.0
-    out.write(f"nodes: {result.nodes:,}  time: {result.time_s:.3f} s  ({rate / 1e6:.2f} M nodes/s, "
-              f"{len(result.workers)} worker{'s' if len(result.workers) != 1 else ''})\n")
+    pool = len(result.workers) - 1  # entry 0 is this process (the serial search or the coordinator)
+    how = "1 process" if pool <= 0 else f"{pool} worker process{'es' if pool != 1 else ''} + coordinator"
+    out.write(f"nodes: {result.nodes:,}  time: {result.time_s:.3f} s  ({rate / 1e6:.2f} M nodes/s, {how})\n")
 
 
 def _solve_one(spec: GameSpec, position: Position, args) -> SolveResult:
