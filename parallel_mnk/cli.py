@@ -8,7 +8,7 @@ from typing import Optional, TextIO
 
 from .position import Position
 from .rules import PRESETS, GameSpec, MnkError, format_move, ply_of_score
-from .search import DEFAULT_TT_BITS, SolveResult, default_workers, solve
+from .search import DEFAULT_TT_BITS, SolveResult, default_workers, load_kernels, solve
 
 PROG = "parallel-mnk"
 
@@ -92,6 +92,7 @@ def _solve_one(spec: GameSpec, position: Position, args) -> SolveResult:
 
 def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
     spec = _spec_from_args(args)
+    startup = load_kernels()
     if args.moves is not None and args.board is not None:
         raise MnkError("give either --moves or --board, not both")
     if args.moves is not None or args.board is not None:
@@ -102,6 +103,8 @@ def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
             stdout.write(json.dumps(result.to_dict()) + "\n")
         else:
             _print_human(result, position, stdout)
+            if startup > 0:
+                stdout.write(f"(kernel start-up: {startup:.2f} s, not counted above)\n")
         return 0 if result.value != "unknown" else 3
     # one position per line on stdin, one result line each
     failures = 0

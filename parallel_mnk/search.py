@@ -202,6 +202,26 @@ def default_workers() -> int:
     return max(1, min(physical, usable))
 
 
+_kernels_ready = False
+
+
+def load_kernels() -> float:
+    """Compile the kernels, or load them from numba's cache, once per process.
+
+    Returns the seconds it took (0 once done), so that solve times never
+    include it.
+    """
+    global _kernels_ready
+    if _kernels_ready:
+        return 0.0
+    t = time.perf_counter()
+    search = Search(GameSpec(3, 3, 3), np.zeros(1 << 10, dtype=np.uint64))
+    score = search.score(0, 0, 0, False)
+    search.best_cell(0, 0, 0, score, False)
+    _kernels_ready = True
+    return time.perf_counter() - t
+
+
 def solve(position: Position, workers: int = 1, weak: bool = False, time_limit: Optional[float] = None,
           tt_bits: int = DEFAULT_TT_BITS, pv: bool = True, split_depth: Optional[int] = None,
           progress: Optional[bool] = None, serial_budget: Optional[int] = None) -> SolveResult:
@@ -217,6 +237,7 @@ def solve(position: Position, workers: int = 1, weak: bool = False, time_limit: 
     nodes the coordinator tries alone before splitting (0: always split; default
     ``parallel.pool.SERIAL_BUDGET``), so that easy positions pay no parallel overhead.
     """
+    load_kernels()
     started = time.perf_counter()
     if position.is_game_over():
         return terminal_result(position, started)
