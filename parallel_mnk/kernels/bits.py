@@ -1,5 +1,5 @@
 """Machine-level helpers numba does not expose: popcount, count trailing zeros,
-and atomic loads/stores on array elements (so a value another process writes to
+and an atomic load of an array element (so a value another process writes to
 shared memory is seen at once and the read is never hoisted out of a loop).
 """
 from numba import types
@@ -46,42 +46,5 @@ def atomic_load(typingctx, arr, idx):
     def codegen(context, builder, signature, args):
         ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1])
         return builder.load_atomic(ptr, "monotonic", arr.dtype.bitwidth // 8)
-
-    return sig, codegen
-
-
-@intrinsic
-def atomic_max(typingctx, arr, idx, value):
-    """Atomically ``arr[idx] = max(arr[idx], value)`` (signed); returns the old value."""
-    sig = arr.dtype(arr, types.intp, arr.dtype)
-
-    def codegen(context, builder, signature, args):
-        ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1])
-        return builder.atomic_rmw("max", ptr, args[2], "monotonic")
-
-    return sig, codegen
-
-
-@intrinsic
-def atomic_min(typingctx, arr, idx, value):
-    """Atomically ``arr[idx] = min(arr[idx], value)`` (signed); returns the old value."""
-    sig = arr.dtype(arr, types.intp, arr.dtype)
-
-    def codegen(context, builder, signature, args):
-        ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1])
-        return builder.atomic_rmw("min", ptr, args[2], "monotonic")
-
-    return sig, codegen
-
-
-@intrinsic
-def atomic_store(typingctx, arr, idx, value):
-    """``arr[idx] = value`` as a monotonic atomic store (never torn, never elided)."""
-    sig = types.void(arr, types.intp, arr.dtype)
-
-    def codegen(context, builder, signature, args):
-        ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1])
-        builder.store_atomic(args[2], ptr, "monotonic", arr.dtype.bitwidth // 8)
-        return context.get_dummy_value()
 
     return sig, codegen

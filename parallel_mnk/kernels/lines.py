@@ -9,7 +9,7 @@ from numba import njit
 
 from .bits import lowest_bit_index, popcount
 from .layout import (
-    C_COLS, C_BOTTOM, C_K, C_NLINES, C_BOARD, MAX_CELLS, OFF_LINES, OFF_PRE, OFF_SHIFT, OFF_TMP,
+    C_COLS, C_BOTTOM, C_K, C_ROWS, C_NLINES, C_BOARD, MAX_CELLS, OFF_LINES, OFF_PRE, OFF_SHIFT, OFF_TMP,
 )
 
 ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -45,15 +45,33 @@ def has_k_run(ctx, b):
 
 @njit(inline="always", cache=True)
 def _steps(ctx, b, d):
-    """The stones of ``b`` moved 1, 2, 3 and 4 cells along (f) and against (r) direction ``d``."""
+    """The stones of ``b`` moved 1 and 2 cells along (f) and against (r) direction ``d``.
+
+    The vertical direction (d = 1) needs no masks: a stone shifted off the top
+    or bottom leaves the word or lands on bits past the board, which the final
+    ``& empty`` of :func:`winning_cells` removes. Only call it for d = 1 when
+    rows >= k (then every shift j * cols, j < k, is below 64).
+    """
     fbase = OFF_PRE + (d * 2) * (MAX_CELLS + 1)
     rbase = fbase + MAX_CELLS + 1
     sbase = OFF_SHIFT + d * (MAX_CELLS + 1)
+    if d == 1:
+        return fbase, rbase, sbase, b << ctx[sbase + 1], b << ctx[sbase + 2], \
+            b >> ctx[sbase + 1], b >> ctx[sbase + 2]
     f1 = (b & ctx[fbase + 1]) << ctx[sbase + 1]
     f2 = (b & ctx[fbase + 2]) << ctx[sbase + 2]
     r1 = (b & ctx[rbase + 1]) >> ctx[sbase + 1]
     r2 = (b & ctx[rbase + 2]) >> ctx[sbase + 2]
     return fbase, rbase, sbase, f1, f2, r1, r2
+
+
+@njit(inline="always", cache=True)
+def _step(ctx, b, d, j, fbase, rbase, sbase):
+    """Stones of ``b`` moved ``j`` cells along and against ``d`` (no masks when vertical)."""
+    if d == 1:
+        s = ctx[sbase + j]
+        return b << s, b >> s
+    return (b & ctx[fbase + j]) << ctx[sbase + j], (b & ctx[rbase + j]) >> ctx[sbase + j]
 
 
 @njit(cache=True)
@@ -86,23 +104,27 @@ def winning_cells(ctx, b, empty):
     (f_i: a stone i cells before, r_i: i cells after).
     """
     k = np.int64(ctx[C_K])
+    vertical = np.int64(ctx[C_ROWS]) >= k  # else no vertical line exists (and _steps needs one)
     w = ZERO
     if k == 4:
         for d in range(4):
+            if d == 1 and not vertical:
+                continue
             fbase, rbase, sbase, f1, f2, r1, r2 = _steps(ctx, b, d)
-            f3 = (b & ctx[fbase + 3]) << ctx[sbase + 3]
-            r3 = (b & ctx[rbase + 3]) >> ctx[sbase + 3]
+            f3, r3 = _step(ctx, b, d, 3, fbase, rbase, sbase)
             w |= (f1 & f2 & (f3 | r1)) | (r1 & r2 & (f1 | r3))
     elif k == 5:
         for d in range(4):
+            if d == 1 and not vertical:
+                continue
             fbase, rbase, sbase, f1, f2, r1, r2 = _steps(ctx, b, d)
-            f3 = (b & ctx[fbase + 3]) << ctx[sbase + 3]
-            r3 = (b & ctx[rbase + 3]) >> ctx[sbase + 3]
-            f4 = (b & ctx[fbase + 4]) << ctx[sbase + 4]
-            r4 = (b & ctx[rbase + 4]) >> ctx[sbase + 4]
+            f3, r3 = _step(ctx, b, d, 3, fbase, rbase, sbase)
+            f4, r4 = _step(ctx, b, d, 4, fbase, rbase, sbase)
             w |= (f1 & f2 & ((f3 & (f4 | r1)) | (r1 & r2))) | (r1 & r2 & r3 & (f1 | r4))
     elif k == 3:
         for d in range(4):
+            if d == 1 and not vertical:
+                continue
             fbase, rbase, sbase, f1, f2, r1, r2 = _steps(ctx, b, d)
             w |= (f1 & (f2 | r1)) | (r1 & r2)
     else:

@@ -42,17 +42,20 @@ def search_window(ctx, tt, ctl, own, opp, ply, alpha, beta):
     ``v >= beta``: lower bound, else exact), without its preconditions: an
     immediate win is scored here. Sets the root hashes itself.
     """
-    cells = np.int64(ctx[C_CELLS])
-    if immediate_wins(ctx, own, opp) != ZERO:
-        return (cells + 1 - ply) // 2
-    if ply & 1 == 0:
-        set_root_hashes(ctx, own, opp, ply)
-    else:
-        set_root_hashes(ctx, opp, own, ply)
-    # exact argument types: a cached recursive kernel called with other types (a cast
-    # in the recursion) segfaults when loaded from the cache (numba issue 6713)
-    return negamax(ctx, tt, ctl, np.uint64(own), np.uint64(opp), np.int64(ply), np.int64(alpha), np.int64(beta),
-                   np.int64(-1))
+    return run_task(ctx, tt, ctl, own, opp, ply, alpha, beta, -1)
+
+
+@njit(inline="always", cache=True)
+def next_probe(lo, hi):
+    """The null-window test point for a score known to lie in ``[lo, hi]`` (lo < hi):
+    halve the interval, but probe near 0 first (as in Pons' solver), where
+    the tests are cheapest."""
+    med = lo + (hi - lo) // 2
+    if med <= 0 and lo // 2 < med:
+        med = lo // 2
+    elif med >= 0 and hi // 2 > med:
+        med = hi // 2
+    return med
 
 
 @njit(cache=True, nogil=True)
@@ -73,11 +76,7 @@ def solve_score(ctx, tt, ctl, own, opp, ply, weak):
     lo = -((cells - ply) // 2)
     hi = (cells + 1 - ply) // 2
     while lo < hi:
-        med = lo + (hi - lo) // 2
-        if med <= 0 and lo // 2 < med:
-            med = lo // 2
-        elif med >= 0 and hi // 2 > med:
-            med = hi // 2
+        med = next_probe(lo, hi)
         r = search_window(ctx, tt, ctl, own, opp, ply, med, med + 1)
         if ctx[C_ABORTED] != ZERO:
             return 0
@@ -200,5 +199,7 @@ def run_task(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
         set_root_hashes(ctx, own, opp, ply)
     else:
         set_root_hashes(ctx, opp, own, ply)
+    # exact argument types: a cached recursive kernel called with other types (a cast
+    # in the recursion) segfaults when loaded from the cache (numba issue 6713)
     return negamax(ctx, tt, ctl, np.uint64(own), np.uint64(opp), np.int64(ply), np.int64(alpha), np.int64(beta),
                    np.int64(live_slot))

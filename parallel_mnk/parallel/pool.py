@@ -34,6 +34,7 @@ import psutil
 from ..geometry import build_context
 from ..kernels import layout as L
 from ..kernels.root import expand as _expand_kernel
+from ..kernels.root import next_probe
 from ..kernels.root import run_task as _run_task_kernel
 from ..position import Position
 from ..rules import GameSpec, MnkError, value_of_score
@@ -480,11 +481,7 @@ def solve_parallel(position: Position, workers: int, weak: bool = False, time_li
             lo, hi = generic_bounds(spec.cells, ply)
             lo, hi = max(lo, int(lo0)), min(hi, int(hi0))
             while lo < hi:
-                med = lo + (hi - lo) // 2
-                if med <= 0 and lo // 2 < med:
-                    med = lo // 2
-                elif med >= 0 and hi // 2 > med:
-                    med = hi // 2
+                med = int(next_probe(lo, hi))
                 r = window_search(med, med + 1, f"score in [{lo},{hi}], testing > {med}")
                 if r <= med:
                     hi = r
