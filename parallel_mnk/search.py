@@ -86,6 +86,12 @@ def transposition_table(bits: int) -> np.ndarray:
     if not 10 <= bits <= 34:
         raise MnkError(f"table size 2**{bits} is out of range (2**10 .. 2**34 entries)")
     if bits not in _tables:
+        import psutil
+
+        need, avail = 8 << bits, psutil.virtual_memory().available
+        if need > avail:
+            raise MnkError(f"a table of 2**{bits} entries needs {need / 2**30:.1f} GiB, "
+                           f"only {avail / 2**30:.1f} GiB is available")
         _tables[bits] = np.zeros(1 << bits, dtype=np.uint64)
     return _tables[bits]
 

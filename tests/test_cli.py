@@ -280,3 +280,16 @@ def test_console_script_bad_argument():
     proc = subprocess.run([exe, "solve", "--cols", "three"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_table_bigger_than_memory_is_refused_up_front(workers, capsys):
+    import psutil
+
+    if psutil.virtual_memory().available > 8 << 34:
+        pytest.skip("this machine really has 128 GiB free")
+    code = main(["solve", "--game", "connect4", "--moves", "44", "--tt-bits", "34", "--workers", workers],
+                stdout=io.StringIO())
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "GiB" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
