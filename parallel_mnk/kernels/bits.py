@@ -1,9 +1,10 @@
 """Machine-level helpers numba does not expose: popcount, count trailing zeros,
-and an atomic load of an array element (so a value another process writes to
+a cache prefetch, and an atomic load of an array element (so a value another process writes to
 shared memory is seen at once and the read is never hoisted out of a loop).
 """
 from numba import types
 from numba.core import cgutils
+from llvmlite import ir
 from numba.core.extending import intrinsic
 
 
@@ -46,5 +47,22 @@ def atomic_load(typingctx, arr, idx):
     def codegen(context, builder, signature, args):
         ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1])
         return builder.load_atomic(ptr, "monotonic", arr.dtype.bitwidth // 8)
+
+    return sig, codegen
+
+
+@intrinsic
+def prefetch(typingctx, arr, idx):
+    """Hint the CPU to bring ``arr[idx]`` into the cache (LLVM prefetch, read, high locality)."""
+    sig = types.void(arr, types.intp)
+
+    def codegen(context, builder, signature, args):
+        ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1])
+        i8p = builder.bitcast(ptr, ir.IntType(8).as_pointer())
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p.type, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0i8")
+        builder.call(fn, [i8p, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
 
     return sig, codegen

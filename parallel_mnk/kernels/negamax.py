@@ -25,7 +25,7 @@ Pruning rules (each preserves the exact score):
 import numpy as np
 from numba import njit
 
-from .bits import atomic_load, lowest_bit_index, popcount
+from .bits import atomic_load, lowest_bit_index, popcount, prefetch
 from .layout import (
     C_ABORTED, C_BOARD, C_CELLS, C_COLS, C_CTL_SLOT, C_GRAVITY, C_NODE_LIMIT, C_NODES, C_RESULT_KIND, C_TASK_ID,
     C_WEIGHT, CTL_ABORT, CTL_TASK_ABORT, MAX_CELLS, OFF_MOVES, OFF_SCORES, OFF_STATIC, TT_EXACT,
@@ -37,6 +37,7 @@ from .table import canonical_key, probe, push_hashes, store
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
 ABORT_POLL_MASK = np.uint64(1023)
+PREFETCH_CHILDREN = 4
 
 
 @njit(cache=True)
@@ -208,6 +209,14 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     else:
         n = _order_moves(ctx, own, opp, cand, ply, tt_move, ctx[C_GRAVITY] != ZERO)
     player = ply & 1
+    if n > 1:
+        # start fetching the first children's table entries now (cutoffs come early):
+        # their probes then hit the cache
+        tt_mask = np.uint64(len(tt) - 1)
+        for i in range(min(n, PREFETCH_CHILDREN)):
+            push_hashes(ctx, ply, np.int64(ctx[mbase + i]), player)
+            child_key, _ = canonical_key(ctx, ply + 1)
+            prefetch(tt, np.int64(child_key & tt_mask))
     best = -1000
     best_move = -1
     best_exact = False
