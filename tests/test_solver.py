@@ -24,6 +24,21 @@ def warm_kernels():
     solve(Position(GameSpec(4, 3, 3, True)), weak=True)
 
 
+def play_random_until(pos: Position, rng: random.Random, stones: int) -> None:
+    """Push random moves that do not end the game until ``stones`` are on the board
+    (or every move would end it)."""
+    while pos.ply < stones:
+        moves = pos.legal_moves()
+        rng.shuffle(moves)
+        for m in moves:  # the first random move that does not end the game
+            pos.push(m)
+            if pos.outcome() is None:
+                break
+            pos.pop()
+        else:
+            return
+
+
 def sign(v: int) -> int:
     return (v > 0) - (v < 0)
 
@@ -168,16 +183,7 @@ def random_positions(spec: GameSpec, count: int, seed: int) -> list[list[int]]:
             break
         pos = Position(spec)
         target = rng.randint(min_stones, spec.cells - 1)
-        while pos.ply < target:
-            moves = pos.legal_moves()
-            rng.shuffle(moves)
-            for m in moves:  # the first random move that does not end the game
-                pos.push(m)
-                if pos.outcome() is None:
-                    break
-                pos.pop()
-            else:
-                break
+        play_random_until(pos, rng, target)
         if pos.ply >= min_stones and pos.outcome() is None:
             found.setdefault((pos.x, pos.o), list(pos.move_stack))
     return list(found.values())
@@ -283,16 +289,7 @@ def test_score_is_the_best_child_and_symmetric(spec, stones):
     failures = []
     for _ in range(6):
         pos = Position(spec)
-        while pos.ply < stones:
-            moves = pos.legal_moves()
-            rng.shuffle(moves)
-            for m in moves:
-                pos.push(m)
-                if pos.outcome() is None:
-                    break
-                pos.pop()
-            else:
-                break
+        play_random_until(pos, rng, stones)
         result = solve(pos, pv=False)
         best = None
         for m in pos.legal_moves():

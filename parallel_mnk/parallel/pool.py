@@ -396,12 +396,7 @@ def shutdown_pool() -> None:
         _pool = None
 
 
-def default_split_depth(spec: GameSpec) -> int:
-    """Plies always expanded; more are added while there are too few tasks."""
-    return 1
-
-
-PV_EXTRA = 0             # plies the leftmost path is split beyond the base depth
+DEFAULT_SPLIT_DEPTH = 1  # plies always split; more while there are under 8 tasks per worker
 SERIAL_BUDGET = 1 << 13  # nodes (about 2 ms) tried serially before splitting
 
 
@@ -440,7 +435,7 @@ def solve_parallel(position: Position, workers: int, weak: bool = False, time_li
 
     own, opp = position.stones()
     ply = position.ply
-    depth = split_depth if split_depth is not None else default_split_depth(spec)
+    depth = split_depth if split_depth is not None else DEFAULT_SPLIT_DEPTH
     if depth < 1:
         raise MnkError(f"split depth must be at least 1, got {depth}")
 
@@ -448,8 +443,7 @@ def solve_parallel(position: Position, workers: int, weak: bool = False, time_li
 
     def window_search(alpha: int, beta: int, label: str) -> int:
         tree = SplitTree(spec.cells, expander, own, opp, ply, alpha, beta, depth=depth, ybw=split_depth != 1,
-                         min_tasks=8 * workers if split_depth is None else 0,
-                         pv_extra=PV_EXTRA if split_depth is None else 0)
+                         min_tasks=8 * workers if split_depth is None else 0)
         if prog is not None:
             prog.label, prog.tree = label, tree
         value = pool.search_tree(tree, spec, int(salt), deadline, prog)

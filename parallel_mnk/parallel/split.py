@@ -117,12 +117,9 @@ class SplitTree:
 
     def __init__(self, cells: int, expander: Expander, own: int, opp: int, ply: int,
                  alpha: int, beta: int, depth: int, ybw: bool = True, min_tasks: int = 0,
-                 max_depth: int = 4, pv_extra: int = 0) -> None:
+                 max_depth: int = 4) -> None:
         """Expand ``depth`` plies; with ``min_tasks``, keep expanding one more ply
-        (up to ``max_depth``) while there are fewer tasks than that. Then expand
-        the leftmost (best-ordered) path ``pv_extra`` plies further: in a search
-        with good ordering most of the work lies below it, and its siblings at
-        every level become tasks of their own (PV splitting)."""
+        (up to ``max_depth``) while there are fewer tasks than that."""
         self.cells = cells
         self.expander = expander
         self.ybw = ybw
@@ -141,16 +138,6 @@ class SplitTree:
                 break
             frontier = nxt
             self.depth += 1
-        node = self.root
-        while node.children:
-            node = node.children[0]
-        for _ in range(pv_extra if self.depth else 0):
-            if node.static_lo >= node.static_hi:
-                break
-            self._expand(node)
-            if not node.children:
-                break
-            node = node.children[0]
         self.tasks_total = self._count_tasks(self.root)
         self._combine_all(self.root)
         self.refresh()
