@@ -7,6 +7,7 @@ thread so that a time limit or Ctrl-C can stop them through the control array.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import threading
 import time
@@ -22,7 +23,7 @@ from .kernels.root import solve_score as _solve_score_kernel
 from .position import Position
 from .rules import GameSpec, MnkError, format_move, value_of_score
 
-DEFAULT_TT_BITS = 22  # 4 Mi entries, 32 MiB
+DEFAULT_TT_BITS = 22  # a fixed small table (32 MiB) for callers that want one; solve() defaults to default_tt_bits()
 
 
 @dataclass
@@ -60,6 +61,7 @@ class SolveResult:
     time_s: float
     workers: list[WorkerStats] = field(default_factory=list)
     terminal: bool = False
+    checkpoint: Optional[dict] = None  # journal figures of a solve with a checkpoint
 
     def to_dict(self) -> dict:
         """The JSON form of DESIGN.md (moves in the input's notation)."""
@@ -71,11 +73,80 @@ class SolveResult:
             "nodes": self.nodes,
             "workers": [w.to_dict() for w in self.workers],
             "time_s": round(self.time_s, 6),
+            **({} if self.checkpoint is None else {"checkpoint": self.checkpoint}),
         }
 
 
 # ------------------------------------------------------------------ tables
 _tables: dict[int, np.ndarray] = {}
+
+MIN_TT_BITS, MAX_TT_BITS = 10, 34
+DEFAULT_TT_CAP = 256 << 20  # bytes; see default_tt_bits
+
+
+def parse_size(text: str) -> int:
+    """Bytes of a size such as ``512M``, ``2G``, ``1.5g``, ``64KiB`` or ``1048576``
+    (binary units: K = 1024; a B or iB suffix is allowed)."""
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([kmgt]?)(i?b)?\s*", str(text).lower())
+    if m is None or (m.group(3) == "ib" and not m.group(2)):
+        raise MnkError(f"bad size {text!r}: give bytes or a number with K, M, G or T (binary units), "
+                       "like 512M or 2G")
+    value = float(m.group(1)) * (1 << (10 * "_kmgt".index(m.group(2) or "_")))
+    if not 0 < value < 2**62:
+        raise MnkError(f"bad size {text!r}: it must be positive")
+    return int(value)
+
+
+def check_table_memory(bits: int, what: str = "a table") -> None:
+    """Refuse (MnkError) a table of ``2**bits`` entries that is out of range or
+    bigger than the memory available now."""
+    if not MIN_TT_BITS <= bits <= MAX_TT_BITS:
+        raise MnkError(f"table size 2**{bits} is out of range (2**{MIN_TT_BITS} .. 2**{MAX_TT_BITS} entries)")
+    import psutil
+
+    need, avail = 8 << bits, psutil.virtual_memory().available
+    if need > avail:
+        raise MnkError(f"{what} of 2**{bits} entries needs {need / 2**30:.1f} GiB, "
+                       f"only {avail / 2**30:.1f} GiB is available")
+
+
+def tt_bits_for_size(size) -> int:
+    """Table bits for ``size`` (bytes, or a string for :func:`parse_size`): the
+    largest power-of-two count of 8-byte entries that fits in it (at most
+    2**MAX_TT_BITS). Asking for more than the available memory is refused."""
+    import psutil
+
+    nbytes = parse_size(size) if isinstance(size, str) else int(size)
+    if nbytes < 8 << MIN_TT_BITS:
+        raise MnkError(f"table size {nbytes} bytes is too small (at least {(8 << MIN_TT_BITS) // 1024} KiB)")
+    avail = psutil.virtual_memory().available
+    if nbytes > avail:
+        raise MnkError(f"a table of {nbytes / 2**30:.2f} GiB was asked for, only {avail / 2**30:.1f} GiB "
+                       "of memory is available")
+    return min(MAX_TT_BITS, (nbytes // 8).bit_length() - 1)
+
+
+def default_tt_bits() -> int:
+    """The default table: the largest power of two fitting in a quarter of the
+    available memory, at most ``DEFAULT_TT_CAP`` (256 MiB, 2**25 entries).
+
+    Not bigger because first touches of a table's pages cost (about 15 us per
+    4 KiB page here): a medium search touching most pages of a 1 GiB table
+    spends seconds in page faults, while long searches gain from size (give
+    ``--tt-size``)."""
+    import psutil
+
+    budget = min(psutil.virtual_memory().available // 4, DEFAULT_TT_CAP)
+    return max(MIN_TT_BITS, min(MAX_TT_BITS, (budget // 8).bit_length() - 1))
+
+
+def resolve_tt_bits(tt_bits: Optional[int] = None, tt_size=None) -> int:
+    """The table bits of a solve: ``tt_bits``, or from ``tt_size``, or the default."""
+    if tt_bits is not None and tt_size is not None:
+        raise MnkError("give the table size either as tt_bits or as tt_size, not both")
+    if tt_size is not None:
+        return tt_bits_for_size(tt_size)
+    return default_tt_bits() if tt_bits is None else tt_bits
 
 
 def transposition_table(bits: int) -> np.ndarray:
@@ -83,15 +154,8 @@ def transposition_table(bits: int) -> np.ndarray:
 
     Each solve salts its keys afresh, which is as good as clearing the table.
     """
-    if not 10 <= bits <= 34:
-        raise MnkError(f"table size 2**{bits} is out of range (2**10 .. 2**34 entries)")
     if bits not in _tables:
-        import psutil
-
-        need, avail = 8 << bits, psutil.virtual_memory().available
-        if need > avail:
-            raise MnkError(f"a table of 2**{bits} entries needs {need / 2**30:.1f} GiB, "
-                           f"only {avail / 2**30:.1f} GiB is available")
+        check_table_memory(bits)
         _tables[bits] = np.zeros(1 << bits, dtype=np.uint64)
     return _tables[bits]
 
@@ -229,19 +293,28 @@ def load_kernels() -> float:
 
 
 def solve(position: Position, workers: int = 1, weak: bool = False, time_limit: Optional[float] = None,
-          tt_bits: int = DEFAULT_TT_BITS, pv: bool = True, split_depth: Optional[int] = None,
-          progress: Optional[bool] = None, serial_budget: Optional[int] = None) -> SolveResult:
+          tt_bits: Optional[int] = None, pv: bool = True, split_depth: Optional[int] = None,
+          progress: Optional[bool] = None, serial_budget: Optional[int] = None, tt_size=None,
+          backend: str = "process", address: Optional[str] = None, checkpoint=None) -> SolveResult:
     """Solve ``position`` for the side to move.
 
     ``workers``: 1 is this serial path; more uses the process pool. ``weak``:
     only win/draw/loss (faster). ``time_limit`` (seconds): past it the answer is
-    ``unknown``, never a guess. ``tt_bits``: log2 of the table's entry count.
+    ``unknown``, never a guess. ``tt_bits``: log2 of the table's entry count, or
+    ``tt_size``: bytes (or a string like ``"2G"``), the largest power of two of
+    8-byte entries that fits; default :func:`default_tt_bits`.
     ``pv``: also compute the principal variation (best move is always computed).
     ``split_depth`` (parallel only): plies of the split tree (1 = plain root
     splitting); default adaptive. ``progress``: a status line on stderr (default:
     when stderr is a terminal). ``serial_budget`` (parallel only):
     nodes the coordinator tries alone before splitting (0: always split; default
     ``parallel.pool.SERIAL_BUDGET``), so that easy positions pay no parallel overhead.
+    ``backend``: ``"process"`` (forked workers on this machine) or ``"ray"``
+    (the same tasks as Ray tasks, :mod:`parallel_mnk.parallel.cluster`;
+    ``address`` of a running cluster, default a local Ray with ``workers`` CPUs;
+    always the parallel path, even with one worker). ``checkpoint``: a file
+    (SQLite journal, :mod:`parallel_mnk.parallel.checkpoint`) of finished tasks;
+    the same solve run again resumes from it (always the parallel path).
     """
     load_kernels()
     started = time.perf_counter()
@@ -249,12 +322,17 @@ def solve(position: Position, workers: int = 1, weak: bool = False, time_limit: 
         return terminal_result(position, started)
     if workers is None or workers < 1:
         raise MnkError(f"workers must be at least 1, got {workers}")
-    if workers > 1:
-        from .parallel.pool import solve_parallel
-        from .parallel.pool import SERIAL_BUDGET
+    if backend not in ("process", "ray"):
+        raise MnkError(f"unknown backend {backend!r} (process or ray)")
+    if address is not None and backend != "ray":
+        raise MnkError("an address is only for the ray backend")
+    tt_bits = resolve_tt_bits(tt_bits, tt_size)
+    if workers > 1 or backend != "process" or checkpoint is not None:
+        from .parallel.pool import SERIAL_BUDGET, solve_parallel
         return solve_parallel(position, workers=workers, weak=weak, time_limit=time_limit, tt_bits=tt_bits, pv=pv,
                               split_depth=split_depth, progress=progress,
-                              serial_budget=SERIAL_BUDGET if serial_budget is None else serial_budget)
+                              serial_budget=SERIAL_BUDGET if serial_budget is None else serial_budget,
+                              backend=backend, address=address, checkpoint=checkpoint)
 
     search = Search(position.spec, transposition_table(tt_bits))
     own, opp = position.stones()

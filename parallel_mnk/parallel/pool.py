@@ -10,7 +10,12 @@ windows in shared memory, and the coordinator that combines the results.
   first task costs no compilation. The start method is set explicitly.
 * Scheduling: :class:`~parallel_mnk.parallel.split.SplitTree` says which tasks
   are needed and in which order; the coordinator hands one to each idle worker,
-  records results, rewrites live windows and abandons tasks nobody needs.
+  records results, rewrites live windows and abandons tasks nobody needs. That
+  loop is :class:`Coordinator`, shared with the Ray backend
+  (:mod:`parallel_mnk.parallel.cluster`): a backend only says how a task is
+  started, how results come back and how a live window or an abandon reaches a
+  running task. :func:`solve_parallel` (probes, best move, line, the optional
+  checkpoint journal) is the same for both.
 * Faults: a worker that dies has its task run again by a fresh worker (a few
   times at most, then a clear error); Ctrl-C and time limits stop every worker
   through the shared abort word; workers die with the coordinator (PDEATHSIG).
@@ -29,7 +34,6 @@ from multiprocessing.connection import wait
 from typing import Optional
 
 import numpy as np
-import psutil
 
 from ..geometry import build_context
 from ..kernels import layout as L
@@ -38,7 +42,8 @@ from ..kernels.root import next_probe
 from ..kernels.root import run_task as _run_task_kernel
 from ..position import Position
 from ..rules import GameSpec, MnkError, value_of_score
-from ..search import (SolveResult, Search, WorkerStats, new_salt, principal_variation, terminal_result)
+from ..search import (SolveResult, Search, WorkerStats, check_table_memory, new_salt, principal_variation,
+                      terminal_result)
 from .split import SplitTree, Task, TaskResult, generic_bounds
 
 START_METHOD = "fork"      # workers inherit the compiled kernels and the shared memory
@@ -77,6 +82,26 @@ def _peak_rss() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
+def run_task_here(task: Task, index: int, slot: int, tt: np.ndarray, ctl: np.ndarray,
+                  contexts: dict[tuple, np.ndarray]) -> TaskResult:
+    """Run one :class:`Task` with the kernel in this process, as worker ``index``
+    whose control words start at ``ctl[slot]`` (worker side of every backend)."""
+    key = (task.cols, task.rows, task.k, task.gravity)
+    ctx = contexts.get(key)
+    if ctx is None:
+        ctx = contexts[key] = build_context(GameSpec(*key))
+    ctx[L.C_SALT] = np.uint64(task.salt)
+    ctx[L.C_TASK_ID] = np.uint64(task.task_id)
+    ctx[L.C_CTL_SLOT] = np.uint64(slot)
+    ctx[L.C_ABORTED] = 0
+    ctx[L.C_NODES] = 0
+    cpu = time.process_time()
+    value = _run_task_kernel(ctx, tt, ctl, np.uint64(task.own), np.uint64(task.opp), task.ply,
+                             task.alpha, task.beta, slot + L.CTL_LIVE_WINDOW)
+    return TaskResult(task.task_id, index, int(value), int(ctx[L.C_RESULT_KIND]), bool(ctx[L.C_ABORTED]),
+                      int(ctx[L.C_NODES]), time.process_time() - cpu, _peak_rss())
+
+
 def _worker_main(index: int, conn, tt_mem, ctl_mem, slot: int, parent_pid: int, use_pdeathsig: bool) -> None:
     """A worker: receive :class:`Task`, run the kernel, send :class:`TaskResult`."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C
@@ -91,41 +116,38 @@ def _worker_main(index: int, conn, tt_mem, ctl_mem, slot: int, parent_pid: int, 
             return
         if task is None:
             return
-        key = (task.cols, task.rows, task.k, task.gravity)
-        ctx = contexts.get(key)
-        if ctx is None:
-            ctx = contexts[key] = build_context(GameSpec(*key))
-        ctx[L.C_SALT] = np.uint64(task.salt)
-        ctx[L.C_TASK_ID] = np.uint64(task.task_id)
-        ctx[L.C_CTL_SLOT] = np.uint64(slot)
-        ctx[L.C_ABORTED] = 0
-        ctx[L.C_NODES] = 0
-        cpu = time.process_time()
-        value = _run_task_kernel(ctx, tt, ctl, np.uint64(task.own), np.uint64(task.opp), task.ply,
-                                 task.alpha, task.beta, slot + L.CTL_LIVE_WINDOW)
-        conn.send(TaskResult(task.task_id, index, int(value), int(ctx[L.C_RESULT_KIND]), bool(ctx[L.C_ABORTED]),
-                             int(ctx[L.C_NODES]), time.process_time() - cpu, _peak_rss()))
+        conn.send(run_task_here(task, index, slot, tt, ctl, contexts))
 
 
 def _pack_window(task_id: int, alpha: int, beta: int) -> int:
     return (task_id << 32) | ((alpha + L.WINDOW_BIAS) << 16) | (beta + L.WINDOW_BIAS)
 
 
-class _Worker:
-    __slots__ = ("index", "process", "conn", "slot", "node", "task", "abandon_sent", "window",
-                 "restarts", "stats", "started_s")
+class Slot:
+    """One worker as the coordinator sees it: the task it runs and what it did."""
 
-    def __init__(self, index: int, slot: int) -> None:
+    __slots__ = ("index", "node", "task", "window", "abandon_sent", "restarts", "stats")
+
+    def __init__(self, index: int) -> None:
         self.index = index
-        self.slot = slot
-        self.process = None
-        self.conn = None
         self.node = None
         self.task: Optional[Task] = None
         self.abandon_sent = False
         self.window: Optional[tuple[int, int]] = None
         self.restarts = 0
         self.stats = WorkerStats(index, 0, 0, 0.0)
+
+
+class _Worker(Slot):
+    """A forked worker process of the pool."""
+
+    __slots__ = ("process", "conn", "slot", "started_s")
+
+    def __init__(self, index: int, slot: int) -> None:
+        super().__init__(index)
+        self.slot = slot
+        self.process = None
+        self.conn = None
         self.started_s = 0.0
 
 
@@ -140,24 +162,169 @@ def warm_up_kernels() -> None:
     search.best_cell(0, 0, 0, 0, False)
 
 
-class WorkerPool:
+class Coordinator:
+    """The coordinator's side of a backend: ``n`` worker slots, the table the
+    coordinator searches (``tt``, ``2**tt_bits`` entries), and the loop that runs
+    a split tree's tasks on the slots (:meth:`search_tree`).
+
+    A backend fills in how a task starts (:meth:`_start_task`), how results
+    and deaths come back (:meth:`_collect`, which calls :meth:`_record` and
+    :meth:`_lost`), and how a live window or an abandon reaches a running task
+    (:meth:`_set_window`, :meth:`_abandon`, then :meth:`_flush`).
+    ``journal`` (a :class:`~parallel_mnk.parallel.checkpoint.Checkpoint`, set
+    for one solve) sees every task handed out and every result.
+    """
+
+    name = "?"
+    n: int
+    tt_bits: int
+    tt: np.ndarray
+    workers: list
+    closed = False
+    journal = None
+    _task_ids = itertools.count(1)
+
+    # ------------------------------------------------------------ backend hooks
+    def _begin(self) -> None:
+        """Before a tree: clear a previous stop."""
+
+    def _revive_idle(self) -> None:
+        """Before dispatching: replace idle workers that died."""
+
+    def _start_task(self, w: Slot, node, task: Task) -> None:
+        raise NotImplementedError
+
+    def _collect(self, tree: Optional[SplitTree], timeout: float) -> None:
+        raise NotImplementedError
+
+    def _set_window(self, w: Slot, window: tuple[int, int]) -> None:
+        raise NotImplementedError
+
+    def _abandon(self, w: Slot) -> None:
+        raise NotImplementedError
+
+    def _flush(self) -> None:
+        """Send what :meth:`_set_window` and :meth:`_abandon` queued."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ------------------------------------------------------------ one window search
+    def search_tree(self, tree: SplitTree, spec: GameSpec, salt: int, deadline: Optional[float],
+                    progress: Optional["Progress"] = None) -> int:
+        """Run the tasks of ``tree`` until its root is settled; returns the root's value."""
+        self._begin()
+        try:
+            while not tree.done:
+                self._dispatch(tree, spec, salt)
+                busy = [w for w in self.workers if w.node is not None]
+                if not busy:
+                    raise RuntimeError("internal error: the split tree has no task to run but is not settled")
+                self._collect(tree, timeout=0.1)
+                self._update_live(tree)
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise SearchTimeout()
+                if progress is not None:
+                    progress.update(self)
+            return tree.result()
+        finally:
+            self._drain(tree)
+
+    def _assign(self, w: Slot, node, task: Task) -> None:
+        node.running = True
+        node.task_id = task.task_id
+        w.node, w.task, w.window, w.abandon_sent = node, task, (task.alpha, task.beta), False
+
+    def _dispatch(self, tree: SplitTree, spec: GameSpec, salt: int) -> None:
+        self._revive_idle()
+        idle = [w for w in self.workers if w.node is None]
+        if not idle:
+            return
+        for node in tree.next_tasks():
+            w = idle.pop(0)
+            task = Task(next(self._task_ids), spec.cols, spec.rows, spec.k, spec.gravity, int(salt), node.own,
+                        node.opp, node.ply, node.alpha, node.beta, node.path())
+            if self.journal is not None:
+                self.journal.handed_out(tree, task)
+            self._start_task(w, node, task)
+            if not idle:
+                break
+
+    def _record(self, w: Slot, result: TaskResult, tree: Optional[SplitTree]) -> None:
+        node, task = w.node, w.task
+        w.node = w.task = None
+        if node is None or result.task_id != node.task_id:
+            return
+        node.running = False
+        st = w.stats
+        st.tasks += 1
+        st.nodes += result.nodes
+        st.cpu_s += result.cpu_s
+        st.peak_rss = max(st.peak_rss, result.peak_rss)
+        if not result.abandoned and tree is not None:
+            tree.record(node, result.value, result.kind)
+            if self.journal is not None:
+                self.journal.task_done(tree, task, result)
+
+    def _lost(self, w: Slot, how: str) -> bool:
+        """Worker ``w`` died (``how``): its task goes back to the tree. False when
+        the backend is closing; raises after too many deaths in one solve."""
+        node = w.node
+        if node is not None:
+            node.running = False  # handed out again by the next dispatch
+        w.node = w.task = None
+        if self.closed:
+            return False
+        w.restarts += 1
+        if w.restarts > MAX_RESTARTS_PER_WORKER:
+            raise MnkError(f"worker {w.index} died {w.restarts} times (last: {how}); giving up "
+                           "(out of memory? try a smaller --tt-size or fewer --workers)")
+        return True
+
+    def _update_live(self, tree: SplitTree) -> None:
+        for w in self.workers:
+            node = w.node
+            if node is None or w.abandon_sent:
+                continue
+            window = tree.live_window(node)
+            if window is None:
+                self._abandon(w)
+                w.abandon_sent = True
+            elif window != w.window:
+                self._set_window(w, window)
+                w.window = window
+        self._flush()
+
+    def _drain(self, tree: SplitTree) -> None:
+        """Abandon every running task and wait for the workers to report."""
+        for w in self.workers:
+            if w.node is not None:
+                self._abandon(w)
+        self._flush()
+        while any(w.node is not None for w in self.workers):
+            self._collect(None, timeout=0.5)
+
+
+class WorkerPool(Coordinator):
     """``workers`` forked processes sharing one table of ``2**tt_bits`` entries."""
+
+    name = "process"
 
     def __init__(self, workers: int, tt_bits: int) -> None:
         import mmap
 
         if workers < 1:
             raise MnkError(f"workers must be at least 1, got {workers}")
-        if not 10 <= tt_bits <= 34:
-            raise MnkError(f"table size 2**{tt_bits} is out of range (2**10 .. 2**34 entries)")
-        need = (8 << tt_bits)
-        avail = psutil.virtual_memory().available
-        if need > avail:
-            raise MnkError(f"a table of 2**{tt_bits} entries needs {need / 2**30:.1f} GiB, "
-                           f"only {avail / 2**30:.1f} GiB is available")
+        check_table_memory(tt_bits, "a shared table")
         self.n = workers
         self.tt_bits = tt_bits
-        self._tt_mem = mmap.mmap(-1, need)
+        self._tt_mem = mmap.mmap(-1, 8 << tt_bits)
         self.tt = np.frombuffer(self._tt_mem, dtype=np.uint64)
         ctl_words = L.CTL_WORKERS + L.CTL_PER_WORKER * (workers + 1)
         self._ctl_mem = mmap.mmap(-1, 8 * ctl_words)
@@ -168,7 +335,6 @@ class WorkerPool:
         self.start_times: list[float] = []
         for w in self.workers:
             self._start(w)
-        self._task_ids = itertools.count(1)
         self.closed = False
 
     # ------------------------------------------------------------ processes
@@ -211,58 +377,25 @@ class WorkerPool:
     def pids(self) -> list[int]:
         return [w.process.pid for w in self.workers if w.process is not None]
 
-    def __enter__(self) -> "WorkerPool":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    # ------------------------------------------------------------ one window search
-    def search_tree(self, tree: SplitTree, spec: GameSpec, salt: int, deadline: Optional[float],
-                    progress: Optional["Progress"] = None) -> int:
-        """Run the tasks of ``tree`` until its root is settled; returns the root's value."""
+    # ------------------------------------------------------------ the backend hooks
+    def _begin(self) -> None:
         self.ctl[L.CTL_ABORT] = 0
-        try:
-            while not tree.done:
-                self._dispatch(tree, spec, salt)
-                busy = [w for w in self.workers if w.node is not None]
-                if not busy:
-                    raise RuntimeError("internal error: the split tree has no task to run but is not settled")
-                self._collect(tree, timeout=0.1)
-                self._update_live(tree)
-                if deadline is not None and time.monotonic() >= deadline:
-                    raise SearchTimeout()
-                if progress is not None:
-                    progress.update(self)
-            return tree.result()
-        finally:
-            self._drain(tree)
 
-    def _dispatch(self, tree: SplitTree, spec: GameSpec, salt: int) -> None:
+    def _revive_idle(self) -> None:
         for w in self.workers:
             if w.node is None and not w.process.is_alive():
                 self._worker_died(w)  # died while idle: start a new one
-        idle = [w for w in self.workers if w.node is None]
-        if not idle:
-            return
-        for node in tree.next_tasks():
-            w = idle.pop(0)
-            task_id = next(self._task_ids)
-            task = Task(task_id, spec.cols, spec.rows, spec.k, spec.gravity, int(salt), node.own, node.opp,
-                        node.ply, node.alpha, node.beta, node.path())
-            for attempt in range(2):
-                node.running = True
-                node.task_id = task_id
-                self.ctl[w.slot + L.CTL_TASK_ABORT] = 0
-                self.ctl[w.slot + L.CTL_LIVE_WINDOW] = _pack_window(task_id, node.alpha, node.beta)
-                w.node, w.task, w.window, w.abandon_sent = node, task, (node.alpha, node.beta), False
-                try:
-                    w.conn.send(task)
-                    break
-                except (OSError, BrokenPipeError):
-                    self._worker_died(w)  # restarts w; the task goes to the new process
-            if not idle:
-                break
+
+    def _start_task(self, w: _Worker, node, task: Task) -> None:
+        for attempt in range(2):
+            self._assign(w, node, task)
+            self.ctl[w.slot + L.CTL_TASK_ABORT] = 0
+            self.ctl[w.slot + L.CTL_LIVE_WINDOW] = _pack_window(task.task_id, task.alpha, task.beta)
+            try:
+                w.conn.send(task)
+                return
+            except (OSError, BrokenPipeError):
+                self._worker_died(w)  # restarts w; the task goes to the new process
 
     def _collect(self, tree: Optional[SplitTree], timeout: float) -> None:
         conns = {w.conn: w for w in self.workers if w.node is not None}
@@ -286,33 +419,11 @@ class WorkerPool:
                 if not w.process.is_alive():
                     self._worker_died(w)
 
-    def _record(self, w: _Worker, result: TaskResult, tree: Optional[SplitTree]) -> None:
-        node = w.node
-        w.node = w.task = None
-        if node is None or result.task_id != node.task_id:
-            return
-        node.running = False
-        st = w.stats
-        st.tasks += 1
-        st.nodes += result.nodes
-        st.cpu_s += result.cpu_s
-        st.peak_rss = max(st.peak_rss, result.peak_rss)
-        if not result.abandoned and tree is not None:
-            tree.record(node, result.value, result.kind)
-
     def _worker_died(self, w: _Worker) -> None:
         code = w.process.exitcode if w.process is not None else None
-        node = w.node
-        if node is not None:
-            node.running = False  # handed out again by the next dispatch
-        w.node = w.task = None
-        if self.closed:
+        how = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+        if not self._lost(w, how):
             return
-        w.restarts += 1
-        if w.restarts > MAX_RESTARTS_PER_WORKER:
-            how = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
-            raise MnkError(f"worker {w.index} died {w.restarts} times (last: {how}); giving up "
-                           "(out of memory? try a smaller --tt-bits or fewer --workers)")
         try:
             w.conn.close()
         except OSError:
@@ -321,26 +432,11 @@ class WorkerPool:
             w.process.join(0.1)
         self._start(w)
 
-    def _update_live(self, tree: SplitTree) -> None:
-        for w in self.workers:
-            node = w.node
-            if node is None or w.abandon_sent:
-                continue
-            window = tree.live_window(node)
-            if window is None:
-                self.ctl[w.slot + L.CTL_TASK_ABORT] = node.task_id
-                w.abandon_sent = True
-            elif window != w.window:
-                self.ctl[w.slot + L.CTL_LIVE_WINDOW] = _pack_window(node.task_id, *window)
-                w.window = window
+    def _set_window(self, w: _Worker, window: tuple[int, int]) -> None:
+        self.ctl[w.slot + L.CTL_LIVE_WINDOW] = _pack_window(w.node.task_id, *window)
 
-    def _drain(self, tree: SplitTree) -> None:
-        """Abandon every running task and wait for the workers to report."""
-        for w in self.workers:
-            if w.node is not None:
-                self.ctl[w.slot + L.CTL_TASK_ABORT] = w.node.task_id
-        while any(w.node is not None for w in self.workers):
-            self._collect(None, timeout=0.5)
+    def _abandon(self, w: _Worker) -> None:
+        self.ctl[w.slot + L.CTL_TASK_ABORT] = w.node.task_id
 
 
 class Progress:
@@ -353,7 +449,7 @@ class Progress:
         self.label = ""
         self.tree: Optional[SplitTree] = None
 
-    def update(self, pool: WorkerPool, force: bool = False) -> None:
+    def update(self, pool: Coordinator, force: bool = False) -> None:
         now = time.monotonic()
         if not force and now - self.last < 0.5:
             return
@@ -388,12 +484,25 @@ def get_pool(workers: int, tt_bits: int) -> WorkerPool:
     return _pool
 
 
+def get_backend(backend: str, workers: int, tt_bits: int, address: Optional[str] = None) -> Coordinator:
+    """The process pool, or the Ray backend (imported only when asked for)."""
+    if backend == "process":
+        return get_pool(workers, tt_bits)
+    if backend == "ray":
+        from .cluster import get_cluster
+        return get_cluster(workers, tt_bits, address)
+    raise MnkError(f"unknown backend {backend!r} (process or ray)")
+
+
 def shutdown_pool() -> None:
-    """Stop the process's pool, if any."""
+    """Stop the process's pool and Ray backend, if any."""
     global _pool
     if _pool is not None:
         _pool.close()
         _pool = None
+    cluster = sys.modules.get(__package__ + ".cluster")
+    if cluster is not None:
+        cluster.shutdown_cluster()
 
 
 DEFAULT_SPLIT_DEPTH = 1  # plies always split; more while there are under 8 tasks per worker
@@ -402,22 +511,57 @@ SERIAL_BUDGET = 1 << 13  # nodes (about 2 ms) tried serially before splitting
 
 def solve_parallel(position: Position, workers: int, weak: bool = False, time_limit: Optional[float] = None,
                    tt_bits: int = 22, pv: bool = True, split_depth: Optional[int] = None,
-                   progress: Optional[bool] = None, serial_budget: int = SERIAL_BUDGET) -> SolveResult:
-    """:func:`parallel_mnk.search.solve` on ``workers`` processes.
+                   progress: Optional[bool] = None, serial_budget: int = SERIAL_BUDGET, backend: str = "process",
+                   address: Optional[str] = None, checkpoint=None) -> SolveResult:
+    """:func:`parallel_mnk.search.solve` on ``workers`` processes (``backend``
+    ``"process"``) or Ray task slots (``"ray"``, at ``address``).
 
     The exact score comes from the same null-window tests as the serial path,
     each run as a split tree (``split_depth`` plies, default: 1, deeper until
     there are 8 tasks per worker, at most 4; 1 is plain root splitting without
     young-brothers-wait). The best move and line are then found by the
-    coordinator on the shared table. A position solved within ``serial_budget``
-    nodes by the coordinator alone is not split at all (0: always split); the
-    table it filled is kept for the split.
+    coordinator on its table (shared with the workers of its machine). A
+    position solved within ``serial_budget`` nodes by the coordinator alone is
+    not split at all (0: always split); the table it filled is kept for the
+    split. ``checkpoint``: the journal file (see
+    :mod:`parallel_mnk.parallel.checkpoint`) to resume from and write to.
     """
     started = time.perf_counter()
     if position.is_game_over():
         return terminal_result(position, started)
+    journal = None
+    if checkpoint is not None:
+        from .checkpoint import Checkpoint
+        journal = Checkpoint(checkpoint, position)
+    try:
+        if journal is not None:
+            done = journal.final_result(weak, pv)
+            if done is not None:  # the journal holds the whole answer
+                score, line = done
+                stats = [WorkerStats(i, 0, 0, 0.0) for i in range(workers + 1)]
+                return SolveResult(position.spec, value_of_score(score), None if weak else score, line[0], line,
+                                   0, time.perf_counter() - started, stats, checkpoint=journal.summary())
+        pool = get_backend(backend, workers, tt_bits, address)
+        pool.journal = journal
+        try:
+            result = _solve_on(pool, position, workers, weak, time_limit, pv, split_depth, progress, serial_budget,
+                               journal, started)
+        finally:
+            pool.journal = None
+        if journal is not None:
+            if result.value != "unknown":
+                journal.set_final_result(weak, result.value, result.score, result.pv, full=pv)
+            result.checkpoint = journal.summary()
+        return result
+    finally:
+        if journal is not None:
+            journal.close()
+
+
+def _solve_on(pool: Coordinator, position: Position, workers: int, weak: bool, time_limit: Optional[float], pv: bool,
+              split_depth: Optional[int], progress: Optional[bool], serial_budget: int, journal,
+              started: float) -> SolveResult:
     spec = position.spec
-    pool = get_pool(workers, tt_bits)
     for w in pool.workers:
         w.stats = WorkerStats(w.index, 0, 0, 0.0)
         w.restarts = 0  # the give-up limit is per solve
@@ -440,16 +584,24 @@ def solve_parallel(position: Position, workers: int, weak: bool = False, time_li
         raise MnkError(f"split depth must be at least 1, got {depth}")
 
     proven: list[tuple[int, int]] = []  # (proven lower bound through a root child, its cell)
+    jlo, jhi = generic_bounds(spec.cells, ply)
+    if journal is not None:  # what earlier runs proved about the root
+        jlo, jhi, earlier = journal.root_bounds(jlo, jhi)
+        proven += earlier
 
     def window_search(alpha: int, beta: int, label: str) -> int:
         tree = SplitTree(spec.cells, expander, own, opp, ply, alpha, beta, depth=depth, ybw=split_depth != 1,
                          min_tasks=8 * workers if split_depth is None else 0)
+        if journal is not None:
+            journal.apply(tree)
         if prog is not None:
             prog.label, prog.tree = label, tree
         value = pool.search_tree(tree, spec, int(salt), deadline, prog)
         child = tree.best_child()
         if child is not None:
             proven.append((-child.hi, child.cell))
+        if journal is not None:
+            journal.probe_done(alpha, beta, value, None if child is None else (-child.hi, child.cell))
         return value
 
     try:
@@ -469,11 +621,14 @@ def solve_parallel(position: Position, workers: int, weak: bool = False, time_li
         if n == 0:
             score = int(lo0)
         elif weak:
-            v = window_search(-1, 1, "weak")
+            if jlo > 0 or jhi < 0 or jlo == jhi == 0:
+                v = jlo if jlo > 0 else (jhi if jhi < 0 else 0)  # the journal decides it
+            else:
+                v = window_search(-1, 1, "weak")
             score = 1 if v > 0 else (-1 if v < 0 else 0)
         else:
             lo, hi = generic_bounds(spec.cells, ply)
-            lo, hi = max(lo, int(lo0)), min(hi, int(hi0))
+            lo, hi = max(lo, int(lo0), jlo), min(hi, int(hi0), jhi)
             while lo < hi:
                 med = int(next_probe(lo, hi))
                 r = window_search(med, med + 1, f"score in [{lo},{hi}], testing > {med}")
@@ -506,7 +661,7 @@ def solve_parallel(position: Position, workers: int, weak: bool = False, time_li
 
 
 def _result(spec: GameSpec, score: Optional[int], weak: bool, line: list[int], coordinator: Search,
-            pool: WorkerPool, cpu0: float, started: float, serial: bool = False) -> SolveResult:
+            pool: Coordinator, cpu0: float, started: float, serial: bool = False) -> SolveResult:
     """The SolveResult of a parallel solve (``score`` None: unknown)."""
     stats = [WorkerStats(0, 1 if serial else 0, coordinator.nodes, time.process_time() - cpu0, _peak_rss())]
     stats += [w.stats for w in pool.workers]
