@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from typing import Optional, TextIO
 
 from .position import Position
@@ -133,6 +134,32 @@ def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
     return 1 if failures else 0
 
 
+def cmd_nmk(args, stdin: TextIO, stdout: TextIO) -> int:
+    """The NMK assignment protocol: all of stdin in, all answers out (see :mod:`parallel_mnk.protocol`)."""
+    from . import protocol
+    from .search import transposition_table
+
+    t0 = time.perf_counter()
+    text = stdin.read()
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    queries = protocol.parse(text)  # the whole input is checked before any output
+    session = protocol.Session(tt_bits=args.tt_bits)
+    transposition_table(args.tt_bits)  # a bad size is an error even if no query needs the table
+    t1 = time.perf_counter()
+    startup = load_kernels() if protocol.needs_solver(queries) else 0.0
+    t2 = time.perf_counter()
+    out = session.run(queries)
+    t3 = time.perf_counter()
+    stdout.write(out)
+    stdout.flush()
+    if args.stats:
+        t4 = time.perf_counter()
+        sys.stderr.write(f"{PROG} nmk: {len(queries)} queries; read and parse {t1 - t0:.3f} s, "
+                         f"kernel start-up {startup:.3f} s, answers {t3 - t2:.3f} s, output {t4 - t3:.3f} s\n")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description="Exact solver for (m,n,k)-games with and without gravity.")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
@@ -155,6 +182,20 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"transposition table of 2**N entries of 8 bytes (default {DEFAULT_TT_BITS})")
     p.add_argument("--json", action="store_true", help="one JSON object per position")
     p.set_defaults(func=cmd_solve)
+
+    p = sub.add_parser("nmk", help="the NMK assignment protocol on stdin/stdout",
+                       description="Read NMK assignment queries from stdin (whitespace-separated tokens: "
+                                   "'COMMAND N M K P' then the N*M cells, 0 empty, 1/2 the players, rows top "
+                                   "to bottom; N rows, M columns, P the player to move) and write the answers "
+                                   "to stdout. Commands: GEN_ALL_POS_MOV, GEN_ALL_POS_MOV_CUT_IF_GAME_OVER, "
+                                   "SOLVE_GAME_STATE (at most 64 cells). The whole input is checked first: "
+                                   "a malformed query is an error and nothing is written.")
+    p.add_argument("--tt-bits", type=int, default=DEFAULT_TT_BITS,
+                   help=f"transposition table of 2**N entries of 8 bytes, shared by all queries "
+                        f"(default {DEFAULT_TT_BITS})")
+    p.add_argument("--stats", action="store_true",
+                   help="one line on stderr: queries and where the time went")
+    p.set_defaults(func=cmd_nmk)
     return parser
 
 
