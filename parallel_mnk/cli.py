@@ -9,7 +9,7 @@ from typing import Optional, TextIO
 
 from .position import Position
 from .rules import PRESETS, GameSpec, MnkError, format_move, ply_of_score
-from .search import DEFAULT_TT_BITS, SolveResult, default_workers, load_kernels, solve
+from .search import DEFAULT_TT_BITS, SolveResult, default_workers, load_kernels, resolve_tt_bits, solve
 
 PROG = "parallel-mnk"
 
@@ -88,12 +88,23 @@ def _print_human(result: SolveResult, position: Position, out: TextIO) -> None:
 
 def _solve_one(spec: GameSpec, position: Position, args) -> SolveResult:
     return solve(position, workers=args.workers, weak=args.weak, time_limit=args.time_limit, tt_bits=args.tt_bits,
-                 split_depth=args.split_depth, progress=False if args.json or args.no_progress else None)
+                 split_depth=args.split_depth, progress=False if args.json or args.no_progress else None,
+                 backend=args.backend, address=args.address, checkpoint=args.checkpoint)
 
 
 def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
     spec = _spec_from_args(args)
+    if args.address is not None and args.backend != "ray":
+        raise MnkError("--address is for --backend ray")
+    if args.checkpoint is not None and args.moves is None and args.board is None:
+        raise MnkError("--checkpoint journals one solve: give the position with --moves or --board")
+    args.tt_bits = resolve_tt_bits(args.tt_bits, args.tt_size)  # a table too big is refused before any work
     startup = load_kernels()
+    if args.backend == "ray":  # start Ray (or join the cluster) before the clock of the first solve
+        from .parallel.pool import get_backend
+        t = time.perf_counter()
+        get_backend("ray", args.workers, args.tt_bits, args.address)
+        startup += time.perf_counter() - t
     if args.moves is not None and args.board is not None:
         raise MnkError("give either --moves or --board, not both")
     if args.moves is not None or args.board is not None:
@@ -104,8 +115,13 @@ def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
             stdout.write(json.dumps(result.to_dict()) + "\n")
         else:
             _print_human(result, position, stdout)
+            if result.checkpoint is not None:
+                c = result.checkpoint
+                stdout.write(f"checkpoint {c['file']} (run {c['run']}): {c['tasks_from_journal']} tasks taken from "
+                             f"the journal, {c['tasks_searched']} searched, {c['tasks_in_journal']} journaled in all\n")
             if startup > 0:
-                stdout.write(f"(kernel start-up: {startup:.2f} s, not counted above)\n")
+                what = "kernel and Ray" if args.backend == "ray" else "kernel"
+                stdout.write(f"({what} start-up: {startup:.2f} s, not counted above)\n")
         return 0 if result.value != "unknown" else 3
     # one position per line on stdin, one result line each
     failures = 0
@@ -178,8 +194,21 @@ def build_parser() -> argparse.ArgumentParser:
                    help="plies of the parallel split (1 = plain root splitting; default: adaptive, 2-4)")
     p.add_argument("--no-progress", action="store_true", help="no status line on stderr during long solves")
     p.add_argument("--time-limit", type=float, default=None, help="seconds; past it the answer is 'unknown'")
-    p.add_argument("--tt-bits", type=int, default=DEFAULT_TT_BITS,
-                   help=f"transposition table of 2**N entries of 8 bytes (default {DEFAULT_TT_BITS})")
+    table = p.add_mutually_exclusive_group()
+    table.add_argument("--tt-size", metavar="SIZE",
+                       help="transposition table memory, like 512M or 2G (bytes without a unit): the largest "
+                            "power of two of 8-byte entries that fits; more than the available memory is "
+                            "refused (default: a quarter of the available memory, at most 256M; "
+                            "per machine with --backend ray)")
+    table.add_argument("--tt-bits", type=int, default=None, help="the table as 2**N entries of 8 bytes instead")
+    p.add_argument("--backend", choices=("process", "ray"), default="process",
+                   help="where the parallel tasks run: forked processes (default), or Ray tasks "
+                        "(needs the 'cluster' extra; always parallel, even with --workers 1)")
+    p.add_argument("--address", help="with --backend ray: the Ray cluster to join (default: start a local Ray "
+                                     "with --workers CPUs); give --workers as the cluster's CPUs")
+    p.add_argument("--checkpoint", metavar="FILE",
+                   help="SQLite journal of finished tasks: the same command run again (after a crash, kill or "
+                        "Ctrl-C) resumes from it; a journal of another game or position is refused")
     p.add_argument("--json", action="store_true", help="one JSON object per position")
     p.set_defaults(func=cmd_solve)
 

@@ -12,6 +12,8 @@ journal keeps, as they finish:
   its fail-soft result (``value`` and ``kind``: lower bound, upper bound or
   exact) with the nodes it cost. Abandoned tasks prove nothing and are not
   written.
+* ``handed``: every task handed out to a worker (probe window and position),
+  finished or not: what each run searched (for inspection and tests).
 * ``probes``: each finished probe: its window, the root's value, and the root
   child that proved the root's lower bound (for the best move).
 * ``result``: the final answer (score or weak value, and the line) once a
@@ -81,6 +83,9 @@ CREATE TABLE IF NOT EXISTS tasks (
     alpha INTEGER NOT NULL, beta INTEGER NOT NULL,
     value INTEGER NOT NULL, kind INTEGER NOT NULL, nodes INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS tasks_position ON tasks (own, opp);
+CREATE TABLE IF NOT EXISTS handed (
+    run INTEGER NOT NULL, probe_alpha INTEGER NOT NULL, probe_beta INTEGER NOT NULL,
+    own INTEGER NOT NULL, opp INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS probes (
     run INTEGER NOT NULL, alpha INTEGER NOT NULL, beta INTEGER NOT NULL, value INTEGER NOT NULL,
     best_bound INTEGER, best_cell INTEGER);
@@ -132,22 +137,27 @@ class Checkpoint:
         with self.db:
             self.db.executescript(_SCHEMA)
             stored = dict(self.db.execute("SELECT key, value FROM meta"))
+            error = None
             if "fingerprint" not in stored:
                 self.db.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (json.dumps(fp, sort_keys=True),))
             else:
                 old = json.loads(stored["fingerprint"])
-                if old != fp:
-                    self.db.close()
-                    if old.get("format") != FORMAT:
-                        raise MnkError(f"checkpoint {self.path} has journal format {old.get('format')}, "
-                                       f"this version writes {FORMAT}; use another file")
-                    raise MnkError(f"checkpoint {self.path} was made for another game or position "
-                                   f"({_describe(old)}; this one: {_describe(fp)}); give another file, "
-                                   "or delete it to start afresh")
-            self._check_owner(stored.get("owner"))
-            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('owner', ?)", (self._me(),))
-            self.run = self.db.execute("INSERT INTO runs (started, pid, host) VALUES (?, ?, ?)",
-                                       (time.time(), os.getpid(), socket.gethostname())).lastrowid
+                if old.get("format") != FORMAT:
+                    error = (f"checkpoint {self.path} has journal format {old.get('format')}, "
+                             f"this version writes {FORMAT}; use another file")
+                elif old != fp:
+                    error = (f"checkpoint {self.path} was made for another game or position "
+                             f"({_describe(old)}; this one: {_describe(fp)}); give another file, "
+                             "or delete it to start afresh")
+            if error is None:
+                error = self._owner_error(stored.get("owner"))
+            if error is None:
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('owner', ?)", (self._me(),))
+                self.run = self.db.execute("INSERT INTO runs (started, pid, host) VALUES (?, ?, ?)",
+                                           (time.time(), os.getpid(), socket.gethostname())).lastrowid
+        if error is not None:
+            self.db.close()
+            raise MnkError(error)
         # bounds proven by earlier runs, per position: (own, opp) -> [lo, hi]
         self._known: dict[tuple[int, int], list[Optional[int]]] = {}
         for own, opp, kind, value in self.db.execute("SELECT own, opp, kind, value FROM tasks"):
@@ -157,9 +167,7 @@ class Checkpoint:
             if kind in (TT_UPPER, TT_EXACT):
                 b[1] = value if b[1] is None else min(b[1], value)
         self.taken = 0                 # task leaves settled or bounded by earlier runs' rows
-        self.taken_keys: set = set()   # (probe_alpha, probe_beta, own, opp) of those
         self.handed = 0                # tasks handed out to workers in this run
-        self.handed_keys: set = set()  # (probe_alpha, probe_beta, own, opp) of those
         self.journaled = 0             # rows written in this run
         self._last_commit = time.monotonic()
         self._closed = False
@@ -169,20 +177,21 @@ class Checkpoint:
     def _me() -> str:
         return f"{os.getpid()}@{socket.gethostname()}"
 
-    def _check_owner(self, owner: Optional[str]) -> None:
+    def _owner_error(self, owner: Optional[str]) -> Optional[str]:
+        """Why the journal cannot be used now (a live process on this host has
+        it open), or None."""
         if not owner:
-            return
+            return None
         pid_text, _, host = owner.partition("@")
         if host != socket.gethostname() or not pid_text.isdigit() or int(pid_text) == os.getpid():
-            return
+            return None
         try:
             os.kill(int(pid_text), 0)
         except ProcessLookupError:
-            return  # the previous run is gone (crash, kill): resume
+            return None  # the previous run is gone (crash, kill): resume
         except PermissionError:
             pass
-        self.db.close()
-        raise MnkError(f"checkpoint {self.path} is in use by process {pid_text} (a solve still running?)")
+        return f"checkpoint {self.path} is in use by process {pid_text} (a solve still running?)"
 
     # ------------------------------------------------------------ reading
     def root_bounds(self, lo: int, hi: int) -> tuple[int, int, list[tuple[int, int]]]:
@@ -228,7 +237,6 @@ class Checkpoint:
                 if hi is not None:
                     tree.record(node, hi, TT_UPPER)
             count += 1
-            self.taken_keys.add((tree.alpha0, tree.beta0, node.own, node.opp))
         self.taken += count
         return count
 
@@ -246,7 +254,8 @@ class Checkpoint:
     # ------------------------------------------------------------ writing
     def handed_out(self, tree: SplitTree, task: Task) -> None:
         self.handed += 1
-        self.handed_keys.add((tree.alpha0, tree.beta0, task.own, task.opp))
+        self.db.execute("INSERT INTO handed VALUES (?, ?, ?, ?, ?)",
+                        (self.run, tree.alpha0, tree.beta0, _signed(task.own), _signed(task.opp)))
 
     def task_done(self, tree: SplitTree, task: Task, result: TaskResult) -> None:
         self.db.execute("INSERT INTO tasks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -289,12 +298,15 @@ class Checkpoint:
             self.db.close()
 
 
-def journal_keys(path, run: Optional[int] = None) -> set[tuple[int, int, int, int]]:
-    """(probe_alpha, probe_beta, own, opp) of the tasks journaled in ``path``
-    (by one ``run``, or all); for tests and inspection."""
+def journal_keys(path, run: Optional[int] = None, table: str = "tasks") -> set[tuple[int, int, int, int]]:
+    """(probe_alpha, probe_beta, own, opp) of the tasks finished (``table``
+    ``"tasks"``) or handed out (``"handed"``) in the journal ``path``, by one
+    ``run`` or all; for tests and inspection."""
+    if table not in ("tasks", "handed"):
+        raise ValueError(table)
     db = sqlite3.connect(f"file:{Path(path)}?mode=ro", uri=True)
     try:
-        sql = "SELECT probe_alpha, probe_beta, own, opp FROM tasks" + ("" if run is None else " WHERE run = ?")
+        sql = f"SELECT probe_alpha, probe_beta, own, opp FROM {table}" + ("" if run is None else " WHERE run = ?")
         rows = db.execute(sql, () if run is None else (run,)).fetchall()
     finally:
         db.close()

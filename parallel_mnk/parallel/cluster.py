@@ -1,0 +1,409 @@
+"""The Ray backend: the tasks of the split tree as Ray tasks (``--backend ray``).
+
+Ray is an optional dependency (the ``cluster`` extra: ``pip install
+'parallel_mnk[cluster]'``); this module imports it only when a Ray backend is
+built, and says so in one line (:class:`~parallel_mnk.rules.MnkError`) when it
+is missing. Everything above the backend is shared with the process pool: the
+split tree (:mod:`.split`), the coordinator loop (:class:`.pool.Coordinator`:
+dispatch in move order, live windows, abandoning, combining, faults) and the
+probe loop, best move and line (:func:`.pool.solve_parallel`). So the answers
+and the per-worker accounting (``SolveResult.workers``: entry 0 the
+coordinator, then one entry per worker slot) have the same meaning.
+
+* Slots: the coordinator keeps ``workers`` task slots and has at most one Ray
+  task per slot out at a time; a slot is what the accounting calls a worker
+  (Ray picks the process that runs each task). Without ``address`` a local Ray
+  is started with ``num_cpus=workers``; with one, the cluster's Ray is joined
+  and ``workers`` should be its CPU count. A Ray already initialised in this
+  process (by the caller) is used as it is and not shut down.
+* Shared bounds: a small actor (:class:`BoundBoard`, no CPU reserved) holds
+  the live window of every running task and the abandon and stop flags; the
+  coordinator sends it the changes once per loop turn. A task's process polls
+  it from a helper thread every ``POLL_S`` seconds (from ``POLL_S`` after the
+  start: short tasks never poll) and writes what it reads into its own control
+  array, which the kernel (running without the GIL in the task's thread)
+  already reads with atomic loads: the same words the pool's coordinator
+  writes directly (``kernels/layout.py``, ``CTL_*``). A running numba call
+  cannot be stopped by ``ray.cancel``; this is how it stops.
+* Tables: one transposition table per machine (per Ray node) in shared
+  memory: a ``memfd`` made by the first process of the node that needs it
+  (the coordinator, on its own machine) and registered with the actor; the
+  other processes of the node open it through ``/proc/<pid>/fd/<fd>``. So on
+  the coordinator's machine the coordinator and the workers share one table,
+  as with the pool (the best move and line after the score reuse the workers'
+  entries). The memory is freed when the last process holding it exits; a
+  worker keeps the table of the current backend only. Where this is not
+  possible (no ``memfd``/``/proc``, or the creator died) a process falls back
+  to a table of its own. Each node needs ``2**tt_bits`` entries of 8 bytes
+  free; a node without them fails the solve with a clear message.
+* Faults: a task whose worker process dies is run again on another (a few
+  times per slot and solve, then a clear error); Ray's own retries are off so
+  that the coordinator decides. Ctrl-C or a time limit abandons the running
+  tasks through the actor; closing cancels them and shuts down a Ray this
+  backend started.
+* Start-up: a local Ray takes seconds to start (4-9 s here); worker
+  processes load the kernels from numba's cache (about 0.6 s, done before the
+  first solve by warm-up tasks). Every node needs this package (with its
+  dependencies) installed; kernels compile on first use on a node without a
+  cache.
+"""
+from __future__ import annotations
+
+import mmap
+import os
+import socket
+import threading
+import time
+from typing import Optional
+
+import numpy as np
+
+from ..kernels import layout as L
+from ..rules import MnkError
+from ..search import check_table_memory
+from .pool import Coordinator, Slot, _pack_window, run_task_here, warm_up_kernels
+from .split import SplitTree, Task, TaskResult
+
+POLL_S = 0.005          # how often a running task asks the actor for its live window
+MEMFD_PREFIX = "parallel-mnk-tt-"
+
+
+def import_ray():
+    """``ray``, or a one-line MnkError naming the extra to install."""
+    try:
+        import ray
+    except ImportError:
+        raise MnkError("the ray backend needs Ray, which is not installed: "
+                       "pip install 'parallel_mnk[cluster]' (or pip install 'ray>=2.9')") from None
+    return ray
+
+
+class BoundBoard:
+    """The shared bounds (a Ray actor): the live window word of each running task
+    (``pack_window``), the tasks to abandon, a stop flag for all; and the table
+    of each node (``node id -> (pid, fd, name)``)."""
+
+    def __init__(self) -> None:
+        self.windows: dict[int, int] = {}
+        self.abandoned: set[int] = set()
+        self.stop = False
+        self.tables: dict[str, tuple] = {}
+        self.polls = 0
+
+    def update(self, windows: dict, abandon: list, done: list, stop: Optional[bool] = None) -> None:
+        self.windows.update(windows)
+        self.abandoned.update(abandon)
+        for task_id in done:
+            self.windows.pop(task_id, None)
+            self.abandoned.discard(task_id)
+        if stop is not None:
+            self.stop = stop
+
+    def poll(self, task_id: int) -> tuple[int, bool, bool]:
+        self.polls += 1
+        return self.windows.get(task_id, 0), task_id in self.abandoned, self.stop
+
+    def table_of(self, node: str) -> Optional[tuple]:
+        return self.tables.get(node)
+
+    def register_table(self, node: str, entry: tuple, stale: Optional[tuple]) -> tuple:
+        """Make ``entry`` the node's table unless another (not ``stale``) is there."""
+        current = self.tables.get(node)
+        if current is None or current == stale:
+            self.tables[node] = entry
+            return entry
+        return current
+
+    def stats(self) -> dict:
+        return {"polls": self.polls, "live": len(self.windows)}
+
+
+# ------------------------------------------------------------------ node tables
+def _make_table(token: str, bits: int) -> tuple[int, Optional[mmap.mmap], np.ndarray]:
+    """A new table of ``2**bits`` entries in a memfd: (fd, mapping, array); fd -1
+    (a private array) where memfd does not exist."""
+    size = 8 << bits
+    if not hasattr(os, "memfd_create"):
+        return -1, None, np.zeros(1 << bits, dtype=np.uint64)
+    fd = os.memfd_create(MEMFD_PREFIX + token, 0)
+    os.ftruncate(fd, size)
+    mem = mmap.mmap(fd, size)
+    return fd, mem, np.frombuffer(mem, dtype=np.uint64)
+
+
+def _open_table(entry: tuple, token: str, bits: int) -> Optional[tuple[int, mmap.mmap, np.ndarray]]:
+    """Open another process's table of this node, or None when it is not there
+    (another host, the process is gone, not this backend's table)."""
+    pid, fd = entry
+    path = f"/proc/{pid}/fd/{fd}"
+    try:
+        if not os.readlink(path).startswith("/memfd:" + MEMFD_PREFIX + token):
+            return None
+        own_fd = os.open(path, os.O_RDWR)
+    except OSError:
+        return None
+    try:
+        if os.fstat(own_fd).st_size != 8 << bits:
+            os.close(own_fd)
+            return None
+        mem = mmap.mmap(own_fd, 8 << bits)
+    except OSError:
+        os.close(own_fd)
+        return None
+    return own_fd, mem, np.frombuffer(mem, dtype=np.uint64)
+
+
+class _WorkerState:
+    """What a Ray worker process keeps between tasks."""
+
+    token: Optional[str] = None
+    table: Optional[tuple] = None    # (fd, mapping, array)
+    contexts: dict = {}
+    ctl = np.zeros(L.CTL_SIZE, dtype=np.int64)
+    polls = 0
+
+
+def _drop_table() -> None:
+    if _WorkerState.table is not None:
+        fd, mem, _ = _WorkerState.table
+        _WorkerState.table = None
+        if mem is not None:
+            try:
+                mem.close()
+            except BufferError:  # still referenced: freed with the last reference
+                pass
+        if fd >= 0:
+            os.close(fd)
+    _WorkerState.token = None
+
+
+def _node_table(ray, board, token: str, bits: int) -> np.ndarray:
+    """This worker process's view of its node's table for backend ``token``."""
+    if _WorkerState.token == token:
+        return _WorkerState.table[2]
+    _drop_table()
+    node = ray.get_runtime_context().get_node_id()
+    entry = ray.get(board.table_of.remote(node))
+    table = _open_table(entry, token, bits) if entry is not None else None
+    if table is None:
+        check_table_memory(bits, f"the table of node {socket.gethostname()}")
+        table = _make_table(token, bits)
+        if table[0] >= 0:
+            mine = (os.getpid(), table[0])
+            winner = ray.get(board.register_table.remote(node, mine, entry))
+            if winner != mine:  # another process of this node was quicker: share its table
+                theirs = _open_table(winner, token, bits)
+                if theirs is not None:
+                    fd, mem, _ = table
+                    mem.close()
+                    os.close(fd)
+                    table = theirs
+    _WorkerState.token, _WorkerState.table = token, table
+    return table[2]
+
+
+# ------------------------------------------------------------------ Ray tasks (run in the workers)
+def run_remote(task: Task, board, token: str, bits: int, index: int) -> TaskResult:
+    """A Ray task: run ``task`` on this node's table, with the live window polled
+    from ``board`` into this process's control array."""
+    ray = import_ray()
+    tt = _node_table(ray, board, token, bits)
+    ctl = _WorkerState.ctl
+    ctl[:] = 0
+    slot = L.CTL_WORKERS
+    ctl[slot + L.CTL_LIVE_WINDOW] = _pack_window(task.task_id, task.alpha, task.beta)
+    stop = threading.Event()
+
+    def poll() -> None:
+        while not stop.wait(POLL_S):
+            try:
+                word, abandon, halt = ray.get(board.poll.remote(task.task_id))
+            except Exception:  # the actor is gone: the coordinator stopped
+                ctl[L.CTL_ABORT] = 1
+                return
+            if stop.is_set():
+                return
+            if word:
+                ctl[slot + L.CTL_LIVE_WINDOW] = word
+            if abandon:
+                ctl[slot + L.CTL_TASK_ABORT] = task.task_id
+            if halt:
+                ctl[L.CTL_ABORT] = 1
+
+    poller = threading.Thread(target=poll, name="parallel-mnk-poll", daemon=True)
+    poller.start()
+    try:
+        return run_task_here(task, index, slot, tt, ctl, _WorkerState.contexts)
+    finally:
+        stop.set()
+
+
+def warm_remote(board, token: str, bits: int) -> int:
+    """A Ray task that loads the kernels and opens the node's table in a worker."""
+    ray = import_ray()
+    warm_up_kernels()
+    _node_table(ray, board, token, bits)
+    return os.getpid()
+
+
+# ------------------------------------------------------------------ the coordinator side
+class _RaySlot(Slot):
+    __slots__ = ("ref",)
+
+    def __init__(self, index: int) -> None:
+        super().__init__(index)
+        self.ref = None
+
+
+class RayCluster(Coordinator):
+    """``workers`` task slots on Ray (local, or the cluster at ``address``)."""
+
+    name = "ray"
+
+    def __init__(self, workers: int, tt_bits: int, address: Optional[str] = None) -> None:
+        ray = import_ray()
+        if workers < 1:
+            raise MnkError(f"workers must be at least 1, got {workers}")
+        check_table_memory(tt_bits, "a table")
+        self.ray = ray
+        self.n, self.tt_bits, self.address = workers, tt_bits, address
+        self.closed = True
+        self._owns_ray = False
+        t = time.perf_counter()
+        if not ray.is_initialized():
+            import logging
+
+            kw = dict(include_dashboard=False, logging_level=logging.WARNING)
+            try:
+                if address is None:
+                    ray.init(num_cpus=workers, **kw)
+                else:
+                    ray.init(address=address, **kw)
+            except (ConnectionError, ValueError, RuntimeError) as e:
+                raise MnkError(f"cannot start or join Ray{'' if address is None else ' at ' + address}: "
+                               f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+            self._owns_ray = True
+        self.init_s = time.perf_counter() - t
+        self.token = os.urandom(8).hex()
+        self.board = ray.remote(num_cpus=0)(BoundBoard).remote()
+        self._fd, self._mem, self.tt = _make_table(self.token, tt_bits)
+        if self._fd >= 0:
+            node = ray.get_runtime_context().get_node_id()
+            ray.get(self.board.register_table.remote(node, (os.getpid(), self._fd), None))
+        self._run = ray.remote(num_cpus=1, max_retries=0)(run_remote)
+        self.workers = [_RaySlot(i + 1) for i in range(workers)]
+        self._windows: dict[int, int] = {}
+        self._abandon_ids: list[int] = []
+        self._done: list[int] = []
+        self.closed = False
+        t = time.perf_counter()
+        warm = ray.remote(num_cpus=1, max_retries=0)(warm_remote)
+        try:
+            self.worker_pids = sorted(set(ray.get([warm.remote(self.board, self.token, tt_bits)
+                                                    for _ in range(workers)])))
+        except ray.exceptions.RayTaskError as e:
+            self.close()
+            raise _task_error(e) from None
+        self.warm_s = time.perf_counter() - t
+
+    # ------------------------------------------------------------ the backend hooks
+    def _start_task(self, w: _RaySlot, node, task: Task) -> None:
+        self._assign(w, node, task)
+        w.ref = self._run.remote(task, self.board, self.token, self.tt_bits, w.index)
+
+    def _collect(self, tree: Optional[SplitTree], timeout: float) -> None:
+        ray = self.ray
+        refs = {w.ref: w for w in self.workers if w.node is not None}
+        if not refs:
+            return
+        ready, _ = ray.wait(list(refs), num_returns=1, timeout=timeout)
+        if ready and len(refs) > 1:
+            ready, _ = ray.wait(list(refs), num_returns=len(refs), timeout=0)
+        for ref in ready:
+            w = refs[ref]
+            try:
+                result = ray.get(ref)
+            except ray.exceptions.RayTaskError as e:
+                raise _task_error(e) from None
+            except ray.exceptions.RayError as e:  # the worker process died, or the task was cancelled
+                w.ref = None
+                self._lost(w, type(e).__name__)
+                continue
+            w.ref = None
+            self._done.append(result.task_id)
+            self._record(w, result, tree)
+
+    def _set_window(self, w: _RaySlot, window: tuple[int, int]) -> None:
+        self._windows[w.node.task_id] = _pack_window(w.node.task_id, *window)
+
+    def _abandon(self, w: _RaySlot) -> None:
+        self._abandon_ids.append(w.node.task_id)
+
+    def _flush(self) -> None:
+        if self._windows or self._abandon_ids or self._done:
+            self.board.update.remote(self._windows, self._abandon_ids, self._done)
+            self._windows, self._abandon_ids, self._done = {}, [], []
+
+    def board_stats(self) -> dict:
+        """The actor's counters (polls served, live windows held)."""
+        return self.ray.get(self.board.stats.remote())
+
+    def close(self) -> None:
+        """Cancel running tasks, stop the actor, free this process's table; shut
+        Ray down if this backend started it. Idempotent."""
+        if self.closed:
+            return
+        self.closed = True
+        ray = self.ray
+        try:
+            if ray.is_initialized():
+                self.board.update.remote({}, [], [], True)
+                for w in self.workers:
+                    if w.ref is not None:
+                        ray.cancel(w.ref, force=True)
+                    w.node = w.task = w.ref = None
+                ray.kill(self.board)
+        except Exception:  # pragma: no cover - Ray already going down
+            pass
+        if self._mem is not None:
+            try:
+                self._mem.close()
+            except BufferError:
+                pass
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+        if self._owns_ray and ray.is_initialized():
+            ray.shutdown()
+
+
+def _task_error(e) -> Exception:
+    """A task's MnkError (a node without memory for its table) as our error;
+    anything else as it came."""
+    cause = getattr(e, "cause", None)
+    if isinstance(cause, MnkError):
+        return MnkError(str(cause))
+    return e
+
+
+_cluster: Optional[RayCluster] = None
+
+
+def get_cluster(workers: int, tt_bits: int, address: Optional[str] = None) -> RayCluster:
+    """The process's Ray backend (reused across solves, rebuilt on change)."""
+    global _cluster
+    if _cluster is not None and (_cluster.closed or (_cluster.n, _cluster.tt_bits, _cluster.address)
+                                 != (workers, tt_bits, address)):
+        _cluster.close()
+        _cluster = None
+    if _cluster is None:
+        _cluster = RayCluster(workers, tt_bits, address)
+    return _cluster
+
+
+def shutdown_cluster() -> None:
+    """Stop the process's Ray backend, if any."""
+    global _cluster
+    if _cluster is not None:
+        _cluster.close()
+        _cluster = None

@@ -1,0 +1,282 @@
+"""Resumable solves (``--checkpoint``, parallel/checkpoint.py) and the table size
+(``--tt-size``).
+
+* a CLI solve killed with SIGKILL halfway resumes from its journal: the answer
+  is the uninterrupted one, the resumed run takes tasks from the journal and
+  hands out none of the tasks (probe window, position) finished before;
+* the same in-process after a time limit, with a different number of workers
+  and split depth (options that do not change what is true);
+* a finished journal answers at once; a weak run reuses an exact run's journal;
+* journals of another position or game, of another program, or in use by a
+  live process are refused with a clear message;
+* ``--tt-size``: parsing, the power of two chosen, refusals (too big for the
+  memory, too small, both size options), the default.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from parallel_mnk import GameSpec, MnkError, Position, solve
+from parallel_mnk.parallel.checkpoint import journal_keys
+from parallel_mnk.parallel.pool import shutdown_pool
+from parallel_mnk.search import (DEFAULT_TT_CAP, MAX_TT_BITS, default_tt_bits, parse_size, resolve_tt_bits,
+                                 tt_bits_for_size)
+
+ROOT = Path(__file__).resolve().parents[1]
+C4 = GameSpec(7, 6, 4, True)
+# Pons' Test_L1_R3, line 18: exact score 2 (checked serially in test_parallel's slow
+# test); 70 tasks over 8 null-window probes, a few seconds on 2 workers here
+KILL_MOVES, KILL_SCORE = "53476", 2
+SMALL = Position.from_moves(GameSpec(6, 5, 4, True), "34")  # a draw, about a million nodes
+
+
+@pytest.fixture(scope="module", autouse=True)
+def stop_pool():
+    yield
+    shutdown_pool()
+
+
+def cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "parallel_mnk.cli", *args]
+
+
+def rows(path, sql: str):
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+    try:
+        return db.execute(sql).fetchall()
+    finally:
+        db.close()
+
+
+def journaled_tasks(path) -> int:
+    try:
+        return rows(path, "SELECT COUNT(*) FROM tasks")[0][0]
+    except sqlite3.Error:  # not created yet, or being created
+        return 0
+
+
+# ---------------------------------------------------------------- killed and resumed
+def test_killed_cli_solve_resumes_without_searching_finished_tasks(tmp_path):
+    journal = tmp_path / "solve.ckpt"
+    command = cli("solve", "--game", "connect4", "--moves", KILL_MOVES, "--workers", "2", "--tt-size", "64M",
+                  "--checkpoint", str(journal), "--json")
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None and journaled_tasks(journal) < 12:
+            time.sleep(0.05)
+        assert proc.poll() is None, f"the solve ended before it could be killed: {proc.communicate()}"
+        children = psutil.Process(proc.pid).children(recursive=True)
+        os.killpg(proc.pid, signal.SIGKILL)  # the CLI and its workers, no chance to clean up
+        proc.wait(10)
+        psutil.wait_procs(children, timeout=5)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(5)
+        proc.stdout.close()
+        proc.stderr.close()
+    first = journal_keys(journal, run=1)
+    assert len(first) >= 12
+    assert rows(journal, "SELECT COUNT(*) FROM result")[0][0] == 0, "the killed run had finished"
+
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    r = json.loads(done.stdout)
+    assert (r["value"], r["score"]) == ("win", KILL_SCORE)  # what an uninterrupted run gives
+    assert sum(w["nodes"] for w in r["workers"]) == r["nodes"]
+    c = r["checkpoint"]
+    assert c["run"] == 2 and c["tasks_from_journal"] > 0, c
+    handed = journal_keys(journal, run=2, table="handed")
+    assert c["tasks_searched"] == len(rows(journal, "SELECT * FROM handed WHERE run = 2"))
+    assert not handed & first, f"{len(handed & first)} tasks finished before the kill were searched again"
+    assert not journal_keys(journal, run=2) & first
+    # the best move keeps the score (checked on the pool: the child's exact score)
+    pos = Position.from_moves(C4, KILL_MOVES)
+    child = pos.copy()
+    child.push(int(r["best_move"]) - 1)
+    assert solve(child, workers=2, tt_bits=20, pv=False, progress=False).score == -KILL_SCORE
+
+    # run 3: the journal holds the answer; nothing is searched
+    again = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert again.returncode == 0, again.stderr
+    r3 = json.loads(again.stdout)
+    assert (r3["value"], r3["score"], r3["pv"]) == (r["value"], r["score"], r["pv"])
+    assert r3["nodes"] == 0 and r3["checkpoint"]["tasks_searched"] == 0
+
+
+def test_resume_after_a_time_limit_with_other_options(tmp_path):
+    """Stopped by a time limit (the journal keeps what finished), resumed with more
+    workers and another split depth: the right answer, no finished task again."""
+    pos = Position(GameSpec(6, 5, 4, True))  # a draw; about 5 M nodes, half a second on 2 workers
+    for limit in (0.2, 0.1, 0.05, 0.3, 0.5):
+        journal = tmp_path / f"empty-{limit}.ckpt"
+        first = solve(pos, workers=2, tt_bits=18, pv=False, progress=False, checkpoint=journal, time_limit=limit,
+                      serial_budget=0)
+        open_probe_rows = rows(journal, "SELECT COUNT(*) FROM tasks t WHERE NOT EXISTS (SELECT 1 FROM probes p "
+                                        "WHERE p.alpha = t.probe_alpha AND p.beta = t.probe_beta)")[0][0]
+        if first.value == "unknown" and open_probe_rows > 0:  # stopped inside a probe, after some tasks
+            break
+    else:
+        pytest.fail("no time limit stopped the solve after some tasks had finished")
+    resumed = solve(pos, workers=3, tt_bits=18, pv=True, progress=False, checkpoint=journal, split_depth=2,
+                    serial_budget=0)
+    assert (resumed.value, resumed.score) == ("draw", 0)
+    assert resumed.checkpoint["run"] == 2 and resumed.checkpoint["tasks_from_journal"] > 0
+    assert not journal_keys(journal, run=2, table="handed") & journal_keys(journal, run=1)
+    assert len(resumed.workers) == 4 and sum(w.nodes for w in resumed.workers) == resumed.nodes
+
+
+def test_weak_run_reuses_an_exact_journal_and_a_finished_one_answers_at_once(tmp_path):
+    journal = tmp_path / "j.ckpt"
+    exact = solve(SMALL, workers=2, tt_bits=18, progress=False, checkpoint=journal, serial_budget=0)
+    assert exact.score == 0 and exact.checkpoint["tasks_searched"] > 0
+    weak = solve(SMALL, workers=2, tt_bits=18, weak=True, pv=False, progress=False, checkpoint=journal,
+                 serial_budget=0)
+    assert weak.value == "draw" and weak.score is None
+    assert weak.checkpoint["tasks_searched"] == 0  # the exact probes decide the weak value
+    again = solve(SMALL, workers=2, tt_bits=18, progress=False, checkpoint=journal)
+    assert (again.value, again.score, again.pv) == (exact.value, exact.score, exact.pv)
+    assert again.nodes == 0 and len(again.workers) == 3
+    # a serial solve with a checkpoint goes through a pool of one worker
+    one = solve(SMALL, workers=1, tt_bits=18, pv=False, progress=False, checkpoint=tmp_path / "one.ckpt",
+                serial_budget=0)
+    assert one.score == 0 and len(one.workers) == 2 and one.checkpoint["tasks_searched"] > 0
+
+
+# ---------------------------------------------------------------- refusals
+def test_checkpoint_of_another_position_or_game_is_refused(tmp_path):
+    journal = tmp_path / "a.ckpt"
+    solve(Position.from_moves(GameSpec(4, 4, 3), [5]), workers=2, tt_bits=16, progress=False, checkpoint=journal)
+    with pytest.raises(MnkError, match="another game or position"):
+        solve(Position.from_moves(GameSpec(4, 4, 3), [6]), workers=2, tt_bits=16, checkpoint=journal)
+    with pytest.raises(MnkError, match="another game or position"):
+        solve(Position.from_moves(GameSpec(4, 4, 4), [5]), workers=2, tt_bits=16, checkpoint=journal)
+    p = subprocess.run(cli("solve", "--cols", "4", "--rows", "4", "--k", "3", "--moves", "c3", "--workers", "2",
+                           "--checkpoint", str(journal)), capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert p.returncode == 2
+    assert p.stderr.count("\n") == 1 and "another game or position" in p.stderr, p.stderr
+    assert "4x4 k=3, 1 stones" in p.stderr
+    # the right position still resumes
+    r = solve(Position.from_moves(GameSpec(4, 4, 3), [5]), workers=2, tt_bits=16, progress=False, checkpoint=journal)
+    assert r.checkpoint["run"] == 2
+
+
+def test_not_a_journal_is_refused(tmp_path):
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database, just some words\n" * 20)
+    with pytest.raises(MnkError, match="not a parallel-mnk journal"):
+        solve(SMALL, workers=2, tt_bits=16, checkpoint=text)
+    other = tmp_path / "other.sqlite"
+    db = sqlite3.connect(other)
+    db.execute("CREATE TABLE songs (title TEXT)")
+    db.commit()
+    db.close()
+    with pytest.raises(MnkError, match="something else"):
+        solve(SMALL, workers=2, tt_bits=16, checkpoint=other)
+
+
+def test_journal_in_use_by_a_live_process_is_refused(tmp_path):
+    journal = tmp_path / "busy.ckpt"
+    solve(SMALL, workers=2, tt_bits=16, pv=False, progress=False, checkpoint=journal)
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        db = sqlite3.connect(journal)
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('owner', ?)", (f"{sleeper.pid}@{os.uname().nodename}",))
+        db.commit()
+        db.close()
+        with pytest.raises(MnkError, match=f"in use by process {sleeper.pid}"):
+            solve(SMALL, workers=2, tt_bits=16, checkpoint=journal)
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    # the owner is gone (as after a crash): the journal opens again
+    assert solve(SMALL, workers=2, tt_bits=16, pv=False, progress=False, checkpoint=journal).score == 0
+
+
+def test_cli_checkpoint_needs_one_position(tmp_path):
+    p = subprocess.run(cli("solve", "--game", "tictactoe", "--checkpoint", str(tmp_path / "x.ckpt")),
+                       input="b2\n", capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert p.returncode == 2 and "--checkpoint" in p.stderr and p.stderr.count("\n") == 1
+
+
+def test_cli_human_output_names_the_journal(tmp_path):
+    journal = tmp_path / "h.ckpt"
+    args = cli("solve", "--game", "tictactoe", "--moves", "b2", "--workers", "2", "--checkpoint", str(journal))
+    first = subprocess.run(args, capture_output=True, text=True, timeout=60, cwd=ROOT)
+    again = subprocess.run(args, capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert first.returncode == again.returncode == 0, (first.stderr, again.stderr)
+    assert "value: draw" in first.stdout and f"checkpoint {journal} (run 1)" in first.stdout
+    assert "value: draw" in again.stdout and f"checkpoint {journal} (run 2)" in again.stdout
+
+
+# ---------------------------------------------------------------- --tt-size
+@pytest.mark.parametrize("text, size", [
+    ("512M", 512 << 20), ("2G", 2 << 30), ("1.5g", 3 << 29), ("64KiB", 64 << 10), ("64kb", 64 << 10),
+    ("1048576", 1 << 20), ("4096B", 4096), (" 1 T ", 1 << 40),
+])
+def test_parse_size(text, size):
+    assert parse_size(text) == size
+
+
+@pytest.mark.parametrize("text", ["", "M", "2X", "-1M", "0", "1Mi", "1e3", "two"])
+def test_parse_size_refuses(text):
+    with pytest.raises(MnkError, match="bad size"):
+        parse_size(text)
+
+
+def test_tt_size_picks_the_largest_power_of_two_that_fits():
+    assert tt_bits_for_size("8M") == 20            # 2**20 entries of 8 bytes = 8 MiB
+    assert tt_bits_for_size((8 << 20) - 1) == 19
+    assert tt_bits_for_size("100M") == 23          # 64 MiB
+    assert tt_bits_for_size(8 << 10) == 10
+    with pytest.raises(MnkError, match="too small"):
+        tt_bits_for_size(8 << 9)
+    with pytest.raises(MnkError, match="available"):
+        tt_bits_for_size(psutil.virtual_memory().total * 2)
+    assert resolve_tt_bits(17, None) == 17 and resolve_tt_bits(None, "1M") == 17
+    with pytest.raises(MnkError, match="not both"):
+        resolve_tt_bits(17, "1M")
+    with pytest.raises(MnkError, match="not both"):
+        solve(SMALL, tt_bits=17, tt_size="1M")
+
+
+def test_default_table_follows_available_memory(monkeypatch):
+    bits = default_tt_bits()
+    assert 8 << bits <= DEFAULT_TT_CAP
+    assert 8 << bits <= psutil.virtual_memory().available // 4 or bits == 10
+
+    class Little:
+        available = 64 << 20  # a small container: a quarter is 16 MiB
+
+    monkeypatch.setattr(psutil, "virtual_memory", lambda: Little)
+    assert default_tt_bits() == 21
+    assert MAX_TT_BITS == 34
+
+
+def test_cli_tt_size(tmp_path):
+    ok = subprocess.run(cli("solve", "--game", "tictactoe", "--moves", "b2", "--tt-size", "1M", "--json"),
+                        capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert ok.returncode == 0 and json.loads(ok.stdout)["value"] == "draw", ok.stderr
+    total = psutil.virtual_memory().total
+    t = time.monotonic()
+    big = subprocess.run(cli("solve", "--game", "tictactoe", "--moves", "b2", "--tt-size", str(2 * total)),
+                         capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert big.returncode == 2 and big.stdout == ""
+    assert big.stderr.count("\n") == 1 and "GiB of memory is available" in big.stderr, big.stderr
+    assert time.monotonic() - t < 20  # refused up front, not after an allocation
+    for bad in (["--tt-size", "lots"], ["--tt-size", "1M", "--tt-bits", "20"], ["--tt-bits", "40"]):
+        p = subprocess.run(cli("solve", "--game", "tictactoe", "--moves", "b2", *bad), capture_output=True, text=True,
+                           timeout=60, cwd=ROOT)
+        assert p.returncode == 2 and p.stderr.count("\n") == 1, (bad, p.stderr)

@@ -1,0 +1,204 @@
+"""The Ray backend (parallel/cluster.py) against the process pool.
+
+One local Ray for the whole session (``ray.init(num_cpus=2)``: it takes seconds
+to start); every test that needs it skips with a reason when Ray (the
+``cluster`` extra) is not installed. Checked:
+
+* on a few dozen random small positions (boards of tests/test_parallel.py):
+  the same value and exact score as the pool and the serial solver, an optimal
+  best move, the weak value, and the same accounting (one entry per worker slot
+  plus the coordinator; per-worker nodes add up to the total);
+* a real split: both slots work, the line keeps the score;
+* a killed Ray worker process: its task runs again, the answer is right;
+* a time limit: ``unknown``, and the backend still works;
+* the CLI joining the session's Ray with ``--address``, and a checkpoint
+  written by Ray and resumed by the pool;
+* without Ray: a one-line error (exit 2), and the process backend never
+  imports Ray.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from parallel_mnk import GameSpec, MnkError, Position, solve
+from parallel_mnk.parallel.pool import shutdown_pool, solve_parallel
+from parallel_mnk.rules import value_of_score
+from test_parallel import (BOARDS, C4, KILL_MOVES, KILL_SCORE, check_accounting, check_best_move, check_pv,
+                           random_positions, serial_score)
+
+ROOT = Path(__file__).resolve().parents[1]
+TT_BITS = 16
+POSITIONS_PER_BOARD = 4   # of each board of test_parallel.BOARDS: 36 positions in all
+
+
+@pytest.fixture(scope="session")
+def ray_session():
+    ray = pytest.importorskip("ray", reason="Ray is not installed (the 'cluster' extra: pip install -e '.[cluster]')")
+    if not ray.is_initialized():
+        ray.init(num_cpus=2, include_dashboard=False)
+    yield ray
+    from parallel_mnk.parallel.cluster import shutdown_cluster
+    shutdown_cluster()
+    shutdown_pool()
+    ray.shutdown()
+
+
+def ray_solve(pos: Position, workers: int = 2, **kw):
+    kw.setdefault("tt_bits", TT_BITS)
+    kw.setdefault("progress", False)
+    kw.setdefault("serial_budget", 0)  # always split, so that the tasks go through Ray
+    return solve_parallel(pos, workers=workers, backend="ray", **kw)
+
+
+def pool_solve(pos: Position, workers: int = 2, **kw):
+    kw.setdefault("tt_bits", TT_BITS)
+    kw.setdefault("progress", False)
+    kw.setdefault("serial_budget", 0)
+    return solve_parallel(pos, workers=workers, **kw)
+
+
+def test_ray_agrees_with_the_pool_on_random_positions(ray_session):
+    checked = used = 0
+    for b, (spec, lo, hi, _) in enumerate(BOARDS):
+        for i, pos in enumerate(random_positions(spec, lo, hi, POSITIONS_PER_BOARD, seed=5000 + b)):
+            where = f"{spec} moves={pos.move_stack}"
+            expect = serial_score(pos)
+            depth = (None, 1, 2)[(b + i) % 3]
+            on_ray = ray_solve(pos, pv=i == 0, split_depth=depth)
+            on_pool = pool_solve(pos, pv=False, split_depth=depth)
+            assert (on_ray.value, on_ray.score) == (on_pool.value, on_pool.score), where
+            assert (on_ray.value, on_ray.score) == (value_of_score(expect), expect), where
+            check_best_move(pos, on_ray.best_move, on_ray.score, weak=False)
+            if i == 0:
+                check_pv(pos, on_ray.pv, on_ray.score)
+            check_accounting(on_ray, 2)
+            check_accounting(on_pool, 2)
+            assert [w.worker for w in on_ray.workers] == [w.worker for w in on_pool.workers]
+            assert on_ray.workers[0].tasks == 0  # the coordinator runs no tasks
+            used += sum(w.tasks for w in on_ray.workers[1:]) > 0
+            weak = ray_solve(pos, weak=True, pv=False, split_depth=depth)
+            assert weak.value == value_of_score(expect) and weak.score is None, where
+            check_best_move(pos, weak.best_move, expect, weak=True)
+            check_accounting(weak, 2)
+            checked += 1
+    assert checked == POSITIONS_PER_BOARD * len(BOARDS)
+    assert used >= checked // 2, f"only {used} of {checked} Ray solves ran tasks"
+
+
+def test_ray_real_split_spreads_the_work(ray_session):
+    pos = Position.from_moves(GameSpec(6, 5, 4, True), "34")
+    r = solve(pos, workers=2, tt_bits=20, backend="ray", progress=False)  # the public entry point
+    assert (r.value, r.score) == ("draw", 0)
+    check_pv(pos, r.pv, r.score)
+    check_accounting(r, 2)
+    assert all(w.tasks > 0 and w.nodes > 0 for w in r.workers[1:]), r.workers
+    # three slots on two CPUs: still one entry per slot, still right
+    r3 = ray_solve(pos, workers=3, tt_bits=20, pv=False)
+    assert r3.score == 0
+    check_accounting(r3, 3)
+
+
+def ray_task_processes() -> list[psutil.Process]:
+    out = []
+    for p in psutil.process_iter(["cmdline"]):
+        cmd = p.info["cmdline"] or []
+        if cmd and cmd[0].startswith("ray::") and "run_remote" in cmd[0]:
+            out.append(p)
+    return out
+
+
+def test_killed_ray_worker_task_is_rerun(ray_session):
+    pos = Position.from_moves(C4, KILL_MOVES)
+    box = {}
+
+    def run():
+        try:
+            box["result"] = ray_solve(pos, tt_bits=20, pv=False)
+        except BaseException as e:  # reported below
+            box["error"] = e
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    victims = []
+    while time.monotonic() < deadline and thread.is_alive() and not victims:
+        time.sleep(0.3)
+        victims = [p for p in ray_task_processes() if p.cpu_percent(0.05) > 20]  # one busy with a task
+    assert victims and thread.is_alive(), "the solve ended before a worker could be killed"
+    os.kill(victims[0].pid, signal.SIGKILL)
+    thread.join(180)
+    assert not thread.is_alive(), "the solve hangs after a Ray worker was killed"
+    assert "error" not in box, repr(box.get("error"))
+    r = box["result"]
+    assert (r.value, r.score) == ("win", KILL_SCORE)
+    check_accounting(r, 2)
+    from parallel_mnk.parallel.cluster import get_cluster
+    assert sum(w.restarts for w in get_cluster(2, 20).workers) >= 1, "no task was reported lost"
+
+
+def test_ray_time_limit_gives_unknown_and_the_backend_still_works(ray_session):
+    pos = Position.from_moves(C4, "4453")  # about 8 s serially
+    t = time.monotonic()
+    r = ray_solve(pos, time_limit=0.3, pv=False)
+    took = time.monotonic() - t
+    assert r.value == "unknown" and r.score is None and r.best_move is None
+    assert took < 5.0, f"a 0.3 s limit took {took:.2f} s"
+    check_accounting(r, 2)
+    small = Position.from_moves(GameSpec(6, 5, 4, True), "334")
+    r = ray_solve(small)
+    assert r.score == serial_score(small)
+
+
+def test_cli_joins_a_running_ray_and_checkpoints(ray_session, tmp_path):
+    address = ray_session.get_runtime_context().gcs_address
+    journal = tmp_path / "ray.ckpt"
+    args = ["solve", "--cols", "6", "--rows", "5", "--k", "4", "--gravity", "--moves", "34", "--workers", "2",
+            "--tt-size", "8M", "--json", "--checkpoint", str(journal)]
+    p = subprocess.run([sys.executable, "-m", "parallel_mnk.cli", *args, "--backend", "ray", "--address", address],
+                       capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    r = json.loads(p.stdout)
+    assert (r["value"], r["score"]) == ("draw", 0)
+    assert len(r["workers"]) == 3 and sum(w["nodes"] for w in r["workers"]) == r["nodes"]
+    # the journal written through Ray serves the process backend (same tasks, same meaning)
+    pos = Position.from_moves(GameSpec(6, 5, 4, True), "34")
+    again = solve(pos, workers=2, tt_bits=16, progress=False, checkpoint=journal)
+    assert (again.value, again.score) == ("draw", 0) and again.nodes == 0
+
+
+def test_address_needs_the_ray_backend():
+    with pytest.raises(MnkError, match="ray backend"):
+        solve(Position(GameSpec(3, 3, 3)), workers=2, address="127.0.0.1:6379")
+    with pytest.raises(MnkError, match="unknown backend"):
+        solve(Position(GameSpec(3, 3, 3)), workers=2, backend="dask")
+
+
+HIDE_RAY = ("import sys; sys.modules['ray'] = None\n"  # import ray now fails, as when it is not installed
+            "from parallel_mnk.cli import main\n")
+
+
+def test_missing_ray_is_a_one_line_error():
+    code = HIDE_RAY + ("sys.exit(main(['solve', '--game', 'tictactoe', '--moves', 'b2', '--backend', 'ray', "
+                       "'--workers', '2']))")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert p.stderr.count("\n") == 1 and "parallel_mnk[cluster]" in p.stderr, p.stderr
+
+
+def test_process_backend_never_imports_ray():
+    code = ("import sys\nfrom parallel_mnk.cli import main\n"
+            "rc = main(['solve', '--cols', '4', '--rows', '4', '--k', '4', '--moves', 'b2', '--workers', '2', "
+            "'--json'])\n"
+            "assert 'ray' not in sys.modules, 'ray was imported'\nsys.exit(rc)")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
