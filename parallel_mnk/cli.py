@@ -94,6 +94,7 @@ def _solve_one(spec: GameSpec, position: Position, args) -> SolveResult:
 
 def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
     spec = _spec_from_args(args)
+    spec.require_exact()
     if args.address is not None and args.backend != "ray":
         raise MnkError("--address is for --backend ray")
     if args.checkpoint is not None and args.moves is None and args.board is None:

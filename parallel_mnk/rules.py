@@ -17,7 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-MAX_CELLS = 64
+MAX_CELLS = 64          # the exact solver's bitboards: one 64-bit word per player
+MAX_SIDE = 26           # columns are letters a-z; the depth-limited engine takes up to 26x26
 
 
 class MnkError(ValueError):
@@ -51,16 +52,27 @@ class GameSpec:
             raise MnkError(f"k must be at least 1, got {self.k}")
         if self.cols > 26:
             raise MnkError(f"at most 26 columns are supported (cell names use letters a-z), got {self.cols}")
-        if self.cols * self.rows > MAX_CELLS:
-            raise MnkError(
-                f"the exact solver handles boards of at most {MAX_CELLS} cells; "
-                f"{self.cols}x{self.rows} has {self.cols * self.rows}"
-            )
+        if self.cols * self.rows > MAX_SIDE * MAX_SIDE:
+            raise MnkError(f"boards of at most {MAX_SIDE * MAX_SIDE} cells are supported, "
+                           f"got {self.cols}x{self.rows}")
 
     @property
     def cells(self) -> int:
         """Number of cells on the board."""
         return self.cols * self.rows
+
+    @property
+    def exact_solvable(self) -> bool:
+        """True if the exact solver takes this board (at most 64 cells)."""
+        return self.cells <= MAX_CELLS
+
+    def require_exact(self) -> None:
+        """Raise :class:`MnkError` unless the exact solver takes this board."""
+        if not self.exact_solvable:
+            raise MnkError(
+                f"the exact solver handles boards of at most {MAX_CELLS} cells; "
+                f"{self.cols}x{self.rows} has {self.cells} (use 'parallel-mnk best' for a strong move)"
+            )
 
     def describe(self) -> str:
         """Short human name, e.g. ``7x6 k=4 gravity``."""

@@ -173,6 +173,7 @@ class Search:
 
     def __init__(self, spec: GameSpec, tt: np.ndarray, ctl: Optional[np.ndarray] = None,
                  salt: Optional[np.uint64] = None) -> None:
+        spec.require_exact()
         self.spec = spec
         self.ctx = build_context(spec)
         self.ctx[L.C_SALT] = new_salt() if salt is None else salt
@@ -316,6 +317,7 @@ def solve(position: Position, workers: int = 1, weak: bool = False, time_limit: 
     (SQLite journal, :mod:`parallel_mnk.parallel.checkpoint`) of finished tasks;
     the same solve run again resumes from it (always the parallel path).
     """
+    position.spec.require_exact()
     load_kernels()
     started = time.perf_counter()
     if position.is_game_over():

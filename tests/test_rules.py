@@ -14,7 +14,7 @@ C4 = GameSpec(7, 6, 4, True)
 
 
 # ---------------------------------------------------------------- GameSpec
-@pytest.mark.parametrize("args", [(3, 3, 3), (1, 1, 1), (8, 8, 5), (26, 2, 3), (2, 32, 4), (1, 64, 4),
+@pytest.mark.parametrize("args", [(3, 3, 3), (1, 1, 1), (8, 8, 5), (26, 2, 3), (2, 32, 4), (1, 64, 4), (15, 15, 5), (19, 19, 5), (26, 26, 6),
                                   (7, 6, 4, True), (1, 6, 2, True)])
 def test_valid_specs(args):
     spec = GameSpec(*args)
@@ -28,8 +28,7 @@ def test_valid_specs(args):
     ((0, 3, 3), "at least one"),
     ((3, 0, 3), "at least one"),
     ((0, 0, 1), "at least one"),
-    ((9, 9, 5), "64"),
-    ((8, 9, 4), "64"),
+    ((26, 27, 5), "676"),
     ((27, 1, 3), "26"),
     ((3.0, 3, 3), "integer"),
     ((3, "3", 3), "integer"),
@@ -40,6 +39,16 @@ def test_invalid_specs(args, fragment):
     with pytest.raises(MnkError, match=fragment) as info:
         GameSpec(*args)
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("args", [(9, 9, 5), (8, 9, 4), (15, 15, 5)])
+def test_exact_solver_refuses_boards_over_64_cells(args):
+    spec = GameSpec(*args)
+    assert not spec.exact_solvable
+    with pytest.raises(MnkError, match="at most 64 cells") as info:
+        spec.require_exact()
+    assert "\n" not in str(info.value) and "best" in str(info.value)
+    assert GameSpec(8, 8, 5).exact_solvable
 
 
 def test_mnk_error_is_value_error():

@@ -1,0 +1,286 @@
+"""Board-as-array kernels for boards of any size (up to 26x26): stones, line
+counts, an incremental open-line evaluation, and threat (winning-cell) detection.
+
+The bitboard kernels stop at 64 cells; the depth-limited search (used for big
+boards, for the play engine when a position is out of exact reach, and for the
+seed experiments) works on this representation instead.
+
+Two int64 arrays describe a search:
+
+``geo`` (read-only, built by :func:`parallel_mnk.limited.build_geometry`)::
+
+    G_COLS, G_ROWS, G_K, G_GRAVITY, G_CELLS, G_NLINES, G_MAX_PLY  scalars
+    G_OFF_LINES   nlines * k cell ids, one line after the other
+    G_OFF_CSTART  cells + 1 starts into the cell-to-line list
+    G_OFF_CLINES  the lines through each cell (CSR order)
+    G_OFF_W       k + 2 line weights: W[j] = worth of a line holding j stones of
+                  one player and none of the other (W[0] = 0)
+    G_OFF_CENTRE  cells: small static bonus of a cell (centre first)
+    G_OFF_ZOB     2 * cells + 1 Zobrist keys (cell, player) and the side-to-move key
+    G_S_*         offsets of the parts of ``st``
+
+``st`` (the mutable position)::
+
+    S_TURN (1 = first player, 2 = second), S_PLY (stones), S_EVAL (sum of line
+    worths from the first player's view), S_HASH, S_THREAT + p (lines where player
+    p has k-1 stones and the other none), S_NODES, S_EVALS, S_ABORTED, S_BEST
+    board[cells] (0 empty, 1, 2), cnt[nlines * 2], height[cols] (stones per
+    column), near[cells] (stones within 2 cells), per-ply move and score lists.
+
+A cell index is ``row * cols + col`` with row 0 at the top, as everywhere.
+"""
+import numpy as np
+from numba import njit
+
+G_COLS = 0
+G_ROWS = 1
+G_K = 2
+G_GRAVITY = 3
+G_CELLS = 4
+G_NLINES = 5
+G_MAX_PLY = 6
+G_OFF_LINES = 7
+G_OFF_CSTART = 8
+G_OFF_CLINES = 9
+G_OFF_W = 10
+G_OFF_CENTRE = 11
+G_OFF_ZOB = 12
+G_S_BOARD = 13
+G_S_CNT = 14
+G_S_HEIGHT = 15
+G_S_NEAR = 16
+G_S_MOVES = 17
+G_S_MSCORE = 18
+G_S_SIZE = 19
+G_HEADER = 24
+
+S_TURN = 0
+S_PLY = 1
+S_EVAL = 2
+S_HASH = 3
+S_THREAT = 4      # S_THREAT + 1, S_THREAT + 2: threat line counts of players 1 and 2
+S_NODES = 7
+S_EVALS = 8
+S_ABORTED = 9
+S_BEST = 10
+S_HEADER = 16
+
+NEAR_RADIUS = 2
+
+
+@njit(inline="always", cache=True)
+def _contribution(geo, x, o):
+    """Worth of one line from the first player's view: x and o are its stone counts."""
+    if o == 0:
+        return geo[geo[G_OFF_W] + x]
+    if x == 0:
+        return -geo[geo[G_OFF_W] + o]
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def set_stone(geo, st, cell, player):
+    """Put a stone of ``player`` (1 or 2) on the empty ``cell``; update line
+    counts, evaluation, threats, hash, heights and neighbourhood. Does not
+    change the side to move. Returns 1 if the stone completes ``k`` in a row."""
+    k = geo[G_K]
+    cols = geo[G_COLS]
+    rows = geo[G_ROWS]
+    other = 3 - player
+    cnt = geo[G_S_CNT]
+    won = 0
+    delta = 0
+    for i in range(geo[geo[G_OFF_CSTART] + cell], geo[geo[G_OFF_CSTART] + cell + 1]):
+        line = geo[geo[G_OFF_CLINES] + i]
+        a = st[cnt + 2 * line + player - 1]
+        b = st[cnt + 2 * line + other - 1]
+        if player == 1:
+            delta += _contribution(geo, a + 1, b) - _contribution(geo, a, b)
+        else:
+            delta += _contribution(geo, b, a + 1) - _contribution(geo, b, a)
+        if b == 0:
+            if a == k - 1:
+                st[S_THREAT + player] -= 1
+                won = 1
+            elif a + 1 == k - 1:
+                st[S_THREAT + player] += 1
+        if a == 0 and b == k - 1:
+            st[S_THREAT + other] -= 1
+        st[cnt + 2 * line + player - 1] = a + 1
+    centre = geo[geo[G_OFF_CENTRE] + cell]
+    st[S_EVAL] += delta + (centre if player == 1 else -centre)
+    st[geo[G_S_BOARD] + cell] = player
+    st[S_HASH] ^= geo[geo[G_OFF_ZOB] + 2 * cell + player - 1]
+    row = cell // cols
+    col = cell - row * cols
+    st[geo[G_S_HEIGHT] + col] += 1
+    near = geo[G_S_NEAR]
+    for r in range(max(0, row - NEAR_RADIUS), min(rows, row + NEAR_RADIUS + 1)):
+        for c in range(max(0, col - NEAR_RADIUS), min(cols, col + NEAR_RADIUS + 1)):
+            st[near + r * cols + c] += 1
+    st[S_PLY] += 1
+    return won
+
+
+@njit(cache=True, nogil=True)
+def clear_stone(geo, st, cell):
+    """Undo :func:`set_stone` on ``cell`` (which must hold a stone)."""
+    k = geo[G_K]
+    cols = geo[G_COLS]
+    rows = geo[G_ROWS]
+    player = st[geo[G_S_BOARD] + cell]
+    other = 3 - player
+    cnt = geo[G_S_CNT]
+    delta = 0
+    for i in range(geo[geo[G_OFF_CSTART] + cell], geo[geo[G_OFF_CSTART] + cell + 1]):
+        line = geo[geo[G_OFF_CLINES] + i]
+        a = st[cnt + 2 * line + player - 1] - 1  # count without this stone
+        b = st[cnt + 2 * line + other - 1]
+        if player == 1:
+            delta += _contribution(geo, a, b) - _contribution(geo, a + 1, b)
+        else:
+            delta += _contribution(geo, b, a) - _contribution(geo, b, a + 1)
+        if b == 0:
+            if a == k - 1:
+                st[S_THREAT + player] += 1
+            elif a + 1 == k - 1:
+                st[S_THREAT + player] -= 1
+        if a == 0 and b == k - 1:
+            st[S_THREAT + other] += 1
+        st[cnt + 2 * line + player - 1] = a
+    centre = geo[geo[G_OFF_CENTRE] + cell]
+    st[S_EVAL] += delta - (centre if player == 1 else -centre)
+    st[geo[G_S_BOARD] + cell] = 0
+    st[S_HASH] ^= geo[geo[G_OFF_ZOB] + 2 * cell + player - 1]
+    row = cell // cols
+    col = cell - row * cols
+    st[geo[G_S_HEIGHT] + col] -= 1
+    near = geo[G_S_NEAR]
+    for r in range(max(0, row - NEAR_RADIUS), min(rows, row + NEAR_RADIUS + 1)):
+        for c in range(max(0, col - NEAR_RADIUS), min(cols, col + NEAR_RADIUS + 1)):
+            st[near + r * cols + c] -= 1
+    st[S_PLY] -= 1
+
+
+@njit(cache=True, nogil=True)
+def play(geo, st, cell):
+    """The side to move puts a stone on ``cell``; returns 1 if it wins."""
+    player = st[S_TURN]
+    won = set_stone(geo, st, cell, player)
+    st[S_TURN] = 3 - player
+    st[S_HASH] ^= geo[geo[G_OFF_ZOB] + 2 * geo[G_CELLS]]
+    return won
+
+
+@njit(cache=True, nogil=True)
+def unplay(geo, st, cell):
+    """Undo :func:`play` of ``cell``."""
+    clear_stone(geo, st, cell)
+    st[S_TURN] = 3 - st[S_TURN]
+    st[S_HASH] ^= geo[geo[G_OFF_ZOB] + 2 * geo[G_CELLS]]
+
+
+@njit(inline="always", cache=True)
+def is_playable(geo, st, cell):
+    """True if a stone may go on ``cell`` now (empty; with gravity, supported)."""
+    if st[geo[G_S_BOARD] + cell] != 0:
+        return False
+    if geo[G_GRAVITY] == 0:
+        return True
+    below = cell + geo[G_COLS]
+    return below >= geo[G_CELLS] or st[geo[G_S_BOARD] + below] != 0
+
+
+@njit(cache=True, nogil=True)
+def winning_cells(geo, st, player, out):
+    """Distinct playable cells where ``player`` completes ``k`` in a row at once.
+
+    Writes up to 2 of them to ``out`` and returns how many there are, capped at 2
+    (2 means "at least two": an unstoppable double threat).
+    """
+    if st[S_THREAT + player] == 0:
+        return 0
+    k = geo[G_K]
+    cnt = geo[G_S_CNT]
+    board = geo[G_S_BOARD]
+    lines = geo[G_OFF_LINES]
+    found = 0
+    for line in range(geo[G_NLINES]):
+        if st[cnt + 2 * line + player - 1] != k - 1 or st[cnt + 2 * line + 2 - player] != 0:
+            continue
+        for j in range(k):
+            cell = geo[lines + line * k + j]
+            if st[board + cell] == 0:
+                if is_playable(geo, st, cell) and (found == 0 or out[0] != cell):
+                    out[found] = cell
+                    found += 1
+                    if found == 2:
+                        return 2
+                break
+    return found
+
+
+@njit(cache=True, nogil=True)
+def evaluate(geo, st):
+    """Static evaluation from the side to move's view: the sum of open-line worths."""
+    return st[S_EVAL] if st[S_TURN] == 1 else -st[S_EVAL]
+
+
+@njit(cache=True, nogil=True)
+def move_score(geo, st, cell, player):
+    """Ordering score of ``cell`` for ``player``: what it builds plus what it blocks."""
+    cnt = geo[G_S_CNT]
+    w = geo[G_OFF_W]
+    s = geo[geo[G_OFF_CENTRE] + cell]
+    for i in range(geo[geo[G_OFF_CSTART] + cell], geo[geo[G_OFF_CSTART] + cell + 1]):
+        line = geo[geo[G_OFF_CLINES] + i]
+        a = st[cnt + 2 * line + player - 1]
+        b = st[cnt + 2 * line + 2 - player]
+        if b == 0:
+            s += 2 * geo[w + a + 1]   # building counts a little more than blocking
+        if a == 0:
+            s += geo[w + b + 1]
+    return s
+
+
+@njit(cache=True, nogil=True)
+def makes_four(geo, st, cell, player):
+    """True if ``player`` on ``cell`` gives a line with k-1 of its stones and none of the other's."""
+    k = geo[G_K]
+    cnt = geo[G_S_CNT]
+    for i in range(geo[geo[G_OFF_CSTART] + cell], geo[geo[G_OFF_CSTART] + cell + 1]):
+        line = geo[geo[G_OFF_CLINES] + i]
+        if st[cnt + 2 * line + player - 1] == k - 2 and st[cnt + 2 * line + 2 - player] == 0:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def candidate_moves(geo, st, near_only, out):
+    """Cells the side to move may play, in natural order (columns left to right
+    with gravity, row-major otherwise), into ``out``; returns how many.
+
+    ``near_only`` (free placement): only empty cells within two cells of a stone,
+    or the centre on an empty board (the usual restriction on big boards).
+    """
+    cols = geo[G_COLS]
+    rows = geo[G_ROWS]
+    n = 0
+    if geo[G_GRAVITY] != 0:
+        height = geo[G_S_HEIGHT]
+        for c in range(cols):
+            h = st[height + c]
+            if h < rows:
+                out[n] = (rows - 1 - h) * cols + c
+                n += 1
+        return n
+    board = geo[G_S_BOARD]
+    near = geo[G_S_NEAR]
+    if near_only and st[S_PLY] == 0:
+        out[0] = (rows // 2) * cols + cols // 2
+        return 1
+    for cell in range(geo[G_CELLS]):
+        if st[board + cell] == 0 and (not near_only or st[near + cell] > 0):
+            out[n] = cell
+            n += 1
+    return n
