@@ -16,10 +16,10 @@ import sys
 import time
 from pathlib import Path
 
-from bench import common, suite_boards, suite_connect4, suite_scaling
+from bench import common, plots, suite_boards, suite_connect4, suite_scaling, suite_seed
 
-SUITES = ["startup", "connect4", "boards", "scaling", "connect4-empty"]
-QUICK_SUITES = ["startup", "connect4", "boards", "scaling"]
+SUITES = ["startup", "connect4", "boards", "scaling", "seed1", "seed2", "connect4-empty"]
+QUICK_SUITES = ["startup", "connect4", "boards", "scaling", "seed1", "seed2"]
 
 
 def main(argv=None) -> int:
@@ -56,9 +56,14 @@ def main(argv=None) -> int:
             rows += suite_boards.run(quick=args.quick, log=log)
         elif suite == "scaling":
             rows += suite_scaling.run(quick=args.quick, workers_list=args.workers, repeat=args.repeat, log=log)
+        elif suite == "seed1":
+            rows += suite_seed.run_seed1(quick=args.quick, log=log)
+        elif suite == "seed2":
+            rows += suite_seed.run_seed2(quick=args.quick, log=log)
         elif suite == "connect4-empty":
             rows += suite_boards.run(boards=suite_boards.EMPTY_CONNECT4, weak=True, log=log)
     common.write_results(out, rows, facts)
+    written = plots.write_plots(out, rows, log=print)
     print()
     print(common.markdown_table([r for r in rows if r["suite"] == "connect4"],
                                 ["case", "positions", "wrong", "mean_time_s", "mean_nodes", "nodes_per_s",
@@ -70,7 +75,15 @@ def main(argv=None) -> int:
     print(common.markdown_table([r for r in rows if r["suite"] in ("scaling", "overhead")],
                                 ["suite", "case", "workers", "time_s", "speedup", "efficiency", "nodes", "overhead",
                                  "node_speedup", "per_worker_start_s"]))
-    print(f"\nresults written to {out}")
+    print()
+    print(common.markdown_table([r for r in rows if r["suite"] == "seed1"],
+                                ["case", "board", "method", "value", "states", "published_states", "match", "time_s",
+                                 "published_time_s"]))
+    print()
+    print(common.markdown_table([r for r in rows if r["suite"] == "seed2" and r["depth"] in (3, 5, 7)],
+                                ["case", "depth", "method", "evals_per_search", "speedup_vs_minimax",
+                                 "published_speedup", "same_value_as_minimax"]))
+    print(f"\nresults written to {out}" + (f" ({len(written)} plots)" if written else ""))
     return 0
 
 

@@ -81,6 +81,10 @@ def markdown_table(rows: Iterable[dict], columns: list[str]) -> str:
 
 
 def _fmt(v) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "yes" if v else "no"
     if isinstance(v, float):
         if v == 0:
             return "0"

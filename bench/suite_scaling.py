@@ -90,7 +90,8 @@ def run(quick: bool = False, workers_list=(1, 2), overhead_workers=(1, 2, 4, 8, 
                 serial = (wall, nodes)
             row = {"suite": "scaling", "case": name, "workers": n, "time_s": wall,
                    "speedup": serial[0] / wall, "efficiency": serial[0] / wall / n,
-                   "nodes": nodes, "overhead": nodes / serial[1], "node_speedup": serial[1] / busiest}
+                   "nodes": nodes, "overhead": nodes / serial[1], "node_speedup": serial[1] / busiest,
+                   "per_worker_nodes": " ".join(map(str, runs[0][2]))}
             rows.append(row)
             log(f"scaling: {name}, {n} worker(s): {wall:.2f} s, speedup {row['speedup']:.2f}, "
                 f"efficiency {row['efficiency']:.2f}, nodes x{row['overhead']:.2f}")
@@ -102,7 +103,7 @@ def run(quick: bool = False, workers_list=(1, 2), overhead_workers=(1, 2, 4, 8, 
             wall, nodes, per = _run(positions, n)
             row = {"suite": "overhead", "case": name, "workers": n, "nodes": nodes,
                    "overhead": nodes / serial[1], "node_speedup": serial[1] / max(per[1:] or [nodes]),
-                   "time_s": wall}
+                   "time_s": wall, "per_worker_nodes": " ".join(map(str, per))}
             rows.append(row)
             log(f"overhead: {name}, {n} workers: nodes x{row['overhead']:.2f}, "
                 f"serial nodes / busiest worker's {row['node_speedup']:.2f}")

@@ -1,0 +1,50 @@
+"""run_bench.py --quick, end to end: the CSV, JSON and PNG files appear with the expected columns."""
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench")
+    proc = subprocess.run([sys.executable, "run_bench.py", "--quick", "--out", str(out)], cwd=REPO,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return out, proc.stdout
+
+
+def test_quick_run_writes_csv_and_json(quick_run):
+    out, stdout = quick_run
+    with open(out / "results.csv") as f:
+        rows = list(csv.DictReader(f))
+    suites = {r["suite"] for r in rows}
+    assert {"startup", "boards", "scaling", "seed1", "seed2"} <= suites
+    assert {"suite", "case", "time_s", "nodes", "workers", "speedup", "overhead", "states", "published_states",
+            "evals_per_search", "depth", "method"} <= set(rows[0])
+    data = json.loads((out / "results.json").read_text())
+    facts = data["machine"]
+    for key in ("cpu_model", "physical_cores", "logical_cores", "memory_gib", "python", "numba"):
+        assert facts[key] not in (None, "")
+    assert len(data["rows"]) == len(rows)
+    # the 3x3 rows of the first seed experiment, with the published counts reproduced
+    seed1 = {r["method"]: r for r in data["rows"] if r["suite"] == "seed1" and r["case"] == "3x3 k3"}
+    assert seed1["minimax"]["states"] == 549_945 and seed1["minimax"]["match"] is True
+    assert seed1["alpha-beta"]["states"] == 18_296 and seed1["alpha-beta"]["match"] is True
+    assert "| case |" in stdout   # the Markdown summary
+
+
+def test_quick_run_writes_the_plots(quick_run):
+    pytest.importorskip("matplotlib", reason="the plots need the 'bench' extra (pip install -e '.[bench]')")
+    out, _ = quick_run
+    for name in ("speedup.png", "overhead.png", "nodes_per_worker.png", "time_per_suite.png",
+                 "seed_evaluations.png"):
+        path = out / name
+        assert path.is_file() and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
