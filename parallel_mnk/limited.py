@@ -61,6 +61,7 @@ class LimitedResult:
     time_s: float
     forced_fours: bool = False
     depths: list = field(default_factory=list)
+    per_worker: list = field(default_factory=list)   # [index, tasks, nodes, cpu_s] per pool worker
 
     @property
     def win_in(self) -> Optional[int]:
@@ -204,8 +205,25 @@ def count_search(spec: GameSpec, st: np.ndarray, depth: int, flags: int, tt_bits
     return int(score), int(work[G.S_BEST]), int(work[G.S_NODES]), int(work[G.S_EVALS])
 
 
+def root_moves(spec: GameSpec, st: np.ndarray, flags: int, width: int) -> list[int]:
+    """The root cells the search tries, best-ordered and cut to ``width`` (0: all);
+    only the winning cell when there is a win in one, else only the block when
+    the opponent threatens one."""
+    geo = build_geometry(spec)
+    turn = int(st[G.S_TURN])
+    pair = np.zeros(2, dtype=np.int64)
+    if G.winning_cells(geo, st, turn, pair) > 0 or G.winning_cells(geo, st, 3 - turn, pair) > 0:
+        return [int(pair[0])]   # win at once, or the block
+    out = np.zeros(spec.cells, dtype=np.int64)
+    n = G.candidate_moves(geo, st, bool(flags & F_NEAR), out)
+    cells = [int(c) for c in out[:n]]
+    cells.sort(key=lambda c: -G.move_score(geo, st, c, turn))
+    return cells[:width] if width > 0 else cells
+
+
 def best_move(position: Position, depth: Optional[int] = None, time_limit: Optional[float] = None,
-              width: Optional[int] = None, tt_bits: int = DEFAULT_TT_BITS, fours: bool = True) -> LimitedResult:
+              width: Optional[int] = None, tt_bits: int = DEFAULT_TT_BITS, fours: bool = True,
+              workers: int = 1) -> LimitedResult:
     """A strong move for the side to move by iterative deepening.
 
     Searches depth 1, 2, ... up to ``depth`` (default: until ``time_limit``, or
@@ -213,12 +231,16 @@ def best_move(position: Position, depth: Optional[int] = None, time_limit: Optio
     away, except that depth 1 always completes so a move is always returned.
     ``width``: moves tried per node (default: all on boards of at most 64
     cells, 14 best-ordered beyond, with only cells near stones). ``fours``: first
-    look for a win by continuous fours. Raises :class:`MnkError` if the game is over.
+    look for a win by continuous fours. ``workers`` > 1: the root moves are
+    searched on the process pool (:mod:`parallel_mnk.parallel.heuristic`).
+    Raises :class:`MnkError` if the game is over.
     """
     from .search import _run_abortable
 
     if position.is_game_over():
         raise MnkError("the game is over: there is no move to choose")
+    if workers is None or workers < 1:
+        raise MnkError(f"workers must be at least 1, got {workers}")
     if depth is not None and not 1 <= depth <= MAX_DEPTH:
         raise MnkError(f"--depth must be between 1 and {MAX_DEPTH}, got {depth}")
     if time_limit is not None and time_limit <= 0:
@@ -250,6 +272,15 @@ def best_move(position: Position, depth: Optional[int] = None, time_limit: Optio
                                      evals, time.perf_counter() - started, forced_fours=m > 0)
             if m > 0 and int(work[G.S_NODES]) == 0:
                 break   # no four to make at all: longer searches find nothing either
+
+    if workers > 1:
+        from .parallel.heuristic import best_move_parallel
+
+        best, total, per_worker = best_move_parallel(position, workers, root_moves(spec, st, flags, width), flags,
+                                                     width, max_depth, deadline)
+        score, cell, d = best
+        return LimitedResult(position.move_of_cell(cell), score, d, nodes + total, evals,
+                             time.perf_counter() - started, per_worker=per_worker)
 
     result = None
     depths = []

@@ -262,3 +262,57 @@ def test_best_move_errors_and_time_limit():
 
 def test_empty_big_board_opens_in_the_centre():
     assert LM.best_move(Position(GOMOKU), depth=2).move == 7 * 15 + 7
+
+
+# ---------------------------------------------------------------- on the pool, and the CLI
+def test_tactics_with_two_workers():
+    pos = gomoku("h8,a1,i8,a2,j8,a3,k8,b5")
+    assert LM.best_move(pos, depth=3, workers=2).move in naive_wins_in_one(pos)
+    r = LM.best_move(gomoku("d3,d4,h8,d5,k11,d6,n2,d7"), depth=4, workers=2)
+    assert format_move(GOMOKU, r.move) == "d8"
+    r = LM.best_move(gomoku("b13,f6,m2,g6,n13,h6"), depth=3, workers=2)
+    assert format_move(GOMOKU, r.move) in ("e6", "i6")
+    assert len(r.per_worker) == 2 and sum(w[2] for w in r.per_worker) <= r.nodes
+    assert sum(w[1] for w in r.per_worker) > 0
+
+
+def test_two_workers_find_a_move_as_good_as_one():
+    rng = random.Random(11)
+    spec = GameSpec(7, 6, 4, True)
+    for _ in range(5):
+        pos = random_position(spec, rng, 10)
+        if pos.is_game_over():
+            continue
+        one = LM.best_move(pos, depth=4, width=0, fours=False)
+        two = LM.best_move(pos, depth=4, width=0, fours=False, workers=2)
+        # the root value is exact in both; the move may differ only between equal values
+        assert two.score == one.score, pos.board_text()
+
+
+def run_cli(args):
+    import io
+    from parallel_mnk.cli import main
+
+    out = io.StringIO()
+    return main(args, stdin=io.StringIO(""), stdout=out), out.getvalue()
+
+
+def test_best_cli(capsys):
+    import json
+
+    code, out = run_cli(["best", "--cols", "15", "--rows", "15", "--k", "5", "--moves", "d3,d4,h8,d5,k11,d6,n2,d7",
+                         "--depth", "2"])
+    assert code == 0 and "best move: d8" in out and " a b c d e" in out
+    code, out = run_cli(["best", "--cols", "15", "--rows", "15", "--k", "5", "--moves", "h8,a1,i8,a2,j8,a3,k8,b5",
+                         "--json", "--workers", "2", "--depth", "2"])
+    data = json.loads(out)
+    assert code == 0 and data["best_move"] in ("g8", "l8") and data["win_in"] == 1
+    for bad, fragment in ((["--depth", "0"], "depth"), (["--moves", "z1"], "off the"), (["--width", "-1"], "width"),
+                          (["--time-limit", "0"], "positive")):
+        code, out = run_cli(["best", "--cols", "15", "--rows", "15", "--k", "5", *bad])
+        err = capsys.readouterr().err
+        assert code == 2 and out == "" and fragment in err and err.count("\n") == 1
+    code, _ = run_cli(["best", "--game", "tictactoe", "--moves", "a1,a2,b1,b2,c1"])
+    assert code == 2 and "over" in capsys.readouterr().err
+    code, _ = run_cli(["solve", "--cols", "15", "--rows", "15", "--k", "5", "--moves", ""])
+    assert code == 2 and "parallel-mnk best" in capsys.readouterr().err

@@ -44,6 +44,7 @@ from ..position import Position
 from ..rules import GameSpec, MnkError, value_of_score
 from ..search import (SolveResult, Search, WorkerStats, check_table_memory, new_salt, principal_variation,
                       terminal_result)
+from .heuristic import HeuristicTask, run_heuristic_task
 from .split import SplitTree, Task, TaskResult, generic_bounds
 
 START_METHOD = "fork"      # workers inherit the compiled kernels and the shared memory
@@ -116,6 +117,9 @@ def _worker_main(index: int, conn, tt_mem, ctl_mem, slot: int, parent_pid: int, 
             return
         if task is None:
             return
+        if isinstance(task, HeuristicTask):   # depth-limited search of one root move (big boards)
+            conn.send(run_heuristic_task(task, index, ctl))
+            continue
         conn.send(run_task_here(task, index, slot, tt, ctl, contexts))
 
 
