@@ -21,6 +21,13 @@ def _pyplot():
     return plt
 
 
+def _save(plt, fig, path: Path) -> bool:
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
+
+
 def _by_case(rows: list[dict], suites: tuple[str, ...]) -> dict[str, list[dict]]:
     cases: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
@@ -45,10 +52,7 @@ def plot_speedup(plt, rows: list[dict], path: Path) -> bool:
     a1.set(xlabel="workers", ylabel="speed-up (1 worker / N workers)", title="Speed-up")
     a2.set(xlabel="workers", ylabel="efficiency (speed-up / N)", title="Efficiency", ylim=(0, 1.1))
     a1.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return True
+    return _save(plt, fig, path)
 
 
 def plot_overhead(plt, rows: list[dict], path: Path) -> bool:
@@ -65,10 +69,7 @@ def plot_overhead(plt, rows: list[dict], path: Path) -> bool:
     ax.set_xscale("log", base=2)
     ax.set(xlabel="workers", ylabel="nodes / serial nodes", title="Search overhead")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return True
+    return _save(plt, fig, path)
 
 
 def plot_nodes_per_worker(plt, rows: list[dict], path: Path) -> bool:
@@ -88,10 +89,7 @@ def plot_nodes_per_worker(plt, rows: list[dict], path: Path) -> bool:
                label=f"{case} ({r['workers']} workers)")
     ax.set(xlabel="process (0 = coordinator)", ylabel="nodes", title="Nodes per worker")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return True
+    return _save(plt, fig, path)
 
 
 def plot_time_per_suite(plt, rows: list[dict], path: Path) -> bool:
@@ -105,10 +103,7 @@ def plot_time_per_suite(plt, rows: list[dict], path: Path) -> bool:
     fig, ax = plt.subplots(figsize=(6, 4))
     ax.barh(list(totals), list(totals.values()))
     ax.set(xlabel="seconds (sum of measurements)", title="Time per suite")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return True
+    return _save(plt, fig, path)
 
 
 def plot_seed_evaluations(plt, rows: list[dict], path: Path) -> bool:
@@ -129,10 +124,7 @@ def plot_seed_evaluations(plt, rows: list[dict], path: Path) -> bool:
         ax.set_yscale("log")
         ax.set(xlabel="depth", ylabel="evaluations per search", title=board)
     axes[0][0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return True
+    return _save(plt, fig, path)
 
 
 PLOTS = {
