@@ -177,6 +177,14 @@ def cmd_nmk(args, stdin: TextIO, stdout: TextIO) -> int:
     return 0
 
 
+def cmd_play(args, stdin: TextIO, stdout: TextIO) -> int:
+    """A game against the engine (:mod:`parallel_mnk.play`)."""
+    from .play import play
+
+    return play(_spec_from_args(args), stdin, stdout, human=args.human, time_limit=args.time_limit,
+                workers=args.workers)
+
+
 def cmd_best(args, stdin: TextIO, stdout: TextIO) -> int:
     """A strong move by depth-limited search (:mod:`parallel_mnk.limited`), any board size."""
     from .limited import best_move
@@ -252,6 +260,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stats", action="store_true",
                    help="one line on stderr: queries and where the time went")
     p.set_defaults(func=cmd_nmk)
+
+    p = sub.add_parser("play", help="play a game against the engine in the terminal",
+                       description="Play against the engine: type moves (a column number with gravity, a cell "
+                                   "like b2 otherwise), or hint, undo, board, help, quit. The engine plays "
+                                   "perfectly where the exact solver finishes in its time (boards of at most "
+                                   "64 cells), and by heuristic search otherwise.")
+    _add_game_args(p)
+    p.add_argument("--human", type=str.lower, choices=("x", "o"),
+                   help="your side (X moves first); asked at the start if not given")
+    p.add_argument("--time-limit", type=float, default=3.0,
+                   help="seconds per engine move or hint (default 3)")
+    p.add_argument("--workers", type=int, default=1, help="worker processes of the exact solver (default 1)")
+    p.set_defaults(func=cmd_play, split_depth=None)
 
     p = sub.add_parser("best", help="a strong move by depth-limited search, on any board up to 26x26",
                        description="Choose a move by iterative-deepening alpha-beta with an open-line evaluation "
