@@ -151,6 +151,47 @@ def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
     return 1 if failures else 0
 
 
+def cmd_analyze(args, stdin: TextIO, stdout: TextIO) -> int:
+    """Every legal move's value and score (:mod:`parallel_mnk.analysis`)."""
+    from .analysis import analyze, pons_line, render
+
+    spec = _spec_from_args(args)
+    spec.require_exact()
+    if args.moves is not None and args.board is not None:
+        raise MnkError("give either --moves or --board, not both")
+    args.tt_bits = resolve_tt_bits(args.tt_bits, args.tt_size)  # a table too big is refused before any work
+    startup = load_kernels()
+
+    def run(position):
+        return analyze(position, workers=args.workers, weak=args.weak, time_limit=args.time_limit,
+                       tt_bits=args.tt_bits, split_depth=args.split_depth,
+                       progress=False if args.json or args.no_progress else None)
+
+    if args.moves is not None or args.board is not None:
+        position = (Position.from_board(spec, args.board) if args.board is not None
+                    else Position.from_moves(spec, args.moves))
+        a = run(position)
+        stdout.write(json.dumps(a.to_dict()) + "\n" if args.json else render(a))
+        if startup > 0 and not args.json:
+            stdout.write(f"(kernel start-up: {startup:.2f} s, not counted above)\n")
+        return 3 if a.value == "unknown" else 0
+    failures = unknown = 0  # one position per line on stdin, one line each
+    for line in stdin:
+        text = line.rstrip("\n").rstrip("\r")
+        try:
+            a = run(_position_from_text(spec, text))
+        except MnkError as e:
+            failures += 1
+            stdout.write(json.dumps({"input": text, "error": str(e)}) + "\n" if args.json
+                         else f"{text} error: {e}\n")
+            stdout.flush()
+            continue
+        unknown += a.value == "unknown"
+        stdout.write(json.dumps({"input": text, **a.to_dict()}) + "\n" if args.json else pons_line(text, a) + "\n")
+        stdout.flush()
+    return 1 if failures else 3 if unknown else 0
+
+
 def cmd_nmk(args, stdin: TextIO, stdout: TextIO) -> int:
     """The NMK assignment protocol: all of stdin in, all answers out (see :mod:`parallel_mnk.protocol`)."""
     from . import protocol
@@ -246,6 +287,34 @@ def build_parser() -> argparse.ArgumentParser:
                         "Ctrl-C) resumes from it; a journal of another game or position is refused")
     p.add_argument("--json", action="store_true", help="one JSON object per position")
     p.set_defaults(func=cmd_solve)
+
+    p = sub.add_parser("analyze", help="value and exact score of every legal move of a position",
+                       description="Analyse a position: the value and exact score of every legal move, for the "
+                                   "side to move (a move's score is the win score if it wins at once, else minus "
+                                   "the opponent's score after it), drawn on the board, and the best moves. "
+                                   "Without --moves/--board, read one position per line from stdin and write "
+                                   "one line each, as Pons' Connect Four solver with -a: the input, then one "
+                                   "score per column (gravity) or per cell in row-major order from the top-left "
+                                   "(free placement); -1000 for a full column or a taken cell, '?' for a move "
+                                   "not solved within --time-limit, 1/0/-1 for win/draw/loss with --weak "
+                                   "(JSON Lines with --json).")
+    _add_game_args(p)
+    p.add_argument("--moves", help="moves from the empty board, as for solve ('' is the empty board)")
+    p.add_argument("--board", help="board text, rows top to bottom: 'x.o/.x./...'")
+    p.add_argument("--weak", action="store_true", help="only win/draw/loss of each move (faster)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="worker processes per move's solve (default: the physical cores; 1 = serial, "
+                        "one table shared by all the moves)")
+    p.add_argument("--split-depth", type=int, default=None, help="plies of the parallel split, as for solve")
+    p.add_argument("--no-progress", action="store_true", help="no status line on stderr during long analyses")
+    p.add_argument("--time-limit", type=float, default=None,
+                   help="seconds per position; moves not solved by then are '?' (unknown) and the exit "
+                        "status is 3")
+    table = p.add_mutually_exclusive_group()
+    table.add_argument("--tt-size", metavar="SIZE", help="transposition table memory, as for solve")
+    table.add_argument("--tt-bits", type=int, default=None, help="the table as 2**N entries of 8 bytes instead")
+    p.add_argument("--json", action="store_true", help="one JSON object per position")
+    p.set_defaults(func=cmd_analyze)
 
     p = sub.add_parser("nmk", help="the NMK assignment protocol on stdin/stdout",
                        description="Read NMK assignment queries from stdin (whitespace-separated tokens: "

@@ -1,0 +1,367 @@
+"""analyze(position) -> Analysis: the value and exact score of every legal move.
+
+Like Pascal Pons' Connect Four solver with ``-a``: the score of a move, from the
+side to move's point of view, is the win score (:func:`parallel_mnk.rules.win_score`)
+if the move wins at once, 0 if it fills the board, and otherwise minus the exact
+score of the resulting position for the opponent. The best of them is the
+position's own score.
+
+Serial (``workers=1``): one :class:`parallel_mnk.search.Search`, hence one
+transposition table with one salt, serves every child, so what one child's search
+proved helps the next. With ``workers > 1`` each child is a :func:`solve` on the
+process pool. A time limit covers the whole analysis: moves not solved in time
+are ``unknown`` (never a guess).
+
+Also the two text forms the CLI prints: :func:`render` (the board with each
+move's score on it) and :func:`pons_line` (the input followed by one score per
+column, or per cell, as Pons' ``-a`` output).
+"""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .position import Position
+from .rules import GameSpec, MnkError, format_move, ply_of_score, value_of_score, win_score
+from .search import (
+    Search, _run_abortable, load_kernels, resolve_tt_bits, solve, terminal_result, transposition_table,
+)
+
+ILLEGAL = -1000  # the plain line's entry for a full column / taken cell (Pons' INVALID_MOVE)
+UNKNOWN = "?"    # the plain line's (and the grid's) entry for a move not solved in time
+
+_RANK = {"win": 1, "draw": 0, "loss": -1}
+_NEGATE = {"win": "loss", "draw": "draw", "loss": "win"}
+
+
+@dataclass
+class MoveAnalysis:
+    """One legal move: ``value`` (``win``/``draw``/``loss``, ``unknown`` when the
+    time ran out), ``score`` (exact, from the side to move; None when weak or
+    unknown), ``at_once`` (the move ends the game: a win, or a draw on the last
+    cell), and the nodes and seconds its search took."""
+
+    spec: GameSpec
+    move: int
+    value: str
+    score: Optional[int]
+    nodes: int = 0
+    time_s: float = 0.0
+    at_once: bool = False
+
+    @property
+    def text(self) -> str:
+        """The move in DESIGN.md notation (column from 1, or a cell like ``b2``)."""
+        return format_move(self.spec, self.move)
+
+    def to_dict(self) -> dict:
+        return {"move": self.text, "value": self.value, "score": self.score, "ends_game": self.at_once,
+                "nodes": self.nodes, "time_s": round(self.time_s, 6)}
+
+
+@dataclass
+class Analysis:
+    """Every legal move of ``position`` with its value and score.
+
+    ``moves`` is in move order (columns left to right, or cells in row-major
+    order from the top-left). For a finished game ``terminal`` is true,
+    ``moves`` is empty and ``value``/``score`` are the game's result for the
+    side to move (as :func:`solve` gives them).
+    """
+
+    position: Position
+    moves: list[MoveAnalysis]
+    weak: bool
+    nodes: int
+    time_s: float
+    terminal: bool = False
+    terminal_score: Optional[int] = None
+    workers: int = 1
+    _by_move: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._by_move = {m.move: m for m in self.moves}
+
+    @property
+    def spec(self) -> GameSpec:
+        return self.position.spec
+
+    @property
+    def complete(self) -> bool:
+        """True when every move was solved (no ``unknown``)."""
+        return all(m.value != "unknown" for m in self.moves)
+
+    @property
+    def value(self) -> str:
+        """The position's value: the best move's (``unknown`` if any move is)."""
+        if self.terminal:
+            return value_of_score(self.terminal_score)
+        if not self.complete:
+            return "unknown"
+        return max((m.value for m in self.moves), key=_RANK.__getitem__)
+
+    @property
+    def score(self) -> Optional[int]:
+        """The position's exact score: the best move's (None when weak or unknown)."""
+        if self.terminal:
+            return self.terminal_score
+        if self.weak or not self.complete:
+            return None
+        return max(m.score for m in self.moves)
+
+    @property
+    def best_moves(self) -> list[int]:
+        """Every move that keeps the position's score (value when weak); empty
+        when the game is over or a move is unknown."""
+        if self.terminal or not self.complete:
+            return []
+        if self.weak:
+            best = self.value
+            return [m.move for m in self.moves if m.value == best]
+        best = self.score
+        return [m.move for m in self.moves if m.score == best]
+
+    def get(self, move: int) -> Optional[MoveAnalysis]:
+        """The entry of ``move``, or None if it is not legal."""
+        return self._by_move.get(move)
+
+    def slots(self) -> list[Optional[MoveAnalysis]]:
+        """One entry per column (gravity) or per cell in row-major order from the
+        top-left (free placement, the order of board text); None where no move is."""
+        n = self.spec.cols if self.spec.gravity else self.spec.cells
+        return [self.get(i) for i in range(n)]
+
+    def line_entries(self) -> list[str]:
+        """The plain line's entries, one per slot: the exact score (``1``/``0``/``-1``
+        for win/draw/loss when weak, as Pons' solver prints), ``-1000`` for no
+        move, ``?`` for unknown."""
+        out = []
+        for m in self.slots():
+            if m is None:
+                out.append(str(ILLEGAL))
+            elif m.value == "unknown":
+                out.append(UNKNOWN)
+            elif m.score is None:
+                out.append(str(_RANK[m.value]))
+            else:
+                out.append(str(m.score))
+        return out
+
+    def to_dict(self) -> dict:
+        """The JSON form: position value/score, best moves, per-move entries, and
+        ``scores`` (the plain line's numbers, null for no move or unknown)."""
+        return {
+            "value": self.value,
+            "score": self.score,
+            "to_move": "X" if self.position.turn == 1 else "O",
+            "best_moves": [format_move(self.spec, m) for m in self.best_moves],
+            "moves": [m.to_dict() for m in self.moves],
+            "scores": [None if e in (str(ILLEGAL), UNKNOWN) else int(e) for e in self.line_entries()],
+            "terminal": self.terminal,
+            "nodes": self.nodes,
+            "time_s": round(self.time_s, 6),
+        }
+
+
+# ------------------------------------------------------------------ search
+def analyze(position: Position, workers: int = 1, weak: bool = False, time_limit: Optional[float] = None,
+            tt_bits: Optional[int] = None, tt_size=None, split_depth: Optional[int] = None,
+            progress: Optional[bool] = None) -> Analysis:
+    """Value and score of every legal move of ``position`` (see the module doc).
+
+    ``workers``: 1 is the serial path (one table for all the children); more
+    solves each child on the process pool (``split_depth`` as for
+    :func:`solve`). ``weak``: win/draw/loss only. ``time_limit`` (seconds) for
+    the whole analysis: moves not solved by then are ``unknown``. ``tt_bits`` /
+    ``tt_size``: the table, as for :func:`solve`. ``progress``: a status line on
+    stderr (default: when stderr is a terminal; serial path only).
+    """
+    spec = position.spec
+    spec.require_exact()
+    if workers is None or workers < 1:
+        raise MnkError(f"workers must be at least 1, got {workers}")
+    if time_limit is not None and time_limit <= 0:
+        raise MnkError(f"the time limit must be positive, got {time_limit}")
+    tt_bits = resolve_tt_bits(tt_bits, tt_size)
+    load_kernels()
+    started = time.perf_counter()
+    pos = position.copy()
+    if pos.is_game_over():
+        done = terminal_result(pos, started)
+        return Analysis(pos, [], weak, 0, time.perf_counter() - started, terminal=True,
+                        terminal_score=done.score, workers=workers)
+
+    entries: dict[int, MoveAnalysis] = {}
+    to_search: list[tuple[int, Position]] = []
+    for move in pos.legal_moves():
+        child = pos.copy()
+        child.push(move)
+        out = child.outcome()
+        if out is None:
+            to_search.append((move, child))
+            continue
+        score = 0 if out.winner is None else win_score(spec, child.ply)  # the mover made the line
+        entries[move] = MoveAnalysis(spec, move, value_of_score(score), None if weak else score, at_once=True)
+
+    if workers == 1:
+        nodes = _search_serial(pos, to_search, entries, weak, time_limit, tt_bits, progress, started)
+    else:
+        nodes = _search_parallel(to_search, entries, weak, time_limit, tt_bits, workers, split_depth, started)
+    moves = [entries.get(m) or MoveAnalysis(spec, m, "unknown", None) for m in pos.legal_moves()]
+    return Analysis(pos, moves, weak, nodes, time.perf_counter() - started, workers=workers)
+
+
+def _search_serial(pos, to_search, entries, weak, time_limit, tt_bits, progress, started) -> int:
+    """Each child in turn on one Search (one table, one salt); returns the nodes."""
+    spec = pos.spec
+    search = Search(spec, transposition_table(tt_bits))
+    state = {"i": 0}
+
+    def run():
+        for i, (move, child) in enumerate(to_search):
+            state["i"] = i
+            n0, t0 = search.nodes, time.perf_counter()
+            own, opp = child.stones()
+            child_score = search.score(own, opp, child.ply, weak)
+            if search.aborted:
+                return
+            if weak:
+                value, score = _NEGATE[value_of_score(child_score)], None
+            else:
+                score = -child_score
+                value = value_of_score(score)
+            entries[move] = MoveAnalysis(spec, move, value, score, search.nodes - n0, time.perf_counter() - t0)
+
+    show = sys.stderr.isatty() if progress is None else progress
+    report = None
+    if show:
+        last = [time.monotonic()]
+
+        def report():
+            now = time.monotonic()
+            if now - last[0] >= 0.5:
+                last[0] = now
+                move = format_move(spec, to_search[state["i"]][0])
+                sys.stderr.write(f"\ranalysing: move {state['i'] + 1}/{len(to_search)} ({move}), "
+                                 f"{search.nodes / 1e6:.1f} M nodes, {time.perf_counter() - started:.1f} s   ")
+                sys.stderr.flush()
+    try:
+        _run_abortable(run, search.ctl, time_limit, report)
+    finally:
+        if show:
+            sys.stderr.write("\r" + " " * 70 + "\r")
+            sys.stderr.flush()
+    return search.nodes
+
+
+def _search_parallel(to_search, entries, weak, time_limit, tt_bits, workers, split_depth, started) -> int:
+    """Each child as a parallel :func:`solve` within what is left of the time; returns the nodes."""
+    nodes = 0
+    deadline = None if time_limit is None else started + time_limit
+    for move, child in to_search:
+        left = None if deadline is None else deadline - time.perf_counter()
+        if left is not None and left <= 0:
+            break
+        t0 = time.perf_counter()
+        r = solve(child, workers=workers, weak=weak, time_limit=left, tt_bits=tt_bits, pv=False,
+                  split_depth=split_depth, progress=False)
+        nodes += r.nodes
+        if r.value == "unknown":
+            break
+        value = _NEGATE[r.value]
+        score = None if weak else -r.score
+        entries[move] = MoveAnalysis(child.spec, move, value, score, r.nodes, time.perf_counter() - t0)
+    return nodes
+
+
+# ------------------------------------------------------------------ text
+def _mover(position: Position) -> str:
+    return "X" if position.turn == 1 else "O"
+
+
+def _token(m: MoveAnalysis) -> str:
+    if m.value == "unknown":
+        return UNKNOWN
+    if m.score is None:
+        return m.value
+    return f"{m.score:+d}" if m.score else "0"
+
+
+def describe_score(position: Position, score: int, terminal: bool = False) -> str:
+    """``draw with best play``, ``X wins with its stone 5 (ply 9)``, ``X has won``."""
+    end = ply_of_score(position.spec, score, position.ply)
+    if end is None:
+        return "draw with best play" if not terminal else "the board is full"
+    mover = _mover(position)
+    winner = mover if score > 0 else ("O" if mover == "X" else "X")
+    if terminal:
+        return f"{winner} has won"
+    return f"{winner} wins with its stone {(end + 1) // 2} (ply {end})"
+
+
+def grid_lines(analysis: Analysis) -> list[str]:
+    """The board with the scores. Free placement: each empty cell shows its
+    move's score, taken cells X/O. Gravity: the board, the column numbers, and
+    under them each column's score (blank for a full column)."""
+    pos, spec = analysis.position, analysis.spec
+    tokens = [_token(m) for m in analysis.moves]
+    width = max([1, len(str(spec.cols))] + [len(t) for t in tokens])
+    label = len(str(spec.rows))
+    lines = []
+    for r in range(spec.rows):
+        cells = []
+        for c in range(spec.cols):
+            bit = 1 << (r * spec.cols + c)
+            if pos.x & bit:
+                t = "X"
+            elif pos.o & bit:
+                t = "O"
+            elif not spec.gravity and analysis.get(r * spec.cols + c) is not None:
+                t = _token(analysis.get(r * spec.cols + c))
+            else:
+                t = "."
+            cells.append(f"{t:>{width}}")
+        lines.append(f"{spec.rows - r:>{label}} " + " ".join(cells))
+    names = [str(c + 1) if spec.gravity else chr(ord("a") + c) for c in range(spec.cols)]
+    lines.append(" " * (label + 1) + " ".join(f"{n:>{width}}" for n in names))
+    if spec.gravity:
+        row = " ".join(f"{'' if m is None else _token(m):>{width}}" for m in analysis.slots())
+        lines.append((" " * (label + 1) + row).rstrip())
+    return lines
+
+
+def render(analysis: Analysis) -> str:
+    """The human form: header, the grid, the value, the best moves, nodes and time."""
+    pos, spec = analysis.position, analysis.spec
+    mover = _mover(pos)
+    head = f"{spec.describe()}, {pos.ply} stone{'' if pos.ply == 1 else 's'}, {mover} to move"
+    if analysis.terminal:
+        return "\n".join([head, str(pos),
+                          f"game over: {analysis.value} for {mover} "
+                          f"({describe_score(pos, analysis.score, terminal=True)}); no move to analyse"]) + "\n"
+    what = "value" if analysis.weak else "score"
+    where = "under its column (blank: full column)" if spec.gravity else "on its cell"
+    lines = [head, f"{what} of each move for {mover}, {where}:"]
+    lines += grid_lines(analysis)
+    solved = sum(m.value != "unknown" for m in analysis.moves)
+    if analysis.value == "unknown":
+        lines.append(f"value: unknown (stopped by the time limit: {solved} of {len(analysis.moves)} "
+                     f"moves solved, '?' for the others)")
+    else:
+        score = "" if analysis.score is None else \
+            f", score {analysis.score:+d} ({describe_score(pos, analysis.score)})"
+        lines.append(f"value: {analysis.value} for {mover}{score}")
+        best = [format_move(spec, m) for m in analysis.best_moves]
+        lines.append(f"best move{'s' if len(best) > 1 else ''}: {' '.join(best)}")
+    how = "1 process" if analysis.workers == 1 else f"{analysis.workers} workers"
+    lines.append(f"nodes: {analysis.nodes:,}  time: {analysis.time_s:.3f} s  ({how})")
+    return "\n".join(lines) + "\n"
+
+
+def pons_line(text: str, analysis: Analysis) -> str:
+    """``text`` followed by one entry per column (per cell, row-major from the
+    top-left, when free), space separated: what Pons' solver prints with ``-a``
+    (-1000 for a full column; ``?`` unknown)."""
+    return " ".join([text, *analysis.line_entries()])
