@@ -16,9 +16,9 @@ import sys
 import time
 from pathlib import Path
 
-from bench import common, plots, suite_boards, suite_connect4, suite_scaling, suite_seed
+from bench import common, plots, suite_boards, suite_cluster, suite_connect4, suite_scaling, suite_seed
 
-SUITES = ["startup", "connect4", "boards", "scaling", "seed1", "seed2", "connect4-empty"]
+SUITES = ["startup", "connect4", "boards", "scaling", "seed1", "seed2", "connect4-empty", "cluster"]
 QUICK_SUITES = ["startup", "connect4", "boards", "scaling", "seed1", "seed2"]
 
 
@@ -62,6 +62,8 @@ def main(argv=None) -> int:
             rows += suite_seed.run_seed2(quick=args.quick, log=log)
         elif suite == "connect4-empty":
             rows += suite_boards.run(boards=suite_boards.EMPTY_CONNECT4, weak=True, log=log)
+        elif suite == "cluster":
+            rows += suite_cluster.run(quick=args.quick, repeat=args.repeat, log=log)
     common.write_results(out, rows, facts)
     written = plots.write_plots(out, rows, log=print)
     print()
@@ -83,6 +85,10 @@ def main(argv=None) -> int:
     print(common.markdown_table([r for r in rows if r["suite"] == "seed2" and r["depth"] in (3, 5, 7)],
                                 ["case", "depth", "method", "evals_per_search", "speedup_vs_minimax",
                                  "published_speedup", "same_value_as_minimax"]))
+    print()
+    print(common.markdown_table([r for r in rows if r["suite"] == "cluster"],
+                                ["case", "positions", "pool_time_s", "ray_time_s", "ratio", "ray_tasks",
+                                 "overhead_per_task_ms", "polls_per_task", "pool_nodes", "ray_nodes", "same_scores"]))
     print(f"\nresults written to {out}" + (f" ({len(written)} plots)" if written else ""))
     return 0
 

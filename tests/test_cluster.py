@@ -183,6 +183,16 @@ def test_address_needs_the_ray_backend():
         solve(Position(GameSpec(3, 3, 3)), workers=2, backend="dask")
 
 
+def test_unreachable_address_is_refused_quickly():
+    pytest.importorskip("ray", reason="Ray is not installed (the 'cluster' extra)")
+    t = time.monotonic()
+    p = subprocess.run([sys.executable, "-m", "parallel_mnk.cli", "solve", "--game", "tictactoe", "--moves", "b2",
+                        "--backend", "ray", "--address", "127.0.0.1:1", "--workers", "2"],
+                       capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "cannot reach a Ray cluster" in p.stderr, p.stderr
+    assert time.monotonic() - t < 30
+
+
 HIDE_RAY = ("import sys; sys.modules['ray'] = None\n"  # import ray now fails, as when it is not installed
             "from parallel_mnk.cli import main\n")
 

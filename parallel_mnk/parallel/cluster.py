@@ -66,6 +66,7 @@ from .split import SplitTree, Task, TaskResult
 
 POLL_S = 0.005          # how often a running task asks the actor for its live window
 MEMFD_PREFIX = "parallel-mnk-tt-"
+BOARD_PREFIX = "parallel-mnk-board-"
 
 
 def import_ray():
@@ -158,9 +159,66 @@ class _WorkerState:
 
     token: Optional[str] = None
     table: Optional[tuple] = None    # (fd, mapping, array)
+    board = None                     # the actor of backend ``board_token``
+    board_token: Optional[str] = None
     contexts: dict = {}
     ctl = np.zeros(L.CTL_SIZE, dtype=np.int64)
-    polls = 0
+    poller: Optional["_Poller"] = None
+
+
+def _board(ray, token: str):
+    """The backend's actor, looked up by name once per worker process (passing
+    the handle with every task costs more than the task itself)."""
+    if _WorkerState.board_token != token:
+        _WorkerState.board = ray.get_actor(BOARD_PREFIX + token)
+        _WorkerState.board_token = token
+    return _WorkerState.board
+
+
+class _Poller:
+    """One thread per worker process: while a task runs, asks the actor for its
+    live window every ``POLL_S`` seconds and writes the answer into ``ctl``."""
+
+    def __init__(self, ray, ctl: np.ndarray) -> None:
+        self.ray, self.ctl = ray, ctl
+        self.cv = threading.Condition()
+        self.current: Optional[tuple] = None   # (task_id, actor) of the running task
+        threading.Thread(target=self._loop, name="parallel-mnk-poll", daemon=True).start()
+
+    def start(self, task_id: int, board) -> None:
+        with self.cv:
+            self.current = (task_id, board)
+            self.cv.notify()
+
+    def stop(self) -> None:
+        with self.cv:
+            self.current = None
+            self.cv.notify()
+
+    def _loop(self) -> None:
+        slot = L.CTL_WORKERS
+        while True:
+            with self.cv:
+                while self.current is None:
+                    self.cv.wait()
+                running = self.current
+                self.cv.wait(POLL_S)  # woken early when the task ends
+                if self.current is not running:
+                    continue
+            task_id, board = running
+            try:
+                word, abandon, halt = self.ray.get(board.poll.remote(task_id))
+            except Exception:  # the actor is gone: the coordinator stopped
+                word, abandon, halt = 0, False, True
+            with self.cv:
+                if self.current is not running:
+                    continue
+                if word:
+                    self.ctl[slot + L.CTL_LIVE_WINDOW] = word
+                if abandon:
+                    self.ctl[slot + L.CTL_TASK_ABORT] = task_id
+                if halt:
+                    self.ctl[L.CTL_ABORT] = 1
 
 
 def _drop_table() -> None:
@@ -177,11 +235,12 @@ def _drop_table() -> None:
     _WorkerState.token = None
 
 
-def _node_table(ray, board, token: str, bits: int) -> np.ndarray:
+def _node_table(ray, token: str, bits: int) -> np.ndarray:
     """This worker process's view of its node's table for backend ``token``."""
     if _WorkerState.token == token:
         return _WorkerState.table[2]
     _drop_table()
+    board = _board(ray, token)
     node = ray.get_runtime_context().get_node_id()
     entry = ray.get(board.table_of.remote(node))
     table = _open_table(entry, token, bits) if entry is not None else None
@@ -203,46 +262,30 @@ def _node_table(ray, board, token: str, bits: int) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ Ray tasks (run in the workers)
-def run_remote(task: Task, board, token: str, bits: int, index: int) -> TaskResult:
+def run_remote(task: Task, token: str, bits: int, index: int) -> TaskResult:
     """A Ray task: run ``task`` on this node's table, with the live window polled
-    from ``board`` into this process's control array."""
+    from the backend's actor into this process's control array."""
     ray = import_ray()
-    tt = _node_table(ray, board, token, bits)
+    tt = _node_table(ray, token, bits)
+    board = _board(ray, token)
     ctl = _WorkerState.ctl
     ctl[:] = 0
     slot = L.CTL_WORKERS
     ctl[slot + L.CTL_LIVE_WINDOW] = _pack_window(task.task_id, task.alpha, task.beta)
-    stop = threading.Event()
-
-    def poll() -> None:
-        while not stop.wait(POLL_S):
-            try:
-                word, abandon, halt = ray.get(board.poll.remote(task.task_id))
-            except Exception:  # the actor is gone: the coordinator stopped
-                ctl[L.CTL_ABORT] = 1
-                return
-            if stop.is_set():
-                return
-            if word:
-                ctl[slot + L.CTL_LIVE_WINDOW] = word
-            if abandon:
-                ctl[slot + L.CTL_TASK_ABORT] = task.task_id
-            if halt:
-                ctl[L.CTL_ABORT] = 1
-
-    poller = threading.Thread(target=poll, name="parallel-mnk-poll", daemon=True)
-    poller.start()
+    if _WorkerState.poller is None:
+        _WorkerState.poller = _Poller(ray, ctl)
+    _WorkerState.poller.start(task.task_id, board)
     try:
         return run_task_here(task, index, slot, tt, ctl, _WorkerState.contexts)
     finally:
-        stop.set()
+        _WorkerState.poller.stop()
 
 
-def warm_remote(board, token: str, bits: int) -> int:
+def warm_remote(token: str, bits: int) -> int:
     """A Ray task that loads the kernels and opens the node's table in a worker."""
     ray = import_ray()
     warm_up_kernels()
-    _node_table(ray, board, token, bits)
+    _node_table(ray, token, bits)
     return os.getpid()
 
 
@@ -274,6 +317,8 @@ class RayCluster(Coordinator):
             import logging
 
             kw = dict(include_dashboard=False, logging_level=logging.WARNING)
+            if address is not None:
+                _check_reachable(address)
             try:
                 if address is None:
                     ray.init(num_cpus=workers, **kw)
@@ -285,7 +330,7 @@ class RayCluster(Coordinator):
             self._owns_ray = True
         self.init_s = time.perf_counter() - t
         self.token = os.urandom(8).hex()
-        self.board = ray.remote(num_cpus=0)(BoundBoard).remote()
+        self.board = ray.remote(num_cpus=0)(BoundBoard).options(name=BOARD_PREFIX + self.token).remote()
         self._fd, self._mem, self.tt = _make_table(self.token, tt_bits)
         if self._fd >= 0:
             node = ray.get_runtime_context().get_node_id()
@@ -299,7 +344,7 @@ class RayCluster(Coordinator):
         t = time.perf_counter()
         warm = ray.remote(num_cpus=1, max_retries=0)(warm_remote)
         try:
-            self.worker_pids = sorted(set(ray.get([warm.remote(self.board, self.token, tt_bits)
+            self.worker_pids = sorted(set(ray.get([warm.remote(self.token, tt_bits)
                                                     for _ in range(workers)])))
         except ray.exceptions.RayTaskError as e:
             self.close()
@@ -309,7 +354,7 @@ class RayCluster(Coordinator):
     # ------------------------------------------------------------ the backend hooks
     def _start_task(self, w: _RaySlot, node, task: Task) -> None:
         self._assign(w, node, task)
-        w.ref = self._run.remote(task, self.board, self.token, self.tt_bits, w.index)
+        w.ref = self._run.remote(task, self.token, self.tt_bits, w.index)
 
     def _collect(self, tree: Optional[SplitTree], timeout: float) -> None:
         ray = self.ray
@@ -375,6 +420,19 @@ class RayCluster(Coordinator):
             self._fd = -1
         if self._owns_ray and ray.is_initialized():
             ray.shutdown()
+
+
+def _check_reachable(address: str, timeout: float = 5.0) -> None:
+    """Refuse a ``host:port`` address nothing answers on (Ray itself would retry
+    for minutes); other forms (``auto``, ``ray://...``) are left to Ray."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or "://" in address:
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as e:
+        raise MnkError(f"cannot reach a Ray cluster at {address} ({e.strerror or e}); "
+                       "start one with 'ray start --head' or check the address") from None
 
 
 def _task_error(e) -> Exception:
