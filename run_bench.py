@@ -80,7 +80,7 @@ def main(argv=None) -> int:
     print()
     print(common.markdown_table([r for r in rows if r["suite"] == "seed1"],
                                 ["case", "board", "method", "value", "states", "published_states", "match", "time_s",
-                                 "published_time_s"]))
+                                 "published_time_s", "note"]))
     print()
     print(common.markdown_table([r for r in rows if r["suite"] == "seed2" and r["depth"] in (3, 5, 7)],
                                 ["case", "depth", "method", "evals_per_search", "speedup_vs_minimax",

@@ -36,7 +36,7 @@ MINIMAX_STATE_LIMIT = 2_000_000_000   # plain minimax of 4x4 k4 (about 10^13 sta
 SEED2_SPECS = [GameSpec(7, 6, 4, True), GameSpec(7, 6, 3, True), GameSpec(8, 7, 4, True), GameSpec(8, 7, 3, True)]
 SEED2_METHODS = [("minimax", 0), ("alpha-beta", F_PRUNE), ("alpha-beta + ordering", F_PRUNE | F_ORDER),
                  ("alpha-beta + ordering + table", F_PRUNE | F_ORDER | F_TT)]
-PUBLISHED_DEPTH5 = {"7x6 k4 gravity": 17.0, "7x6 k3 gravity": 70.0}
+PUBLISHED_DEPTH5 = {"7x6 k=4 gravity": 17.0, "7x6 k=3 gravity": 70.0}   # keys: GameSpec.describe()
 
 
 def _full_tree_states(spec: GameSpec) -> int:
