@@ -88,7 +88,7 @@ def main(argv=None) -> int:
     print()
     print(common.markdown_table([r for r in rows if r["suite"] == "cluster"],
                                 ["case", "positions", "pool_time_s", "ray_time_s", "ratio", "ray_tasks",
-                                 "overhead_per_task_ms", "polls_per_task", "pool_nodes", "ray_nodes", "same_scores"]))
+                                 "overhead_per_task_ms", "watches_per_task", "pool_nodes", "ray_nodes", "same_scores"]))
     print(f"\nresults written to {out}" + (f" ({len(written)} plots)" if written else ""))
     return 0
 

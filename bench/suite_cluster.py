@@ -56,9 +56,9 @@ def run(quick: bool = False, repeat: int = 3, log=print) -> list[dict]:
     try:
         for name, positions in hard_positions(quick):  # the positions of the scaling suite
             pool_runs = [_run(positions, "process") for _ in range(repeat)]
-            polls0 = get_cluster(WORKERS, TT_BITS).board_stats()["polls"]
+            watches0 = get_cluster(WORKERS, TT_BITS).board_stats()["watches"]
             ray_runs = [_run(positions, "ray") for _ in range(repeat)]
-            polls = get_cluster(WORKERS, TT_BITS).board_stats()["polls"] - polls0
+            watches = get_cluster(WORKERS, TT_BITS).board_stats()["watches"] - watches0
             pool_wall = statistics.median(r[0] for r in pool_runs)
             ray_wall = statistics.median(r[0] for r in ray_runs)
             same = all(r[3] == pool_runs[0][3] for r in pool_runs + ray_runs)
@@ -69,7 +69,7 @@ def run(quick: bool = False, repeat: int = 3, log=print) -> list[dict]:
                    "pool_nodes": pool_runs[0][1], "ray_nodes": ray_runs[0][1],
                    "pool_tasks": pool_runs[0][2], "ray_tasks": ray_tasks,
                    "overhead_per_task_ms": (ray_wall - pool_wall) / ray_tasks * 1e3 if ray_tasks else None,
-                   "polls_per_task": polls / sum(r[2] for r in ray_runs) if ray_tasks else None,
+                   "watches_per_task": watches / sum(r[2] for r in ray_runs) if ray_tasks else None,
                    "same_scores": same}
             rows.append(row)
             log(f"cluster: {name}: pool {pool_wall:.2f} s, ray {ray_wall:.2f} s (x{row['ratio']:.2f}), "

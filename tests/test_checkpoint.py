@@ -116,6 +116,30 @@ def test_killed_cli_solve_resumes_without_searching_finished_tasks(tmp_path):
     assert r3["nodes"] == 0 and r3["checkpoint"]["tasks_searched"] == 0
 
 
+def test_ctrl_c_commits_the_journal(tmp_path):
+    """SIGINT (a terminal's Ctrl-C): exit 130, and every task finished so far is in the
+    journal, which is released for the next run."""
+    journal = tmp_path / "int.ckpt"
+    proc = subprocess.Popen(cli("solve", "--game", "connect4", "--moves", KILL_MOVES, "--workers", "2", "--tt-size",
+                                "64M", "--checkpoint", str(journal)),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None and journaled_tasks(journal) < 5:
+            time.sleep(0.05)
+        seen = journaled_tasks(journal)
+        assert proc.poll() is None, "the solve ended before it could be interrupted"
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130 and "interrupted" in err, (proc.returncode, err)
+    assert journaled_tasks(journal) >= seen
+    assert rows(journal, "SELECT value FROM meta WHERE key = 'owner'") == []  # released
+
+
 def test_resume_after_a_time_limit_with_other_options(tmp_path):
     """Stopped by a time limit (the journal keeps what finished), resumed with more
     workers and another split depth: the right answer, no finished task again."""
