@@ -28,7 +28,7 @@ def main(argv=None) -> int:
     parser.add_argument("--suites", help=f"comma list of suites: {','.join(SUITES)} (default: all)")
     parser.add_argument("--limit", type=int, help="connect4: positions per set")
     parser.add_argument("--workers", type=lambda t: [int(x) for x in t.split(",")], default=[1, 2],
-                        help="scaling: worker counts timed against each other (default 1,2)")
+                        help="boards and scaling: worker counts timed against each other (default 1,2)")
     parser.add_argument("--repeat", type=int, default=3, help="scaling: runs per measurement (median)")
     parser.add_argument("--out", type=Path, help="results folder (default bench/results/<timestamp>)")
     args = parser.parse_args(argv)
@@ -53,7 +53,7 @@ def main(argv=None) -> int:
         elif suite == "connect4":
             rows += suite_connect4.run(quick=args.quick, limit=args.limit, log=log)
         elif suite == "boards":
-            rows += suite_boards.run(quick=args.quick, log=log)
+            rows += suite_boards.run(quick=args.quick, workers_list=args.workers, log=log)
         elif suite == "scaling":
             rows += suite_scaling.run(quick=args.quick, workers_list=args.workers, repeat=args.repeat, log=log)
         elif suite == "seed1":
@@ -72,7 +72,8 @@ def main(argv=None) -> int:
                                  "ref_time_s", "ref_nodes", "time_vs_ref", "nodes_vs_ref"]))
     print()
     print(common.markdown_table([r for r in rows if r["suite"] in ("boards", "startup")],
-                                ["suite", "case", "value", "score", "nodes", "time_s", "ref_time_s", "time_vs_ref"]))
+                                ["suite", "case", "workers", "value", "score", "nodes", "time_s", "ref_time_s",
+                                 "time_vs_ref"]))
     print()
     print(common.markdown_table([r for r in rows if r["suite"] in ("scaling", "overhead")],
                                 ["suite", "case", "workers", "time_s", "speedup", "efficiency", "nodes", "overhead",
