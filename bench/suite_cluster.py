@@ -1,6 +1,6 @@
 """The Ray backend against the process pool: the same positions (those of the
 scaling suite), the same number of workers, the same table size, on this machine; wall time of each (median of
-``repeat`` runs) and their ratio, with nodes, tasks and the Ray overhead per task.
+``repeat`` runs, the two backends taking turns) and their ratio, with nodes, tasks and the Ray overhead per task.
 
 Ray's start (a local instance) and the warm-up of its workers are timed apart and
 never counted in the solves, as the pool's fork is not. Skipped with a message
@@ -55,10 +55,12 @@ def run(quick: bool = False, repeat: int = 3, log=print) -> list[dict]:
         f"(ray.init {cluster.init_s:.2f} s, worker warm-up {cluster.warm_s:.2f} s)")
     try:
         for name, positions in hard_positions(quick):  # the positions of the scaling suite
-            pool_runs = [_run(positions, "process") for _ in range(repeat)]
-            watches0 = get_cluster(WORKERS, TT_BITS).board_stats()["watches"]
-            ray_runs = [_run(positions, "ray") for _ in range(repeat)]
-            watches = get_cluster(WORKERS, TT_BITS).board_stats()["watches"] - watches0
+            pool_runs, ray_runs, watches = [], [], 0
+            for _ in range(repeat):  # interleaved, so that a busy neighbour slows both alike
+                pool_runs.append(_run(positions, "process"))
+                watches0 = get_cluster(WORKERS, TT_BITS).board_stats()["watches"]
+                ray_runs.append(_run(positions, "ray"))
+                watches += get_cluster(WORKERS, TT_BITS).board_stats()["watches"] - watches0
             pool_wall = statistics.median(r[0] for r in pool_runs)
             ray_wall = statistics.median(r[0] for r in ray_runs)
             same = all(r[3] == pool_runs[0][3] for r in pool_runs + ray_runs)
