@@ -18,7 +18,6 @@ column, or per cell, as Pons' ``-a`` output).
 """
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import Optional
@@ -26,7 +25,7 @@ from typing import Optional
 from .position import Position
 from .rules import GameSpec, MnkError, format_move, ply_of_score, value_of_score, win_score
 from .search import (
-    Search, _run_abortable, load_kernels, resolve_tt_bits, solve, terminal_result, transposition_table,
+    Search, load_kernels, resolve_tt_bits, run_with_status, solve, terminal_result, transposition_table,
 )
 
 ILLEGAL = -1000  # the plain line's entry for a full column / taken cell (Pons' INVALID_MOVE)
@@ -234,25 +233,12 @@ def _search_serial(pos, to_search, entries, weak, time_limit, tt_bits, progress,
                 value = value_of_score(score)
             entries[move] = MoveAnalysis(spec, move, value, score, search.nodes - n0, time.perf_counter() - t0)
 
-    show = sys.stderr.isatty() if progress is None else progress
-    report = None
-    if show:
-        last = [time.monotonic()]
+    def status() -> str:
+        move = format_move(spec, to_search[state["i"]][0])
+        return (f"analysing: move {state['i'] + 1}/{len(to_search)} ({move}), "
+                f"{search.nodes / 1e6:.1f} M nodes, {time.perf_counter() - started:.1f} s")
 
-        def report():
-            now = time.monotonic()
-            if now - last[0] >= 0.5:
-                last[0] = now
-                move = format_move(spec, to_search[state["i"]][0])
-                sys.stderr.write(f"\ranalysing: move {state['i'] + 1}/{len(to_search)} ({move}), "
-                                 f"{search.nodes / 1e6:.1f} M nodes, {time.perf_counter() - started:.1f} s   ")
-                sys.stderr.flush()
-    try:
-        _run_abortable(run, search.ctl, time_limit, report)
-    finally:
-        if show:
-            sys.stderr.write("\r" + " " * 70 + "\r")
-            sys.stderr.flush()
+    run_with_status(run, search.ctl, time_limit, progress, status)
     return search.nodes
 
 

@@ -30,6 +30,12 @@ def _add_game_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--gravity", action="store_true", help="stones drop to the lowest empty cell of a column")
 
 
+def _add_position_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--moves", help="moves from the empty board: columns from 1 (gravity; '4453' or '4,4,5,3') "
+                                   "or cells like 'b2,a1,c3'; '' is the empty board")
+    p.add_argument("--board", help="board text, rows top to bottom: 'x.o/.x./...'")
+
+
 def _spec_from_args(args) -> GameSpec:
     if args.game:
         base = PRESETS[args.game]
@@ -260,9 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "from stdin (a move list, or board text with '/') and write one result "
                                    "line each: 'input score best_move nodes time_us' (JSON Lines with --json).")
     _add_game_args(p)
-    p.add_argument("--moves", help="moves from the empty board: columns from 1 (gravity; '4453' or '4,4,5,3') "
-                                   "or cells like 'b2,a1,c3'; '' is the empty board")
-    p.add_argument("--board", help="board text, rows top to bottom: 'x.o/.x./...'")
+    _add_position_args(p)
     p.add_argument("--weak", action="store_true", help="only win/draw/loss (faster)")
     p.add_argument("--workers", type=int, default=None,
                    help="worker processes (default: the physical cores, here %d; 1 = serial)" % default_workers())
@@ -299,8 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "not solved within --time-limit, 1/0/-1 for win/draw/loss with --weak "
                                    "(JSON Lines with --json).")
     _add_game_args(p)
-    p.add_argument("--moves", help="moves from the empty board, as for solve ('' is the empty board)")
-    p.add_argument("--board", help="board text, rows top to bottom: 'x.o/.x./...'")
+    _add_position_args(p)
     p.add_argument("--weak", action="store_true", help="only win/draw/loss of each move (faster)")
     p.add_argument("--workers", type=int, default=None,
                    help="worker processes per move's solve (default: the physical cores; 1 = serial, "
@@ -349,8 +352,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "finds wins by continuous fours). For boards too big to solve exactly, such "
                                    "as Gomoku 15x15 k=5. Without --depth or --time-limit it searches 4 plies.")
     _add_game_args(p)
-    p.add_argument("--moves", help="moves from the empty board (as for solve)")
-    p.add_argument("--board", help="board text, rows top to bottom: 'x.o/.x./...'")
+    _add_position_args(p)
     p.add_argument("--depth", type=int, default=None, help="plies to search (1-64)")
     p.add_argument("--time-limit", type=float, default=None,
                    help="seconds; the deepest finished iteration gives the move")

@@ -261,6 +261,29 @@ def _run_abortable(fn, ctl: np.ndarray, time_limit: Optional[float], progress=No
     return box.get("result"), timed_out
 
 
+def run_with_status(fn, ctl: np.ndarray, time_limit: Optional[float], progress: Optional[bool], status):
+    """:func:`_run_abortable` with a status line ``status()`` on stderr, redrawn at
+    most twice a second and wiped at the end; shown when ``progress`` is True, or
+    when it is None and stderr is a terminal. Returns ``(result, timed_out)``."""
+    show = sys.stderr.isatty() if progress is None else progress
+    report = None
+    if show:
+        last = [time.monotonic()]
+
+        def report():
+            now = time.monotonic()
+            if now - last[0] >= 0.5:
+                last[0] = now
+                sys.stderr.write("\r" + status() + "   ")
+                sys.stderr.flush()
+    try:
+        return _run_abortable(fn, ctl, time_limit, report)
+    finally:
+        if show:
+            sys.stderr.write("\r" + " " * 70 + "\r")
+            sys.stderr.flush()
+
+
 def default_workers() -> int:
     """Physical cores (psutil), bounded by the CPUs this process may use; at least 1."""
     import psutil
@@ -352,25 +375,12 @@ def solve(position: Position, workers: int = 1, weak: bool = False, time_limit: 
             return None
         return score, line
 
-    show = sys.stderr.isatty() if progress is None else progress
-    report = None
-    if show:
-        last = [time.monotonic()]
+    def status() -> str:
+        elapsed = time.perf_counter() - started
+        return (f"solving: {search.nodes / 1e6:.1f} M nodes, "
+                f"{search.nodes / max(elapsed, 1e-9) / 1e6:.1f} M nodes/s, {elapsed:.1f} s")
 
-        def report():
-            now = time.monotonic()
-            if now - last[0] >= 0.5:
-                last[0] = now
-                elapsed = time.perf_counter() - started
-                sys.stderr.write(f"\rsolving: {search.nodes / 1e6:.1f} M nodes, "
-                                 f"{search.nodes / max(elapsed, 1e-9) / 1e6:.1f} M nodes/s, {elapsed:.1f} s   ")
-                sys.stderr.flush()
-    try:
-        result, timed_out = _run_abortable(run, search.ctl, time_limit, report)
-    finally:
-        if show:
-            sys.stderr.write("\r" + " " * 70 + "\r")
-            sys.stderr.flush()
+    result, timed_out = run_with_status(run, search.ctl, time_limit, progress, status)
     elapsed = time.perf_counter() - started
     stats = [WorkerStats(0, 1, search.nodes, time.process_time() - cpu0)]
     if result is None:
