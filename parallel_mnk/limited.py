@@ -221,6 +221,22 @@ def root_moves(spec: GameSpec, st: np.ndarray, flags: int, width: int) -> list[i
     return cells[:width] if width > 0 else cells
 
 
+_kernels_ready = False
+
+
+def load_kernels() -> None:
+    """Compile or load this engine's kernels once per process, so that a time
+    limit never pays for it."""
+    global _kernels_ready
+    if not _kernels_ready:
+        spec = GameSpec(3, 3, 3)
+        geo = build_geometry(spec)
+        st = new_state(spec, [], [], 1)
+        count_search(spec, st, 2, FULL)
+        forced_win_by_fours(geo, st.copy(), np.zeros(8, dtype=np.int64), np.int64(1), False, np.int64(0))
+        _kernels_ready = True
+
+
 def best_move(position: Position, depth: Optional[int] = None, time_limit: Optional[float] = None,
               width: Optional[int] = None, tt_bits: int = DEFAULT_TT_BITS, fours: bool = True,
               workers: int = 1) -> LimitedResult:
@@ -245,6 +261,7 @@ def best_move(position: Position, depth: Optional[int] = None, time_limit: Optio
         raise MnkError(f"--depth must be between 1 and {MAX_DEPTH}, got {depth}")
     if time_limit is not None and time_limit <= 0:
         raise MnkError(f"the time limit must be positive, got {time_limit}")
+    load_kernels()
     spec = position.spec
     big = spec.cells > 64
     if width is None:
