@@ -173,7 +173,8 @@ class _Table:
 _tables: dict[int, _Table] = {}
 
 
-def _table(bits: int) -> _Table:
+def table(bits: int) -> _Table:
+    """This process's limited-search table of ``2**bits`` entries (made once, reused)."""
     if bits not in _tables:
         _tables[bits] = _Table(bits)
     return _tables[bits]
@@ -192,9 +193,9 @@ def count_search(spec: GameSpec, st: np.ndarray, depth: int, flags: int, tt_bits
     work[G.S_NODES] = work[G.S_EVALS] = work[G.S_ABORTED] = 0
     work[G.S_BEST] = -1
     if flags & F_TT:
-        table = _table(tt_bits)
-        table.clear()
-        keys, data = table.keys, table.data
+        tt = table(tt_bits)
+        tt.clear()
+        keys, data = tt.keys, tt.data
     else:
         keys, data = np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64)
     ctl = np.zeros(8, dtype=np.int64) if ctl is None else ctl
@@ -271,8 +272,8 @@ def best_move(position: Position, depth: Optional[int] = None, time_limit: Optio
     max_depth = min(max_depth, spec.cells - position.ply)
     geo = build_geometry(spec)
     st = state_of(position)
-    table = _table(tt_bits)
-    table.clear()
+    tt = table(tt_bits)
+    tt.clear()
     ctl = np.zeros(8, dtype=np.int64)
     started = time.perf_counter()
     deadline = None if time_limit is None else started + time_limit
@@ -306,7 +307,7 @@ def best_move(position: Position, depth: Optional[int] = None, time_limit: Optio
         work[G.S_BEST] = -1
 
         def run(work=work, d=d):
-            return negamax_limited(geo, work, table.keys, table.data, ctl, np.int64(d), np.int64(-INF),
+            return negamax_limited(geo, work, tt.keys, tt.data, ctl, np.int64(d), np.int64(-INF),
                                    np.int64(INF), np.int64(flags), np.int64(width), np.int64(0))
 
         remaining = None if deadline is None or d == 1 else max(1e-3, deadline - time.perf_counter())

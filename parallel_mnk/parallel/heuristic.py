@@ -62,21 +62,15 @@ class HeuristicResult:
     cpu_s: float
 
 
-_tables: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-
-
 def run_heuristic_task(task: HeuristicTask, worker: int, ctl: np.ndarray) -> HeuristicResult:
     """Worker side: play the root move and search the rest (``ctl[0]`` aborts)."""
-    from ..limited import DEFAULT_TT_BITS, build_geometry, new_state
+    from ..limited import DEFAULT_TT_BITS, build_geometry, new_state, table
 
     spec = GameSpec(task.cols, task.rows, task.k, task.gravity)
     geo = build_geometry(spec)
     cells = range(spec.cells)
     st = new_state(spec, [c for c in cells if task.x >> c & 1], [c for c in cells if task.o >> c & 1], task.turn)
-    if DEFAULT_TT_BITS not in _tables:
-        _tables[DEFAULT_TT_BITS] = (np.zeros(1 << DEFAULT_TT_BITS, dtype=np.int64),
-                                    np.zeros(2 << DEFAULT_TT_BITS, dtype=np.int64))
-    keys, data = _tables[DEFAULT_TT_BITS]
+    tt = table(DEFAULT_TT_BITS)
     cpu = time.process_time()
     won = G.play(geo, st, task.cell)
     if won:
@@ -84,7 +78,7 @@ def run_heuristic_task(task: HeuristicTask, worker: int, ctl: np.ndarray) -> Heu
     elif st[G.S_PLY] == spec.cells:
         value = 0
     else:
-        value = -negamax_limited(geo, st, keys, data, ctl, np.int64(task.depth - 1), np.int64(-task.beta),
+        value = -negamax_limited(geo, st, tt.keys, tt.data, ctl, np.int64(task.depth - 1), np.int64(-task.beta),
                                  np.int64(-task.alpha), np.int64(task.flags), np.int64(task.width), np.int64(1))
     return HeuristicResult(task.task_id, worker, task.cell, int(value), bool(st[G.S_ABORTED]), int(st[G.S_NODES]) + 1,
                            time.process_time() - cpu)
