@@ -17,7 +17,7 @@ from parallel_mnk import limited as LM
 from parallel_mnk.kernels import grid as G
 from parallel_mnk.kernels.limited import F_FAST, F_ORDER, F_PRUNE, F_THREATS, F_TT, WIN
 from parallel_mnk.rules import format_move, parse_move_list, ply_of_score
-from tests.naive import naive_score
+from naive import naive_score
 
 GOMOKU = GameSpec(15, 15, 5)
 
