@@ -271,7 +271,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=None,
                    help="worker processes (default: the physical cores, here %d; 1 = serial)" % default_workers())
     p.add_argument("--split-depth", type=int, default=None,
-                   help="plies of the parallel split (1 = plain root splitting; default: adaptive, 2-4)")
+                   help="plies of the parallel split (1 = plain root splitting; default: 1-4, until there are 8 tasks)")
     p.add_argument("--no-progress", action="store_true", help="no status line on stderr during long solves")
     p.add_argument("--time-limit", type=float, default=None, help="seconds; past it the answer is 'unknown'")
     table = p.add_mutually_exclusive_group()

@@ -194,6 +194,7 @@ def test_parallel_agrees_with_serial_on_random_positions(board):
             x, o = pos.x, pos.o
             assert naive_solver(spec).score(x, o) == serial[(x, o)], pos.move_stack
     split_solves = used_tasks = 0
+    helped = {}
     for workers in WORKER_COUNTS:
         for i, pos in enumerate(positions):
             before = (pos.x, pos.o, list(pos.move_stack))
@@ -205,7 +206,9 @@ def test_parallel_agrees_with_serial_on_random_positions(board):
             where = f"{spec} moves={pos.move_stack} workers={workers} split_depth={depth}"
 
             # always split: exact score, optimal move, (sometimes) the line
+            helpers_before = get_pool(workers, TT_BITS).helper_jobs
             r = split_solve(pos, workers, pv=want_pv, split_depth=depth)
+            helped[workers] = helped.get(workers, 0) + get_pool(workers, TT_BITS).helper_jobs - helpers_before
             assert (r.value, r.score) == (value_of_score(expect), expect), where
             check_best_move(pos, r.best_move, r.score, weak=False)
             assert r.pv[0] == r.best_move, where
@@ -229,8 +232,10 @@ def test_parallel_agrees_with_serial_on_random_positions(board):
             check_best_move(pos, p.best_move, p.score, weak=False)
             check_accounting(p, workers)
             assert (pos.x, pos.o, pos.move_stack) == before, "solve changed the position"
-    # not a vacuous test: a good share of the split solves ran pool tasks
+    # not a vacuous test: a good share of the split solves ran pool tasks, and idle
+    # workers joined running tasks (ABDADA on the shared table)
     assert used_tasks >= split_solves // 10, f"only {used_tasks} of {split_solves} split solves ran pool tasks"
+    assert helped[max(WORKER_COUNTS)] > 0, f"no worker ever joined a running task: {helped}"
 
 
 @pytest.mark.parametrize("workers", WORKER_COUNTS)
@@ -245,6 +250,47 @@ def test_node_accounting_on_a_real_split(workers):
     assert sum(w.nodes for w in pool_entries) > 0
     assert sum(w.tasks > 0 for w in pool_entries) >= 2, "only one worker ever got a task"
     assert r.workers[0].tasks == 0  # the coordinator runs no tasks
+
+
+def test_helpers_share_a_task_and_agree_with_serial():
+    """Root splitting on a 4-column board leaves 4 workers with at most 4 tasks: the
+    others join running ones (the same task, ABDADA on the shared table). Every
+    answer is the serial one, and joining really happened."""
+    import parallel_mnk.parallel.pool as pool_module
+
+    spec = GameSpec(4, 5, 4, True)
+    positions = random_positions(spec, 2, 8, 12, seed=77)
+    pool = get_pool(4, BIG_TT_BITS)
+    before = pool.helper_jobs
+    for pos in positions:
+        expect = serial_score(pos)
+        r = split_solve(pos, 4, tt_bits=BIG_TT_BITS, pv=False, split_depth=1)
+        assert r.score == expect, pos.move_stack
+        check_best_move(pos, r.best_move, r.score, weak=False)
+        check_accounting(r, 4)
+    assert pool.helper_jobs > before, "no worker joined a running task"
+    assert pool_module.DEFER_MIN_EMPTY <= spec.cells - 8, "the busy marks were never consulted"
+
+
+def test_queue_depth_two_agrees_with_serial():
+    """A pool that queues a second task behind each running one (and takes queued
+    tasks back for idle workers) gives the serial answers."""
+    import parallel_mnk.parallel.pool as pool_module
+
+    with pytest.raises(MnkError, match="queue depth"):
+        pool_module.WorkerPool(2, 10, queue_depth=3)
+    shutdown_pool()
+    pool_module._pool = pool_module.WorkerPool(2, TT_BITS, queue_depth=2)
+    try:
+        for i, pos in enumerate(random_positions(GameSpec(5, 4, 4, True), 1, 8, 16, seed=5)):
+            expect = serial_score(pos)
+            r = split_solve(pos, 2, pv=False, split_depth=(2, 3, None)[i % 3])
+            assert r.score == expect, pos.move_stack
+            check_best_move(pos, r.best_move, r.score, weak=False)
+            check_accounting(r, 2)
+            assert all(not w.jobs for w in pool_module._pool.workers)
+    finally:
+        shutdown_pool()
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3, 4, None])
@@ -646,10 +692,10 @@ def test_young_brothers_wait_order():
     A, B, C, a1, b1, b2, c1, c2 = abc_nodes(tree)
     # nothing settled: only the leftmost line is eligible, the rest follows as speculation
     assert list(tree.next_tasks()) == [a1, b1, b2, c1, c2]
-    assert tree._eligible(a1) and not any(tree._eligible(n) for n in (b1, b2, c1, c2))
+    assert tree.eligible(a1) and not any(tree.eligible(n) for n in (b1, b2, c1, c2))
     tree.record(a1, 2, TT_EXACT)
     # A settled: B and C may start; their first children come first, then the waiting ones
-    assert [n for n in (b1, b2, c1, c2) if tree._eligible(n)] == [b1, c1]
+    assert [n for n in (b1, b2, c1, c2) if tree.eligible(n)] == [b1, c1]
     assert list(tree.next_tasks()) == [b1, c1, b2, c2]
     b1.running = True                  # handed out: b2 still waits for it, c1 goes before b2
     assert list(tree.next_tasks()) == [c1, b2, c2]

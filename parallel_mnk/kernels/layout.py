@@ -33,7 +33,9 @@ C_TASK_ID = 13       # id of the task being searched (0: none); see CTL_* below
 C_CTL_SLOT = 14      # this searcher's slots in ctl (abort id, then the live window)
 C_RESULT_KIND = 15   # kind of the last task-root result: 1 lower, 2 upper, 3 exact
 C_WEIGHT = 16        # 16..16+MAX_CELLS: move-ordering weight of a line holding j stones
-C_SCALARS_END = C_WEIGHT + MAX_CELLS + 2
+C_DEFER_MIN_EMPTY = C_WEIGHT + MAX_CELLS + 2  # ABDADA deferral at nodes with at least this many
+                     # empty cells (0: off); the busy marks live in ``ctl`` (CTL_BUSY_*)
+C_SCALARS_END = C_DEFER_MIN_EMPTY + 1
 
 # shift masks: for direction d, way w (0 = forward, 1 = backward) and step j (1..MAX):
 #   forward:  (b & PRE[d,0,j]) << SHIFT[d,j]   moves each stone j cells along d
@@ -53,10 +55,18 @@ CTX_SIZE = OFF_TMP + MAX_CELLS + 2
 
 # control array ``ctl`` (int64, may live in shared memory): polled by the search
 CTL_ABORT = 0        # non-zero: every search stops as soon as possible
-CTL_WORKERS = 8      # then CTL_PER_WORKER slots per searcher, from ctx[C_CTL_SLOT]:
+CTL_BUSY_BASE = 1    # busy marks shared by the searchers of one table (ABDADA): ctl[CTL_BUSY_BASE]
+CTL_BUSY_MASK = 2    #   is the index of the first mark (0: none) and ctl[CTL_BUSY_MASK] the number
+                     #   of marks - 1 (a power of two); a mark holds the key of a node some
+                     #   searcher is inside, so that the others search their other moves first
+CTL_WORKERS = 8      # then CTL_PER_WORKER words per searcher: CTL_LANES lanes (a running
+                     # task and one queued behind it) of CTL_LANE words, from ctx[C_CTL_SLOT]:
 CTL_TASK_ABORT = 0   #   the id of a task to abandon (its result is no longer needed)
-CTL_LIVE_WINDOW = 1  #   live window of the running task's root: pack_window(task_id, alpha, beta)
-CTL_PER_WORKER = 4
+CTL_LIVE_WINDOW = 1  #   live window of the lane's task root: pack_window(task_id, alpha, beta)
+CTL_LANE = 2
+CTL_LANES = 2
+CTL_STARTED = CTL_LANE * CTL_LANES  # then the id of the task the searcher last started
+CTL_PER_WORKER = CTL_STARTED + 2
 CTL_SIZE = CTL_WORKERS + CTL_PER_WORKER   # one searcher; a pool allocates more
 WINDOW_BIAS = 1024   # alpha and beta are stored + WINDOW_BIAS in 16 bits each
 

@@ -27,8 +27,8 @@ from numba import njit
 
 from .bits import atomic_load, lowest_bit_index, popcount, prefetch
 from .layout import (
-    C_ABORTED, C_BOARD, C_CELLS, C_COLS, C_CTL_SLOT, C_GRAVITY, C_NODE_LIMIT, C_NODES, C_RESULT_KIND, C_TASK_ID,
-    C_WEIGHT, CTL_ABORT, CTL_TASK_ABORT, MAX_CELLS, OFF_MOVES, OFF_SCORES, OFF_STATIC, TT_EXACT,
+    C_ABORTED, C_BOARD, C_CELLS, C_COLS, C_CTL_SLOT, C_DEFER_MIN_EMPTY, C_GRAVITY, C_NODE_LIMIT, C_NODES,
+    C_RESULT_KIND, C_TASK_ID, C_WEIGHT, CTL_ABORT, CTL_BUSY_BASE, CTL_BUSY_MASK, CTL_TASK_ABORT, MAX_CELLS, OFF_MOVES, OFF_SCORES, OFF_STATIC, TT_EXACT,
     TT_LOWER, TT_UPPER, WINDOW_BIAS,
 )
 from .lines import line_move_scores, live_line_summary, playable_cells, winning_cells
@@ -221,7 +221,28 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     best_move = -1
     best_exact = False
     task = np.int64(ctx[C_TASK_ID])
-    for i in range(n):
+    # ABDADA (shared table only): a move whose child another searcher is inside is put
+    # off to a second pass, by when its value is usually in the table
+    defer_from = np.int64(ctx[C_DEFER_MIN_EMPTY])
+    busy_base = 0
+    busy_mask = 0
+    if defer_from > 0 and np.int64(ctx[C_CELLS]) - ply >= defer_from:
+        busy_base = ctl[CTL_BUSY_BASE]
+        busy_mask = ctl[CTL_BUSY_MASK]
+    deferred = ZERO
+    second_pass = False
+    i = 0
+    while True:
+        if i == n:
+            if deferred == ZERO or second_pass:
+                break
+            second_pass = True
+            i = 0
+        cell = np.int64(ctx[mbase + i])
+        i += 1
+        bit = ONE << np.uint64(cell)
+        if second_pass and deferred & bit == ZERO:
+            continue
         if live_slot >= 0:
             word = atomic_load(ctl, live_slot)
             if (word >> 32) == task:
@@ -232,10 +253,21 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
                 if alpha >= beta:
                     ctx[C_ABORTED] = ONE  # no longer needed, and nothing proven: abandon
                     return 0
-        cell = np.int64(ctx[mbase + i])
         push_hashes(ctx, ply, cell, player)
-        v = -negamax(ctx, tt, ctl, opp, own | (ONE << np.uint64(cell)), np.int64(ply + 1),
+        mark = -1
+        mark_key = np.int64(0)
+        if busy_base > 0:
+            child_key, _ = canonical_key(ctx, ply + 1)
+            mark_key = np.int64(child_key >> ONE)  # non-zero for any key that matters
+            mark = busy_base + (mark_key & busy_mask)
+            if not second_pass and i > 1 and atomic_load(ctl, mark) == mark_key:
+                deferred |= bit
+                continue
+            ctl[mark] = mark_key
+        v = -negamax(ctx, tt, ctl, opp, own | bit, np.int64(ply + 1),
                      np.int64(-beta), np.int64(-alpha), np.int64(-1))
+        if mark >= 0 and ctl[mark] == mark_key:
+            ctl[mark] = 0
         if ctx[C_ABORTED] != ZERO:
             return 0
         if v > best:

@@ -66,7 +66,7 @@ import numpy as np
 from ..kernels import layout as L
 from ..rules import MnkError
 from ..search import check_table_memory
-from .pool import Coordinator, Slot, _pack_window, run_task_here, warm_up_kernels
+from .pool import Coordinator, Job, Slot, _pack_window, run_task_here, warm_up_kernels
 from .split import SplitTree, Task, TaskResult
 
 POLL_S = 0.005          # a task starts watching the actor this long after it starts (short ones never do)
@@ -340,14 +340,6 @@ def warm_remote(token: str, bits: int) -> int:
 
 
 # ------------------------------------------------------------------ the coordinator side
-class _RaySlot(Slot):
-    __slots__ = ("ref",)
-
-    def __init__(self, index: int) -> None:
-        super().__init__(index)
-        self.ref = None
-
-
 class RayCluster(Coordinator):
     """``workers`` task slots on Ray (local, or the cluster at ``address``)."""
 
@@ -386,7 +378,7 @@ class RayCluster(Coordinator):
             node = ray.get_runtime_context().get_node_id()
             ray.get(self.board.register_table.remote(node, (os.getpid(), self._fd), None))
         self._run = ray.remote(num_cpus=1, max_retries=0)(run_remote)
-        self.workers = [_RaySlot(i + 1) for i in range(workers)]
+        self.workers = [Slot(i + 1) for i in range(workers)]
         self._windows: dict[int, int] = {}
         self._abandon_ids: list[int] = []
         self._done: list[int] = []
@@ -402,37 +394,35 @@ class RayCluster(Coordinator):
         self.warm_s = time.perf_counter() - t
 
     # ------------------------------------------------------------ the backend hooks
-    def _start_task(self, w: _RaySlot, node, task: Task) -> None:
-        self._assign(w, node, task)
-        w.ref = self._run.remote(task, self.token, self.tt_bits, w.index)
+    def _start_task(self, w: Slot, node, task: Task) -> None:
+        job = self._assign(w, node, task)
+        job.ref = self._run.remote(task, self.token, self.tt_bits, w.index)
 
     def _collect(self, tree: Optional[SplitTree], timeout: float) -> None:
         ray = self.ray
-        refs = {w.ref: w for w in self.workers if w.node is not None}
+        refs = {job.ref: (w, job) for w in self.workers for job in w.jobs}
         if not refs:
             return
         ready, _ = ray.wait(list(refs), num_returns=1, timeout=timeout)
         if ready and len(refs) > 1:
             ready, _ = ray.wait(list(refs), num_returns=len(refs), timeout=0)
         for ref in ready:
-            w = refs[ref]
+            w, job = refs[ref]
             try:
                 result = ray.get(ref)
             except ray.exceptions.RayTaskError as e:
                 raise _task_error(e) from None
             except ray.exceptions.RayError as e:  # the worker process died, or the task was cancelled
-                w.ref = None
                 self._lost(w, type(e).__name__)
                 continue
-            w.ref = None
             self._done.append(result.task_id)
             self._record(w, result, tree)
 
-    def _set_window(self, w: _RaySlot, window: tuple[int, int]) -> None:
-        self._windows[w.node.task_id] = _pack_window(w.node.task_id, *window)
+    def _set_window(self, w: Slot, job: Job, window: tuple[int, int]) -> None:
+        self._windows[job.task.task_id] = _pack_window(job.task.task_id, *window)
 
-    def _abandon(self, w: _RaySlot) -> None:
-        self._abandon_ids.append(w.node.task_id)
+    def _abandon(self, w: Slot, job: Job) -> None:
+        self._abandon_ids.append(job.task.task_id)
 
     def _flush(self) -> None:
         if self._windows or self._abandon_ids or self._done:
@@ -454,9 +444,9 @@ class RayCluster(Coordinator):
             if ray.is_initialized():
                 self.board.update.remote({}, [], [], True)
                 for w in self.workers:
-                    if w.ref is not None:
-                        ray.cancel(w.ref, force=True)
-                    w.node = w.task = w.ref = None
+                    for job in w.jobs:
+                        ray.cancel(job.ref, force=True)
+                    w.jobs = []
                 ray.kill(self.board)
         except Exception:  # pragma: no cover - Ray already going down
             pass

@@ -30,6 +30,7 @@ import signal
 import sys
 import threading
 import time
+from dataclasses import replace
 from multiprocessing.connection import wait
 from typing import Optional
 
@@ -48,6 +49,9 @@ from .heuristic import HeuristicTask, run_heuristic_task
 from .split import SplitTree, Task, TaskResult, generic_bounds
 
 START_METHOD = "fork"      # workers inherit the compiled kernels and the shared memory
+MAX_HELPERS = 64           # at most this many workers on one task
+BUSY_MARKS = 1 << 12       # ABDADA marks: room for every node the workers are inside at once
+DEFER_MIN_EMPTY = 12       # workers put off children another is inside at nodes with this many empty cells
 MAX_RESTARTS_PER_WORKER = 3
 
 
@@ -86,12 +90,17 @@ def _peak_rss() -> int:
 def run_task_here(task: Task, index: int, slot: int, tt: np.ndarray, ctl: np.ndarray,
                   contexts: dict[tuple, np.ndarray]) -> TaskResult:
     """Run one :class:`Task` with the kernel in this process, as worker ``index``
-    whose control words start at ``ctl[slot]`` (worker side of every backend)."""
+    whose control words for this task (a lane) start at ``ctl[slot]`` (worker
+    side of every backend). A task abandoned before it starts (it waited in
+    the worker's queue) is reported abandoned without a search."""
+    if ctl[slot + L.CTL_TASK_ABORT] == task.task_id:
+        return TaskResult(task.task_id, index, 0, 0, True, 0, 0.0, _peak_rss())
     key = (task.cols, task.rows, task.k, task.gravity)
     ctx = contexts.get(key)
     if ctx is None:
         ctx = contexts[key] = build_context(GameSpec(*key))
     ctx[L.C_SALT] = np.uint64(task.salt)
+    ctx[L.C_DEFER_MIN_EMPTY] = DEFER_MIN_EMPTY if ctl[L.CTL_BUSY_BASE] > 0 else 0
     ctx[L.C_TASK_ID] = np.uint64(task.task_id)
     ctx[L.C_CTL_SLOT] = np.uint64(slot)
     ctx[L.C_ABORTED] = 0
@@ -120,26 +129,48 @@ def _worker_main(index: int, conn, tt_mem, ctl_mem, slot: int, parent_pid: int, 
         if isinstance(task, HeuristicTask):   # depth-limited search of one root move (big boards)
             conn.send(run_heuristic_task(task, index, ctl))
             continue
-        conn.send(run_task_here(task, index, slot, tt, ctl, contexts))
+        task, lane = task
+        ctl[slot + L.CTL_STARTED] = task.task_id  # the coordinator no longer hands it to another worker
+        conn.send(run_task_here(task, index, slot + lane * L.CTL_LANE, tt, ctl, contexts))
 
 
 def _pack_window(task_id: int, alpha: int, beta: int) -> int:
     return (task_id << 32) | ((alpha + L.WINDOW_BIAS) << 16) | (beta + L.WINDOW_BIAS)
 
 
-class Slot:
-    """One worker as the coordinator sees it: the task it runs and what it did."""
+class Job:
+    """A task handed to a worker: its split-tree node, the window last sent to it,
+    and the lane (control words) it uses on that worker."""
 
-    __slots__ = ("index", "node", "task", "window", "abandon_sent", "restarts", "stats")
+    __slots__ = ("node", "task", "window", "abandon_sent", "lane", "ref")
+
+    def __init__(self, node, task: Task, lane: int) -> None:
+        self.node, self.task, self.lane = node, task, lane
+        self.window = (task.alpha, task.beta)
+        self.abandon_sent = False
+        self.ref = None  # the backend's handle (a Ray object ref)
+
+
+class Slot:
+    """One worker as the coordinator sees it: the tasks handed to it (the first
+    is running, later ones wait in its queue) and what it did."""
+
+    __slots__ = ("index", "jobs", "restarts", "stats")
 
     def __init__(self, index: int) -> None:
         self.index = index
-        self.node = None
-        self.task: Optional[Task] = None
-        self.abandon_sent = False
-        self.window: Optional[tuple[int, int]] = None
+        self.jobs: list[Job] = []
         self.restarts = 0
         self.stats = WorkerStats(index, 0, 0, 0.0)
+
+    @property
+    def node(self):
+        """The split-tree node of the task running (None when idle)."""
+        return self.jobs[0].node if self.jobs else None
+
+    def free_lane(self) -> int:
+        used = {j.lane for j in self.jobs}
+        return min(lane for lane in range(L.CTL_LANES) if lane not in used)
 
 
 class _Worker(Slot):
@@ -180,6 +211,9 @@ class Coordinator:
     """
 
     name = "?"
+    queue_depth = 1  # tasks a worker may hold: one running, the rest queued behind it
+    helpers = False  # whether idle workers may join a running task (needs a shared table)
+    helper_jobs = 0  # how many times a worker joined a running task (since the backend started)
     n: int
     tt_bits: int
     tt: np.ndarray
@@ -196,16 +230,22 @@ class Coordinator:
         """Before dispatching: replace idle workers that died."""
 
     def _start_task(self, w: Slot, node, task: Task) -> None:
+        """Hand ``task`` (for ``node``) to ``w``: :meth:`_assign`, then send it."""
         raise NotImplementedError
 
     def _collect(self, tree: Optional[SplitTree], timeout: float) -> None:
         raise NotImplementedError
 
-    def _set_window(self, w: Slot, window: tuple[int, int]) -> None:
+    def _set_window(self, w: Slot, job: Job, window: tuple[int, int]) -> None:
         raise NotImplementedError
 
-    def _abandon(self, w: Slot) -> None:
+    def _abandon(self, w: Slot, job: Job) -> None:
         raise NotImplementedError
+
+    def _steal(self, w: Slot, job: Job) -> bool:
+        """Take back ``job``, queued on ``w`` and not started, so an idle worker
+        can run it; False when that is not possible (it may have started)."""
+        return False
 
     def _flush(self) -> None:
         """Send what :meth:`_set_window` and :meth:`_abandon` queued."""
@@ -227,7 +267,7 @@ class Coordinator:
         try:
             while not tree.done:
                 self._dispatch(tree, spec, salt)
-                busy = [w for w in self.workers if w.node is not None]
+                busy = [w for w in self.workers if w.jobs]
                 if not busy:
                     raise RuntimeError("internal error: the split tree has no task to run but is not settled")
                 self._collect(tree, timeout=0.1)
@@ -237,52 +277,116 @@ class Coordinator:
                 if progress is not None:
                     progress.update(self)
             return tree.result()
+        except KeyboardInterrupt:
+            # Ctrl-C may have cut a message to or from a worker in half: stop them
+            # all now (the caller forgets this backend) rather than wait for replies
+            self.close()
+            raise
         finally:
-            self._drain(tree)
+            if not self.closed:
+                self._drain(tree)
 
-    def _assign(self, w: Slot, node, task: Task) -> None:
-        node.running = True
+    def _assign(self, w: Slot, node, task: Task) -> Job:
+        node.running += 1
         node.task_id = task.task_id
-        w.node, w.task, w.window, w.abandon_sent = node, task, (task.alpha, task.beta), False
+        job = Job(node, task, w.free_lane())
+        w.jobs.append(job)
+        return job
+
+    @staticmethod
+    def _release(job: Job) -> None:
+        """``job`` no longer counts as a search of its node."""
+        if job.node is not None:
+            job.node.running -= 1
+            job.node = None
 
     def _dispatch(self, tree: SplitTree, spec: GameSpec, salt: int) -> None:
+        """Hand out the tasks the tree needs now: first to idle workers (speculative
+        tasks too), then one more to queue behind each running task (only tasks
+        young-brothers-wait allows), so that a worker never waits for the
+        coordinator between two tasks."""
         self._revive_idle()
-        idle = [w for w in self.workers if w.node is None]
-        if not idle:
+        idle = [w for w in self.workers if not w.jobs]
+        queue = [w for w in self.workers if 0 < len(w.jobs) < self.queue_depth]
+        if not idle and not queue:
             return
+        if idle:
+            self._steal_queued(idle)
         for node in tree.next_tasks():
-            w = idle.pop(0)
+            if idle:
+                w = idle.pop(0)
+            elif queue and tree.eligible(node):
+                w = queue.pop(0)
+            else:
+                break
             task = Task(next(self._task_ids), spec.cols, spec.rows, spec.k, spec.gravity, int(salt), node.own,
                         node.opp, node.ply, node.alpha, node.beta, node.path())
             if self.journal is not None:
                 self.journal.handed_out(tree, task)
             self._start_task(w, node, task)
-            if not idle:
+            if not idle and not queue:
                 break
+        while idle and self.helpers:
+            job = self._helpable(tree)
+            if job is None:
+                break
+            # a worker with nothing else to do joins a running task: same task, the
+            # current window; the shared table and the busy marks split the work
+            node = job.node
+            self._start_task(idle.pop(0), node, replace(job.task, alpha=node.alpha, beta=node.beta))
+            self.helper_jobs += 1
+
+    def _helpable(self, tree: SplitTree) -> Optional[Job]:
+        """The running task an idle worker should join: the one the fewest
+        workers search, the oldest first; None if there is none."""
+        best = None
+        for w in self.workers:
+            if not w.jobs:
+                continue
+            job = w.jobs[0]
+            if job.node is None or job.abandon_sent or tree.live_window(job.node) is None:
+                continue
+            if job.node.running > MAX_HELPERS:
+                continue
+            if best is None or (job.node.running, job.task.task_id) < (best.node.running, best.task.task_id):
+                best = job
+        return best
+
+    def _steal_queued(self, idle: list[Slot]) -> None:
+        """Give idle workers back the tasks queued on busy ones that have not
+        started: they are needed now, and would otherwise wait for a long task."""
+        for w in self.workers:
+            if len(w.jobs) > 1:
+                for job in w.jobs[1:]:
+                    if not job.abandon_sent and job.node is not None and self._steal(w, job):
+                        job.abandon_sent = True
+                        self._release(job)  # handed out again below
 
     def _record(self, w: Slot, result: TaskResult, tree: Optional[SplitTree]) -> None:
-        node, task = w.node, w.task
-        w.node = w.task = None
-        if node is None or result.task_id != node.task_id:
+        job = next((j for j in w.jobs if j.task.task_id == result.task_id), None)
+        if job is None:
             return
-        node.running = False
+        w.jobs.remove(job)
+        node = job.node
         st = w.stats
-        st.tasks += 1
+        st.tasks += 0 if result.abandoned and result.nodes == 0 else 1
         st.nodes += result.nodes
         st.cpu_s += result.cpu_s
         st.peak_rss = max(st.peak_rss, result.peak_rss)
+        self._release(job)
+        if node is None or result.task_id != node.task_id:
+            return  # stolen, or handed out again after a death
         if not result.abandoned and tree is not None:
             tree.record(node, result.value, result.kind)
             if self.journal is not None:
-                self.journal.task_done(tree, task, result)
+                self.journal.task_done(tree, job.task, result)
 
     def _lost(self, w: Slot, how: str) -> bool:
         """Worker ``w`` died (``how``): its task goes back to the tree. False when
         the backend is closing; raises after too many deaths in one solve."""
-        node = w.node
-        if node is not None:
-            node.running = False  # handed out again by the next dispatch
-        w.node = w.task = None
+        for job in w.jobs:
+            self._release(job)  # handed out again by the next dispatch
+        w.jobs = []
         if self.closed:
             return False
         w.restarts += 1
@@ -293,35 +397,58 @@ class Coordinator:
 
     def _update_live(self, tree: SplitTree) -> None:
         for w in self.workers:
-            node = w.node
-            if node is None or w.abandon_sent:
-                continue
-            window = tree.live_window(node)
-            if window is None:
-                self._abandon(w)
-                w.abandon_sent = True
-            elif window != w.window:
-                self._set_window(w, window)
-                w.window = window
+            for job in w.jobs:
+                if job.abandon_sent:
+                    continue
+                window = tree.live_window(job.node)
+                if window is None:
+                    self._abandon(w, job)
+                    job.abandon_sent = True
+                elif window != job.window:
+                    self._set_window(w, job, window)
+                    job.window = window
         self._flush()
 
+    DRAIN_TIMEOUT_S = 10.0
+
     def _drain(self, tree: SplitTree) -> None:
-        """Abandon every running task and wait for the workers to report."""
+        """Abandon every task handed out and wait for the workers to report (an
+        abandoned search stops within about a millisecond); a worker that has
+        not reported after :attr:`DRAIN_TIMEOUT_S` is restarted."""
         for w in self.workers:
-            if w.node is not None:
-                self._abandon(w)
+            for job in w.jobs:
+                if not job.abandon_sent:
+                    self._abandon(w, job)
+                    job.abandon_sent = True
         self._flush()
-        while any(w.node is not None for w in self.workers):
+        deadline = time.monotonic() + self.DRAIN_TIMEOUT_S
+        while any(w.jobs for w in self.workers) and time.monotonic() < deadline:
             self._collect(None, timeout=0.5)
+        for w in self.workers:
+            if w.jobs:
+                self._reset(w)
+
+    def _reset(self, w: Slot) -> None:
+        """Forget the tasks of a worker that does not answer (and restart it)."""
+        for job in w.jobs:
+            self._release(job)
+        w.jobs = []
 
 
 class WorkerPool(Coordinator):
     """``workers`` forked processes sharing one table of ``2**tt_bits`` entries."""
 
     name = "process"
+    helpers = True
 
-    def __init__(self, workers: int, tt_bits: int) -> None:
+    def __init__(self, workers: int, tt_bits: int, queue_depth: int = 1) -> None:
+        """``queue_depth`` 2 queues a task behind each running one (measured: no
+        gain on 2 cores, a little more search overhead; kept as an option)."""
         import mmap
+
+        if not 1 <= queue_depth <= L.CTL_LANES:
+            raise MnkError(f"queue depth must be 1 to {L.CTL_LANES}, got {queue_depth}")
+        self.queue_depth = queue_depth
 
         if workers < 1:
             raise MnkError(f"workers must be at least 1, got {workers}")
@@ -330,9 +457,10 @@ class WorkerPool(Coordinator):
         self.tt_bits = tt_bits
         self._tt_mem = mmap.mmap(-1, 8 << tt_bits)
         self.tt = np.frombuffer(self._tt_mem, dtype=np.uint64)
-        ctl_words = L.CTL_WORKERS + L.CTL_PER_WORKER * (workers + 1)
-        self._ctl_mem = mmap.mmap(-1, 8 * ctl_words)
+        busy_base = L.CTL_WORKERS + L.CTL_PER_WORKER * (workers + 1)
+        self._ctl_mem = mmap.mmap(-1, 8 * (busy_base + BUSY_MARKS))
         self.ctl = np.frombuffer(self._ctl_mem, dtype=np.int64)
+        self.ctl[L.CTL_BUSY_BASE], self.ctl[L.CTL_BUSY_MASK] = busy_base, BUSY_MARKS - 1
         self._mp = mp.get_context(START_METHOD)
         warm_up_kernels()
         self.workers = [_Worker(i + 1, L.CTL_WORKERS + L.CTL_PER_WORKER * (i + 1)) for i in range(workers)]
@@ -352,7 +480,8 @@ class WorkerPool(Coordinator):
         proc.start()
         child_conn.close()
         w.process, w.conn = proc, parent_conn
-        w.node = w.task = None
+        w.jobs = []
+        self.ctl[w.slot:w.slot + L.CTL_PER_WORKER] = 0
         self.start_times.append(time.perf_counter() - t)
 
     def close(self) -> None:
@@ -370,13 +499,18 @@ class WorkerPool(Coordinator):
         for w in self.workers:
             w.process.join(max(0.0, deadline - time.monotonic()))
         for w in self.workers:
-            if w.process.is_alive():
-                w.process.kill()
-                w.process.join(1.0)
-            try:
-                w.conn.close()
-            except OSError:
-                pass
+            self._kill(w)
+
+    @staticmethod
+    def _kill(w: _Worker) -> None:
+        """Kill ``w``'s process if it still runs, and close its pipe."""
+        if w.process.is_alive():
+            w.process.kill()
+            w.process.join(1.0)
+        try:
+            w.conn.close()
+        except OSError:
+            pass
 
     def pids(self) -> list[int]:
         return [w.process.pid for w in self.workers if w.process is not None]
@@ -387,22 +521,23 @@ class WorkerPool(Coordinator):
 
     def _revive_idle(self) -> None:
         for w in self.workers:
-            if w.node is None and not w.process.is_alive():
+            if not w.jobs and not w.process.is_alive():
                 self._worker_died(w)  # died while idle: start a new one
 
     def _start_task(self, w: _Worker, node, task: Task) -> None:
         for attempt in range(2):
-            self._assign(w, node, task)
-            self.ctl[w.slot + L.CTL_TASK_ABORT] = 0
-            self.ctl[w.slot + L.CTL_LIVE_WINDOW] = _pack_window(task.task_id, task.alpha, task.beta)
+            job = self._assign(w, node, task)
+            lane = w.slot + job.lane * L.CTL_LANE
+            self.ctl[lane + L.CTL_TASK_ABORT] = 0
+            self.ctl[lane + L.CTL_LIVE_WINDOW] = _pack_window(task.task_id, task.alpha, task.beta)
             try:
-                w.conn.send(task)
+                w.conn.send((task, job.lane))
                 return
             except (OSError, BrokenPipeError):
-                self._worker_died(w)  # restarts w; the task goes to the new process
+                self._worker_died(w)  # restarts w; its tasks go back to the tree
 
     def _collect(self, tree: Optional[SplitTree], timeout: float) -> None:
-        conns = {w.conn: w for w in self.workers if w.node is not None}
+        conns = {w.conn: w for w in self.workers if w.jobs}
         sentinels = {w.process.sentinel: w for w in self.workers}
         for ready in wait(list(conns) + list(sentinels), timeout):
             w = conns.get(ready)
@@ -415,11 +550,11 @@ class WorkerPool(Coordinator):
                 self._record(w, result, tree)
             else:
                 w = sentinels[ready]
-                if w.node is not None and w.conn.poll():
+                while w.jobs and w.conn.poll():
                     try:
                         self._record(w, w.conn.recv(), tree)
                     except (EOFError, OSError):
-                        pass
+                        break
                 if not w.process.is_alive():
                     self._worker_died(w)
 
@@ -436,11 +571,23 @@ class WorkerPool(Coordinator):
             w.process.join(0.1)
         self._start(w)
 
-    def _set_window(self, w: _Worker, window: tuple[int, int]) -> None:
-        self.ctl[w.slot + L.CTL_LIVE_WINDOW] = _pack_window(w.node.task_id, *window)
+    def _reset(self, w: _Worker) -> None:
+        for job in w.jobs:
+            self._release(job)
+        self._kill(w)
+        self._start(w)
 
-    def _abandon(self, w: _Worker) -> None:
-        self.ctl[w.slot + L.CTL_TASK_ABORT] = w.node.task_id
+    def _set_window(self, w: _Worker, job: Job, window: tuple[int, int]) -> None:
+        self.ctl[w.slot + job.lane * L.CTL_LANE + L.CTL_LIVE_WINDOW] = _pack_window(job.task.task_id, *window)
+
+    def _abandon(self, w: _Worker, job: Job) -> None:
+        self.ctl[w.slot + job.lane * L.CTL_LANE + L.CTL_TASK_ABORT] = job.task.task_id
+
+    def _steal(self, w: _Worker, job: Job) -> bool:
+        if self.ctl[w.slot + L.CTL_STARTED] == job.task.task_id:
+            return False
+        self._abandon(w, job)  # if it starts after all, it stops at its first poll
+        return True
 
 
 class Progress:
@@ -509,7 +656,8 @@ def shutdown_pool() -> None:
         cluster.shutdown_cluster()
 
 
-DEFAULT_SPLIT_DEPTH = 1  # plies always split; more while there are under 8 tasks per worker
+DEFAULT_SPLIT_DEPTH = 1  # plies always split; more while there are under MIN_TASKS tasks
+MIN_TASKS = 8            # (whatever the number of workers: workers beyond that join running tasks)
 SERIAL_BUDGET = 1 << 13  # nodes (about 2 ms) tried serially before splitting
 
 
@@ -522,8 +670,11 @@ def solve_parallel(position: Position, workers: int, weak: bool = False, time_li
 
     The exact score comes from the same null-window tests as the serial path,
     each run as a split tree (``split_depth`` plies, default: 1, deeper until
-    there are 8 tasks per worker, at most 4; 1 is plain root splitting without
-    young-brothers-wait). The best move and line are then found by the
+    there are 8 tasks, at most 4; 1 is plain root splitting without
+    young-brothers-wait). A worker with no task to start joins a running one
+    (the process pool only): both search it on the shared table, each putting
+    off the moves the other is inside (ABDADA), and the first result counts.
+    The best move and line are then found by the
     coordinator on its table (shared with the workers of its machine). A
     position solved within ``serial_budget`` nodes by the coordinator alone is
     not split at all (0: always split); the table it filled is kept for the
@@ -595,7 +746,7 @@ def _solve_on(pool: Coordinator, position: Position, workers: int, weak: bool, t
 
     def window_search(alpha: int, beta: int, label: str) -> int:
         tree = SplitTree(spec.cells, expander, own, opp, ply, alpha, beta, depth=depth, ybw=split_depth != 1,
-                         min_tasks=8 * workers if split_depth is None else 0)
+                         min_tasks=MIN_TASKS if split_depth is None else 0)
         if journal is not None:
             journal.apply(tree)
         if prog is not None:

@@ -84,7 +84,7 @@ class Node:
         self.children: list[Node] = []
         self.static_lo, self.static_hi = lo, hi
         self.lo, self.hi = lo, hi
-        self.running = False
+        self.running = 0           # searches of it under way (a task and its helpers)
         self.task_id = 0
         self.alpha = self.beta = 0  # current window (set by SplitTree.refresh)
         self.needed = True
@@ -238,7 +238,9 @@ class SplitTree:
             return r.hi
         return r.lo
 
-    def _eligible(self, node: Node) -> bool:
+    def eligible(self, node: Node) -> bool:
+        """Whether young-brothers-wait lets ``node`` be searched now (every elder
+        brother of it and of its ancestors is settled)."""
         if not self.ybw:
             return True
         while node.parent is not None:
@@ -264,7 +266,7 @@ class SplitTree:
             if node.children:
                 stack.extend(reversed(node.children))
             elif node.is_task and not node.running:
-                if self._eligible(node):
+                if self.eligible(node):
                     yield node
                 else:
                     waiting.append(node)
