@@ -28,8 +28,8 @@ from numba import njit
 from .bits import atomic_load, lowest_bit_index, popcount, prefetch
 from .layout import (
     C_ABORTED, C_BOARD, C_CELLS, C_COLS, C_CTL_SLOT, C_DEFER_MIN_EMPTY, C_GRAVITY, C_NODE_LIMIT, C_NODES,
-    C_RESULT_KIND, C_TASK_ID, C_WEIGHT, CTL_ABORT, CTL_BUSY_BASE, CTL_BUSY_MASK, CTL_TASK_ABORT, MAX_CELLS, OFF_MOVES, OFF_SCORES, OFF_STATIC, TT_EXACT,
-    TT_LOWER, TT_UPPER, WINDOW_BIAS,
+    C_RESULT_KIND, C_TASK_ID, C_WEIGHT, CTL_ABORT, CTL_BUSY_BASE, CTL_BUSY_MASK, CTL_TASK_ABORT, MAX_CELLS,
+    OFF_MOVES, OFF_SCORES, OFF_STATIC, TT_EXACT, TT_LOWER, TT_UPPER, WINDOW_BIAS,
 )
 from .lines import line_move_scores, live_line_summary, playable_cells, winning_cells
 from .table import canonical_key, probe, push_hashes, store
@@ -241,7 +241,7 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
         cell = np.int64(ctx[mbase + i])
         i += 1
         bit = ONE << np.uint64(cell)
-        if second_pass and deferred & bit == ZERO:
+        if second_pass and (deferred & bit) == ZERO:
             continue
         if live_slot >= 0:
             word = atomic_load(ctl, live_slot)
