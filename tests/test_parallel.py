@@ -546,6 +546,52 @@ def test_task_and_result_records_pickle():
         assert pickle.loads(pickle.dumps(task, protocol=proto)) == task
 
 
+@pytest.mark.parametrize("spec", [GameSpec(3, 3, 3), GameSpec(4, 4, 4), GameSpec(4, 4, 3, True), GameSpec(5, 4, 4, True)],
+                         ids=lambda s: f"{s.cols}x{s.rows}k{s.k}{'g' if s.gravity else ''}")
+def test_task_results_are_labelled_as_strongly_as_their_window_allows(spec):
+    """A worker's result for a task is a fail-soft value and its kind. A value
+    strictly inside the task's window must be labelled exact, even when the
+    kernel narrowed the window itself (to the position's score bounds, or to a
+    table entry): a split-tree node given a mere bound there can never settle,
+    and the same task was handed out again forever (a livelock seen on 4x4 k4).
+    Each position is searched with a run of windows on one table, so later
+    searches meet the entries the earlier ones stored."""
+    import numpy as np
+
+    from parallel_mnk.kernels import layout as L
+    from parallel_mnk.parallel.pool import run_task_here
+
+    tt = np.zeros(1 << 16, dtype=np.uint64)
+    ctl = np.zeros(L.CTL_WORKERS + 2 * L.CTL_PER_WORKER, dtype=np.int64)
+    slot = L.CTL_WORKERS + L.CTL_PER_WORKER
+    contexts: dict = {}
+    rng = random.Random(7)
+    solver = naive_solver(spec)
+    checked = {TT_EXACT: 0, TT_LOWER: 0, TT_UPPER: 0}
+    for i, pos in enumerate(random_positions(spec, 4, 10, 40, seed=11)):
+        own, opp = pos.stones()
+        true = solver.score(pos.x, pos.o)
+        lo, hi = generic_bounds(spec.cells, pos.ply)
+        for j in range(8):
+            alpha = rng.randint(lo - 1, hi)
+            beta = alpha + 1 if j % 2 else rng.randint(alpha + 1, hi + 1)
+            task = Task(1 + 8 * i + j, spec.cols, spec.rows, spec.k, spec.gravity, 12345, own, opp, pos.ply,
+                        alpha, beta, ())
+            r = run_task_here(task, 1, slot, tt, ctl, contexts)
+            assert not r.abandoned
+            where = (pos.move_stack, (alpha, beta), r.value, r.kind, true)
+            if alpha < r.value < beta:
+                assert r.kind == TT_EXACT, where
+            if r.kind == TT_EXACT:
+                assert r.value == true, where
+            elif r.kind == TT_LOWER:
+                assert r.value >= beta and true >= r.value, where
+            else:
+                assert r.kind == TT_UPPER and r.value <= alpha and true <= r.value, where
+            checked[r.kind] += 1
+    assert min(checked.values()) > 0, checked
+
+
 # ---------------------------------------------------------------- split tree, fake games
 FAKE_CELLS = 30     # board size the tree believes in (generic bounds +-15 at the root)
 WIDE = (-100, 100)  # a window wider than any score

@@ -125,6 +125,20 @@ def node_prelude(ctx, own, opp, ply):
 
 
 @njit(inline="always", cache=True)
+def _result_kind(kind, value, lower, upper):
+    """What a fail-soft ``value`` proves at a node known to score in ``[lower, upper]``:
+    ``kind`` (a lower or an upper bound), or exact when the bound meets the known one
+    (a lower bound ``>= upper`` or an upper bound ``<= lower``). The window may have
+    been narrowed to those bounds, so without this a proven exact score would be
+    reported as a mere bound (and a split-tree node given the bound could never settle)."""
+    if kind == TT_LOWER and value >= upper:
+        return TT_EXACT
+    if kind == TT_UPPER and value <= lower:
+        return TT_EXACT
+    return kind
+
+
+@njit(inline="always", cache=True)
 def pack_window(task_id, alpha, beta):
     """One int64 word holding a task id and a window (read and written atomically)."""
     return (task_id << 32) | ((alpha + WINDOW_BIAS) << 16) | (beta + WINDOW_BIAS)
@@ -173,15 +187,19 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     if cand == ZERO:
         ctx[C_RESULT_KIND] = TT_EXACT
         return lo
-    ctx[C_RESULT_KIND] = TT_LOWER
+    # lower <= score <= upper: what the prelude and the table prove; a result that
+    # meets one of them is exact, whatever window it was searched with
+    lower = lo
+    upper = hi
     if alpha < lo:
         alpha = lo
         if alpha >= beta:
+            ctx[C_RESULT_KIND] = _result_kind(TT_LOWER, alpha, lower, upper)
             return alpha
-    ctx[C_RESULT_KIND] = TT_UPPER
     if beta > hi:
         beta = hi
         if alpha >= beta:
+            ctx[C_RESULT_KIND] = _result_kind(TT_UPPER, beta, lower, upper)
             return beta
 
     key, sym = canonical_key(ctx, ply)
@@ -190,16 +208,18 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
         ctx[C_RESULT_KIND] = TT_EXACT
         return tt_score
     if flag == TT_LOWER:
+        lower = max(lower, tt_score)
         if tt_score > alpha:
             alpha = tt_score
             if alpha >= beta:
-                ctx[C_RESULT_KIND] = TT_LOWER
+                ctx[C_RESULT_KIND] = _result_kind(TT_LOWER, alpha, lower, upper)
                 return alpha
     elif flag == TT_UPPER:
+        upper = min(upper, tt_score)
         if tt_score < beta:
             beta = tt_score
             if alpha >= beta:
-                ctx[C_RESULT_KIND] = TT_UPPER
+                ctx[C_RESULT_KIND] = _result_kind(TT_UPPER, beta, lower, upper)
                 return beta
 
     mbase = OFF_MOVES + ply * MAX_CELLS
@@ -280,11 +300,11 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
             alpha = v
     if best >= beta:
         store(ctx, tt, key, sym, TT_LOWER, best, best_move)
-        ctx[C_RESULT_KIND] = TT_LOWER
+        ctx[C_RESULT_KIND] = _result_kind(TT_LOWER, best, lower, upper)
     elif best_exact:
         store(ctx, tt, key, sym, TT_EXACT, best, best_move)
         ctx[C_RESULT_KIND] = TT_EXACT
     else:
         store(ctx, tt, key, sym, TT_UPPER, best, -1)
-        ctx[C_RESULT_KIND] = TT_UPPER
+        ctx[C_RESULT_KIND] = _result_kind(TT_UPPER, best, lower, upper)
     return best
