@@ -3,3 +3,7 @@
 ``ctx`` is the per-search context array (:mod:`.layout`), ``tt`` the transposition
 table (``uint64[2**n]``), ``ctl`` the control array (``int64``, may be shared memory).
 """
+
+from . import cache_guard, grid, limited, lines, negamax, root, table  # noqa: E402
+
+cache_guard.drop_stale_cache([grid, limited, lines, negamax, root, table])
