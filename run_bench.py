@@ -75,7 +75,7 @@ def main(argv=None) -> int:
                                 ["suite", "case", "workers", "value", "score", "nodes", "time_s", "ref_time_s",
                                  "time_vs_ref"]))
     print()
-    print(common.markdown_table([r for r in rows if r["suite"] in ("scaling", "overhead")],
+    print(common.markdown_table([r for r in rows if r["suite"] in ("scaling", "ceiling", "overhead")],
                                 ["suite", "case", "workers", "time_s", "speedup", "efficiency", "nodes", "overhead",
                                  "node_speedup", "per_worker_start_s"]))
     print()

@@ -59,6 +59,32 @@ def _run(positions: list[Position], workers: int, split_depth=None) -> tuple[flo
     return time.perf_counter() - t, nodes, per or []
 
 
+def _serial_in_child(positions: list[Position], out) -> None:
+    out.put(_run(positions, 1)[0])
+
+
+def machine_throughput(positions: list[Position]) -> tuple[float, float]:
+    """What two cores give this workload here: the serial solve alone, then twice at
+    once in two processes (each its own table). Returns ``(alone_s, both_s)``;
+    ``2 * alone_s / both_s`` is the speed-up two perfectly split workers could reach
+    on this machine at this time (a VM's share of its host drifts)."""
+    import multiprocessing as mp
+
+    alone = _run(positions, 1)[0]
+    ctx = mp.get_context("fork")
+    out = ctx.Queue()
+    procs = [ctx.Process(target=_serial_in_child, args=(positions, out)) for _ in range(2)]
+    t = time.perf_counter()
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join()
+    both = time.perf_counter() - t
+    if any(p.exitcode != 0 for p in procs):
+        raise RuntimeError("a serial solve in a child process failed")
+    return alone, both
+
+
 def run(quick: bool = False, workers_list=(1, 2), overhead_workers=(1, 2, 4, 8, 16), repeat: int = 3,
         log=print) -> list[dict]:
     """Rows: speedup per case and worker count; overhead per worker count; start-up."""
@@ -80,21 +106,35 @@ def run(quick: bool = False, workers_list=(1, 2), overhead_workers=(1, 2, 4, 8, 
         log(f"scaling: pool of {n}: {total:.3f} s in all, slowest worker fork {max(pool.start_times) * 1e3:.1f} ms")
         pool.close()
     for name, positions in hard_positions(quick):
-        serial = None
+        # worker counts take turns within each repetition, and the speedup is the
+        # median of the ratios of the same repetition: the CPU this VM gives us
+        # drifts over tens of seconds, and runs far apart would compare two machines
+        runs = {n: [] for n in workers_list}
+        for _ in range(repeat):
+            for n in workers_list:
+                runs[n].append(_run(positions, n))
+        base = workers_list[0]
+        serial = (statistics.median(r[0] for r in runs[base]), runs[base][0][1])
         for n in workers_list:
-            runs = [_run(positions, n) for _ in range(repeat)]
-            wall = statistics.median(r[0] for r in runs)
-            nodes = runs[0][1]
-            busiest = max(runs[0][2][1:]) if n > 1 else runs[0][1]
-            if serial is None:
-                serial = (wall, nodes)
+            wall = statistics.median(r[0] for r in runs[n])
+            ratios = [b[0] / r[0] for b, r in zip(runs[base], runs[n])]
+            nodes = runs[n][0][1]
+            busiest = max(runs[n][0][2][1:]) if n > 1 else nodes
+            speedup = statistics.median(ratios)
             row = {"suite": "scaling", "case": name, "workers": n, "time_s": wall,
-                   "speedup": serial[0] / wall, "efficiency": serial[0] / wall / n,
-                   "nodes": nodes, "overhead": nodes / serial[1], "node_speedup": serial[1] / busiest,
-                   "per_worker_nodes": " ".join(map(str, runs[0][2]))}
+                   "speedup": speedup, "speedup_runs": " ".join(f"{x:.2f}" for x in ratios),
+                   "efficiency": speedup / n, "nodes": nodes, "overhead": nodes / serial[1],
+                   "node_speedup": serial[1] / busiest, "per_worker_nodes": " ".join(map(str, runs[n][0][2]))}
             rows.append(row)
-            log(f"scaling: {name}, {n} worker(s): {wall:.2f} s, speedup {row['speedup']:.2f}, "
-                f"efficiency {row['efficiency']:.2f}, nodes x{row['overhead']:.2f}")
+            log(f"scaling: {name}, {n} worker(s): {wall:.2f} s, speedup {speedup:.2f} (runs {row['speedup_runs']}), "
+                f"efficiency {row['efficiency']:.2f}, nodes x{row['overhead']:.2f}, "
+                f"node speedup {row['node_speedup']:.2f}")
+        if not quick:
+            alone, both = machine_throughput(positions)
+            row = {"suite": "ceiling", "case": name, "workers": 2, "time_s": both, "speedup": 2 * alone / both}
+            rows.append(row)
+            log(f"ceiling: {name}: serial alone {alone:.2f} s, two at once {both:.2f} s: two cores give "
+                f"x{row['speedup']:.2f} here now")
         for n in overhead_workers:
             if n in workers_list:
                 continue

@@ -48,3 +48,12 @@ def test_quick_run_writes_the_plots(quick_run):
                  "seed_evaluations.png"):
         path = out / name
         assert path.is_file() and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
+
+
+def test_machine_throughput_runs_two_serial_solves_at_once():
+    """The scaling suite's ceiling: one serial solve alone, then two at once in two processes."""
+    from bench.suite_scaling import machine_throughput
+    from parallel_mnk import GameSpec, Position
+
+    alone, both = machine_throughput([Position(GameSpec(4, 4, 3)), Position(GameSpec(3, 3, 3))])
+    assert alone > 0 and both > 0

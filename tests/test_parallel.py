@@ -29,6 +29,7 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import psutil
@@ -270,6 +271,35 @@ def test_helpers_share_a_task_and_agree_with_serial():
         check_accounting(r, 4)
     assert pool.helper_jobs > before, "no worker joined a running task"
     assert pool_module.DEFER_MIN_EMPTY <= spec.cells - 8, "the busy marks were never consulted"
+
+
+def test_at_most_one_speculative_task_runs_and_answers_agree(monkeypatch):
+    """With helpers, idle workers start a task young-brothers-wait holds back only
+    while fewer than ``MAX_SPECULATIVE`` such tasks run; the others join running
+    tasks. Checked after every dispatch of real 4-worker splits (eligibility only
+    grows, so the count of distinct held-back tasks under way can only come from
+    dispatching), and the answers are the serial ones."""
+    import parallel_mnk.parallel.pool as pool_module
+
+    seen = {"dispatches": 0, "speculative_max": 0}
+    original = pool_module.Coordinator._dispatch
+
+    def checked_dispatch(self, tree, spec, salt):
+        original(self, tree, spec, salt)
+        running = {id(job.node): job.node for w in self.workers for job in w.jobs if job.node is not None}
+        speculative = sum(1 for node in running.values() if not tree.eligible(node))
+        assert speculative <= pool_module.MAX_SPECULATIVE, speculative
+        seen["dispatches"] += 1
+        seen["speculative_max"] = max(seen["speculative_max"], speculative)
+
+    monkeypatch.setattr(pool_module.Coordinator, "_dispatch", checked_dispatch)
+    spec = GameSpec(5, 4, 4, True)
+    for pos in random_positions(spec, 0, 6, 10, seed=31):
+        expect = serial_score(pos)
+        r = split_solve(pos, 4, pv=False, split_depth=3)
+        assert r.score == expect, pos.move_stack
+        check_best_move(pos, r.best_move, r.score, weak=False)
+    assert seen["dispatches"] > 0 and seen["speculative_max"] == pool_module.MAX_SPECULATIVE, seen
 
 
 def test_queue_depth_two_agrees_with_serial():
@@ -731,6 +761,26 @@ def test_split_tree_null_window_fail_high_and_low():
     tree.record(c2, 2, TT_UPPER)       # c2 <= 2: C >= -2 = C.beta: settled
     assert C.settled() and tree.done
     assert tree.result() == 2 and tree.root.hi == 2  # fail low: root <= 2
+
+
+def test_a_result_that_decides_nothing_is_an_internal_error():
+    """Every finished task search decides its node (fail-soft contract). A result
+    that does not (a bound inside the window) would otherwise have the same task
+    handed out again forever: the coordinator stops with an internal error."""
+    from parallel_mnk.parallel.pool import Coordinator, Slot
+
+    tree = make_tree(FakeGame(ABC), 1, 2, depth=2)
+    a1 = abc_nodes(tree)[3]
+    coordinator = Coordinator()
+    w = Slot(1)
+    task = Task(5, 7, 6, 4, True, 0, a1.own, a1.opp, a1.ply, a1.alpha, a1.beta, a1.path())
+    coordinator._assign(w, a1, task)
+    with pytest.raises(RuntimeError, match="internal error: task 5 .* does not decide its window"):
+        coordinator._record(w, TaskResult(5, 1, 1, TT_LOWER, False, 10, 0.0, 0), tree)
+    # the same value as an exact score decides it
+    coordinator._assign(w, a1, replace(task, task_id=6))
+    coordinator._record(w, TaskResult(6, 1, 1, TT_EXACT, False, 10, 0.0, 0), tree)
+    assert a1.settled() and not w.jobs
 
 
 def test_young_brothers_wait_order():

@@ -49,9 +49,10 @@ from .heuristic import HeuristicTask, run_heuristic_task
 from .split import SplitTree, Task, TaskResult, generic_bounds
 
 START_METHOD = "fork"      # workers inherit the compiled kernels and the shared memory
+MAX_SPECULATIVE = 1        # running tasks young-brothers-wait does not allow yet; other idle workers help
 MAX_HELPERS = 64           # at most this many workers on one task
 BUSY_MARKS = 1 << 12       # ABDADA marks: room for every node the workers are inside at once
-DEFER_MIN_EMPTY = 12       # workers put off children another is inside at nodes with this many empty cells
+DEFER_MIN_EMPTY = 8        # workers put off children another is inside at nodes with this many empty cells
 MAX_RESTARTS_PER_WORKER = 3
 
 
@@ -301,10 +302,11 @@ class Coordinator:
             job.node = None
 
     def _dispatch(self, tree: SplitTree, spec: GameSpec, salt: int) -> None:
-        """Hand out the tasks the tree needs now: first to idle workers (speculative
-        tasks too), then one more to queue behind each running task (only tasks
-        young-brothers-wait allows), so that a worker never waits for the
-        coordinator between two tasks."""
+        """Hand out the tasks the tree needs now, best-ordered first: to idle
+        workers the tasks young-brothers-wait allows, and speculative ones while
+        fewer than ``MAX_SPECULATIVE`` run (any number on a backend without
+        helpers); with ``queue_depth`` 2, one allowed task to queue behind each
+        running one. Idle workers left over join running tasks (helpers)."""
         self._revive_idle()
         idle = [w for w in self.workers if not w.jobs]
         queue = [w for w in self.workers if 0 < len(w.jobs) < self.queue_depth]
@@ -312,10 +314,14 @@ class Coordinator:
             return
         if idle:
             self._steal_queued(idle)
+        speculative = sum(1 for v in self.workers for job in v.jobs[:1]
+                          if job.node is not None and not tree.eligible(job.node))
         for node in tree.next_tasks():
-            if idle:
+            eligible = tree.eligible(node)
+            if idle and (eligible or speculative < MAX_SPECULATIVE or not self.helpers):
                 w = idle.pop(0)
-            elif queue and tree.eligible(node):
+                speculative += not eligible
+            elif queue and eligible:
                 w = queue.pop(0)
             else:
                 break
@@ -378,6 +384,12 @@ class Coordinator:
             return  # stolen, or handed out again after a death
         if not result.abandoned and tree is not None:
             tree.record(node, result.value, result.kind)
+            if not node.settled():
+                # the fail-soft contract makes every finished search decide its node; going
+                # on would hand the same task out again and again
+                raise RuntimeError(f"internal error: task {result.task_id} at {node.path()} returned "
+                                   f"{result.value} (kind {result.kind}), which does not decide its window "
+                                   f"({node.alpha}, {node.beta}); bounds now [{node.lo}, {node.hi}]")
             if self.journal is not None:
                 self.journal.task_done(tree, job.task, result)
 
