@@ -22,14 +22,26 @@ SUITES = ["startup", "connect4", "boards", "scaling", "seed1", "seed2", "connect
 QUICK_SUITES = ["startup", "connect4", "boards", "scaling", "seed1", "seed2"]
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _worker_counts(text: str) -> list[int]:
+    """Comma list of worker counts, ascending (the smallest is the baseline of the speed-ups)."""
+    return sorted({_positive(x) for x in text.split(",")})
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small subset (a couple of minutes)")
     parser.add_argument("--suites", help=f"comma list of suites: {','.join(SUITES)} (default: all)")
     parser.add_argument("--limit", type=int, help="connect4: positions per set")
-    parser.add_argument("--workers", type=lambda t: [int(x) for x in t.split(",")], default=[1, 2],
+    parser.add_argument("--workers", type=_worker_counts, default=[1, 2],
                         help="boards and scaling: worker counts timed against each other (default 1,2)")
-    parser.add_argument("--repeat", type=int, default=3, help="scaling: runs per measurement (median)")
+    parser.add_argument("--repeat", type=_positive, default=3, help="scaling: runs per measurement (median)")
     parser.add_argument("--out", type=Path, help="results folder (default bench/results/<timestamp>)")
     args = parser.parse_args(argv)
     suites = args.suites.split(",") if args.suites else (QUICK_SUITES if args.quick else SUITES)

@@ -57,3 +57,20 @@ def test_machine_throughput_runs_two_serial_solves_at_once():
 
     alone, both = machine_throughput([Position(GameSpec(4, 4, 3)), Position(GameSpec(3, 3, 3))])
     assert alone > 0 and both > 0
+
+
+@pytest.mark.parametrize("args", [["--repeat", "0"], ["--workers", "0"], ["--workers", "1,x"]])
+def test_bad_arguments_get_a_one_line_error(args, capsys):
+    import run_bench
+
+    with pytest.raises(SystemExit) as stop:
+        run_bench.main(args + ["--suites", "scaling"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "error: argument" in err and "Traceback" not in err
+
+
+def test_worker_counts_are_sorted_so_the_smallest_is_the_baseline():
+    import run_bench
+
+    assert run_bench._worker_counts("4,1,2,2") == [1, 2, 4]
