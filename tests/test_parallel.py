@@ -684,6 +684,23 @@ def all_nodes(tree: SplitTree):
         stack.extend(n.children)
 
 
+def naive_next_tasks(tree: SplitTree) -> list:
+    """Twin of SplitTree.next_tasks: open task leaves in move order (every
+    ancestor needed, open and unsettled), those ``eligible`` allows first."""
+    def open_(n):
+        return n.needed and not n.settled() and n.alpha < n.beta
+
+    def leaves(n):
+        if not open_(n):
+            return []
+        if not n.children:
+            return [n] if n.is_task and not n.running else []
+        return [leaf for c in n.children for leaf in leaves(c)]
+
+    found = leaves(tree.root)
+    return [n for n in found if tree.eligible(n)] + [n for n in found if not tree.eligible(n)]
+
+
 def paths(nodes) -> list[tuple[int, ...]]:
     return [n.path() for n in nodes]
 
@@ -853,7 +870,9 @@ def simulate(tree: SplitTree, game: FakeGame, rng: random.Random, slots: int) ->
     while not tree.done:
         steps += 1
         assert steps < 10_000
-        for node in tree.next_tasks():
+        offered = list(tree.next_tasks())
+        assert offered == naive_next_tasks(tree)
+        for node in offered:
             if len(running) >= slots:
                 break
             node.running = True

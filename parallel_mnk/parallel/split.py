@@ -258,15 +258,20 @@ class SplitTree:
         (speculative: a cutoff may make them unneeded; then they are abandoned).
         """
         waiting = []
-        stack = [self.root]
+        stack = [(self.root, True)]  # (node, whether young-brothers-wait allows it)
         while stack:
-            node = stack.pop()
+            node, allowed = stack.pop()
             if not node.needed or node.settled() or node.alpha >= node.beta:
                 continue
             if node.children:
-                stack.extend(reversed(node.children))
+                children = node.children
+                first = children[0]
+                younger_allowed = allowed and (not self.ybw or first.settled())
+                for c in reversed(children[1:]):
+                    stack.append((c, younger_allowed))
+                stack.append((first, allowed))
             elif node.is_task and not node.running:
-                if self.eligible(node):
+                if allowed:
                     yield node
                 else:
                     waiting.append(node)
