@@ -310,7 +310,15 @@ def test_queue_depth_two_agrees_with_serial():
     with pytest.raises(MnkError, match="queue depth"):
         pool_module.WorkerPool(2, 10, queue_depth=3)
     shutdown_pool()
-    pool_module._pool = pool_module.WorkerPool(2, TT_BITS, queue_depth=2)
+    pool = pool_module._pool = pool_module.WorkerPool(2, TT_BITS, queue_depth=2)
+    most_held = []
+    start_task = pool._start_task
+
+    def counting_start_task(w, node, task):
+        start_task(w, node, task)
+        most_held.append(len(w.jobs))
+
+    pool._start_task = counting_start_task
     try:
         for i, pos in enumerate(random_positions(GameSpec(5, 4, 4, True), 1, 8, 16, seed=5)):
             expect = serial_score(pos)
@@ -318,9 +326,10 @@ def test_queue_depth_two_agrees_with_serial():
             assert r.score == expect, pos.move_stack
             check_best_move(pos, r.best_move, r.score, weak=False)
             check_accounting(r, 2)
-            assert all(not w.jobs for w in pool_module._pool.workers)
+            assert all(not w.jobs for w in pool.workers)
     finally:
         shutdown_pool()
+    assert max(most_held) == 2  # tasks did wait in a queue (and never more than one)
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3, 4, None])
