@@ -53,6 +53,9 @@ def main(argv=None) -> int:
     out = args.out or Path(__file__).resolve().parent / "bench" / "results" / time.strftime("%Y%m%d-%H%M%S")
     facts = common.machine_facts()
     facts["cpu_busy_percent_at_start"] = common.cpu_busy_others()
+    if facts["shared_memory_huge_pages"] == "never" and {"scaling", "boards", "cluster"} & set(suites):
+        print("note: shared memory gets no huge pages here (transparent_hugepage/shmem_enabled is 'never'), "
+              "so a parallel node costs a few % more than a serial one; see README", flush=True)
     rows: list[dict] = []
     for suite in suites:
         print(f"== {suite}", flush=True)

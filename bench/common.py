@@ -16,6 +16,8 @@ import numba
 import numpy as np
 import psutil
 
+from parallel_mnk.parallel.pool import shared_huge_pages
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
 
@@ -46,6 +48,8 @@ def machine_facts() -> dict:
         "numba": numba.__version__,
         "numpy": np.__version__,
         "platform": platform.platform(),
+        # whether the process pool's shared table can have 2 MiB pages (the serial one has them)
+        "shared_memory_huge_pages": shared_huge_pages(),
     }
 
 

@@ -487,6 +487,49 @@ def test_pool_started_in_a_thread_outlives_the_thread():
         shutdown_pool()
 
 
+def test_shared_huge_page_policy_is_read_from_the_kernel_setting(tmp_path, monkeypatch):
+    import parallel_mnk.parallel.pool as pool_module
+
+    setting = tmp_path / "shmem_enabled"
+    for text, chosen in [("always within_size advise [never] deny force\n", "never"),
+                         ("always within_size [advise] never deny force\n", "advise"),
+                         ("[always] never\n", "always")]:
+        setting.write_text(text)
+        monkeypatch.setattr(pool_module, "SHMEM_THP", str(setting))
+        assert pool_module.shared_huge_pages() == chosen
+    monkeypatch.setattr(pool_module, "SHMEM_THP", str(tmp_path / "missing"))
+    assert pool_module.shared_huge_pages() is None
+
+
+def _huge_page_kib_of(address: int) -> int:
+    """ShmemPmdMapped (KiB) of this process's mapping that holds ``address``."""
+    inside = False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        head = line.split()[0]
+        if "-" in head and ":" not in head:
+            lo, hi = (int(x, 16) for x in head.split("-"))
+            inside = lo <= address < hi
+        elif inside and head == "ShmemPmdMapped:":
+            return int(line.split()[1])
+    return 0
+
+
+def test_shared_table_gets_huge_pages_where_the_system_allows_them():
+    from parallel_mnk.parallel.pool import shared_huge_pages
+
+    policy = shared_huge_pages()
+    if policy not in ("advise", "always"):
+        pytest.skip(f"shared memory huge pages are {policy!r} here (needs 'advise' or 'always' in "
+                    "/sys/kernel/mm/transparent_hugepage/shmem_enabled)")
+    shutdown_pool()
+    pool = get_pool(2, 22)  # 32 MiB
+    try:
+        pool.tt[:] = 0  # touch every page
+        assert _huge_page_kib_of(pool.tt.ctypes.data) >= 16 * 1024
+    finally:
+        shutdown_pool()
+
+
 @pytest.mark.slow
 def test_killed_worker_answer_matches_serial():
     """The answer used above, recomputed by the serial solver (a few seconds)."""
