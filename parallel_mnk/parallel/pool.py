@@ -70,7 +70,8 @@ def shared_huge_pages() -> Optional[str]:
     each random probe tends to miss the TLB. ``advise`` lets it have them.
     """
     try:
-        text = open(SHMEM_THP).read()
+        with open(SHMEM_THP) as f:
+            text = f.read()
     except OSError:
         return None
     chosen = [word[1:-1] for word in text.split() if word.startswith("[")]
@@ -419,9 +420,7 @@ class Coordinator:
     def _lost(self, w: Slot, how: str) -> bool:
         """Worker ``w`` died (``how``): its task goes back to the tree. False when
         the backend is closing; raises after too many deaths in one solve."""
-        for job in w.jobs:
-            self._release(job)  # handed out again by the next dispatch
-        w.jobs = []
+        self._forget_jobs(w)  # handed out again by the next dispatch
         if self.closed:
             return False
         w.restarts += 1
@@ -463,11 +462,15 @@ class Coordinator:
             if w.jobs:
                 self._reset(w)
 
-    def _reset(self, w: Slot) -> None:
-        """Forget the tasks of a worker that does not answer (and restart it)."""
+    def _forget_jobs(self, w: Slot) -> None:
+        """``w``'s tasks no longer count as searches of their nodes."""
         for job in w.jobs:
             self._release(job)
         w.jobs = []
+
+    def _reset(self, w: Slot) -> None:
+        """Forget the tasks of a worker that does not answer (and restart it)."""
+        self._forget_jobs(w)
 
 
 class WorkerPool(Coordinator):
@@ -627,8 +630,7 @@ class WorkerPool(Coordinator):
         self._start(w)
 
     def _reset(self, w: _Worker) -> None:
-        for job in w.jobs:
-            self._release(job)
+        self._forget_jobs(w)
         self._kill(w)
         self._start(w)
 
