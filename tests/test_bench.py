@@ -70,6 +70,14 @@ def test_bad_arguments_get_a_one_line_error(args, capsys):
     assert "error: argument" in err and "Traceback" not in err
 
 
+def test_a_count_that_is_not_a_number_is_named_in_the_error(capsys):
+    import run_bench
+
+    with pytest.raises(SystemExit):
+        run_bench.main(["--workers", "1,x", "--suites", "scaling"])
+    assert "expected a whole number, got 'x'" in capsys.readouterr().err
+
+
 def test_worker_counts_are_sorted_so_the_smallest_is_the_baseline():
     import run_bench
 
