@@ -6,8 +6,8 @@ from __future__ import annotations
 import time
 
 from parallel_mnk import GameSpec, Position, solve
-from parallel_mnk.parallel.pool import get_pool
-from parallel_mnk.search import transposition_table
+from parallel_mnk.parallel.backends import get_pool
+from parallel_mnk.ttable import transposition_table
 
 TT_BITS = 24
 

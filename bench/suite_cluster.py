@@ -12,7 +12,7 @@ import statistics
 import time
 
 from parallel_mnk import GameSpec, Position, solve
-from parallel_mnk.parallel.pool import get_backend, shutdown_pool
+from parallel_mnk.parallel.backends import get_coordinator, shutdown_backends
 
 from .suite_scaling import hard_positions
 
@@ -22,7 +22,7 @@ WORKERS = 2
 
 def _run(positions: list[Position], backend: str) -> tuple[float, int, int, list]:
     """Wall seconds, nodes, pool tasks and the answers, for the positions in a row."""
-    get_backend(backend, WORKERS, TT_BITS).tt[:] = 0  # every page of the table faulted in before timing
+    get_coordinator(backend, WORKERS, TT_BITS).backend.tt[:] = 0  # every page of the table faulted in before timing
     t = time.perf_counter()
     nodes = tasks = 0
     answers = []
@@ -40,14 +40,13 @@ def run(quick: bool = False, repeat: int = 3, log=print) -> list[dict]:
     except ImportError:
         log("cluster: skipped: Ray is not installed (pip install -e '.[cluster]')")
         return []
-    from parallel_mnk.parallel.cluster import get_cluster, shutdown_cluster
 
     if quick:
         repeat = 1
     rows = []
     solve(Position(GameSpec(3, 3, 3)))  # compile before timing
     t = time.perf_counter()
-    cluster = get_cluster(WORKERS, TT_BITS)
+    cluster = get_coordinator("ray", WORKERS, TT_BITS).backend
     total = time.perf_counter() - t
     rows.append({"suite": "cluster", "case": "ray start", "workers": WORKERS, "time_s": total,
                  "ray_init_s": cluster.init_s, "warm_s": cluster.warm_s})
@@ -58,9 +57,9 @@ def run(quick: bool = False, repeat: int = 3, log=print) -> list[dict]:
             pool_runs, ray_runs, watches = [], [], 0
             for _ in range(repeat):  # interleaved, so that a busy neighbour slows both alike
                 pool_runs.append(_run(positions, "process"))
-                watches0 = get_cluster(WORKERS, TT_BITS).board_stats()["watches"]
+                watches0 = get_coordinator("ray", WORKERS, TT_BITS).backend.board_stats()["watches"]
                 ray_runs.append(_run(positions, "ray"))
-                watches += get_cluster(WORKERS, TT_BITS).board_stats()["watches"] - watches0
+                watches += get_coordinator("ray", WORKERS, TT_BITS).backend.board_stats()["watches"] - watches0
             pool_wall = statistics.median(r[0] for r in pool_runs)
             ray_wall = statistics.median(r[0] for r in ray_runs)
             same = all(r[3] == pool_runs[0][3] for r in pool_runs + ray_runs)
@@ -78,6 +77,5 @@ def run(quick: bool = False, repeat: int = 3, log=print) -> list[dict]:
                 f"{ray_tasks:.0f} Ray tasks, nodes {row['pool_nodes']:,} / {row['ray_nodes']:,}, "
                 f"{'same scores' if same else 'SCORES DIFFER'}; runs pool {row['pool_times']} ray {row['ray_times']}")
     finally:
-        shutdown_cluster()
-        shutdown_pool()
+        shutdown_backends()
     return rows

@@ -6,7 +6,8 @@ from __future__ import annotations
 import time
 
 from parallel_mnk import GameSpec, Position
-from parallel_mnk.search import Search, transposition_table
+from parallel_mnk.search import Search
+from parallel_mnk.ttable import transposition_table
 
 from .common import connect4_set
 

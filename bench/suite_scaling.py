@@ -12,8 +12,10 @@ import statistics
 import time
 
 from parallel_mnk import GameSpec, Position, solve
-from parallel_mnk.parallel.pool import WorkerPool, get_pool, shutdown_pool
-from parallel_mnk.search import transposition_table
+from parallel_mnk.parallel.backends import get_pool
+from parallel_mnk.parallel.backends import shutdown_backends as shutdown_pool
+from parallel_mnk.parallel.procpool import ProcessPool
+from parallel_mnk.ttable import transposition_table
 
 from .common import connect4_set
 
@@ -99,7 +101,7 @@ def run(quick: bool = False, workers_list=(1, 2), overhead_workers=(1, 2, 4, 8, 
             continue
         shutdown_pool()
         t = time.perf_counter()
-        pool = WorkerPool(n, 16)
+        pool = ProcessPool(n, 16)
         total = time.perf_counter() - t
         rows.append({"suite": "scaling", "case": "pool start", "workers": n, "time_s": total,
                      "per_worker_start_s": max(pool.start_times)})

@@ -20,19 +20,18 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Optional, Union
 
+from . import runtime
+from .options import Limit
 from .position import Position
-from .rules import GameSpec, MnkError, format_move, ply_of_score, value_of_score, win_score
-from .search import (
-    Search, load_kernels, resolve_tt_bits, run_with_status, solve, terminal_result, transposition_table,
-)
+from .rules import GameSpec, MnkError, Value, format_move, ply_of_score, value_of_score, win_score
+from .search import Search, terminal_result
+from .solver import solve
+from .ttable import resolve_tt_bits, transposition_table
 
 ILLEGAL = -1000  # the plain line's entry for a full column / taken cell (Pons' INVALID_MOVE)
 UNKNOWN = "?"    # the plain line's (and the grid's) entry for a move not solved in time
-
-_RANK = {"win": 1, "draw": 0, "loss": -1}
-_NEGATE = {"win": "loss", "draw": "draw", "loss": "win"}
 
 
 @dataclass
@@ -44,7 +43,7 @@ class MoveAnalysis:
 
     spec: GameSpec
     move: int
-    value: str
+    value: Value
     score: Optional[int]
     nodes: int = 0
     time_s: float = 0.0
@@ -56,7 +55,7 @@ class MoveAnalysis:
         return format_move(self.spec, self.move)
 
     def to_dict(self) -> dict:
-        return {"move": self.text, "value": self.value, "score": self.score, "ends_game": self.at_once,
+        return {"move": self.text, "value": self.value.value, "score": self.score, "ends_game": self.at_once,
                 "nodes": self.nodes, "time_s": round(self.time_s, 6)}
 
 
@@ -90,16 +89,17 @@ class Analysis:
     @property
     def complete(self) -> bool:
         """True when every move was solved (no ``unknown``)."""
-        return all(m.value != "unknown" for m in self.moves)
+        return all(m.value.known for m in self.moves)
 
     @property
-    def value(self) -> str:
+    def value(self) -> Value:
         """The position's value: the best move's (``unknown`` if any move is)."""
         if self.terminal:
+            assert self.terminal_score is not None
             return value_of_score(self.terminal_score)
         if not self.complete:
-            return "unknown"
-        return max((m.value for m in self.moves), key=_RANK.__getitem__)
+            return Value.UNKNOWN
+        return max((m.value for m in self.moves), key=lambda v: v.rank)
 
     @property
     def score(self) -> Optional[int]:
@@ -108,7 +108,7 @@ class Analysis:
             return self.terminal_score
         if self.weak or not self.complete:
             return None
-        return max(m.score for m in self.moves)
+        return max(m.score for m in self.moves if m.score is not None)
 
     @property
     def best_moves(self) -> list[int]:
@@ -140,10 +140,10 @@ class Analysis:
         for m in self.slots():
             if m is None:
                 out.append(str(ILLEGAL))
-            elif m.value == "unknown":
+            elif not m.value.known:
                 out.append(UNKNOWN)
             elif m.score is None:
-                out.append(str(_RANK[m.value]))
+                out.append(str(m.value.rank))
             else:
                 out.append(str(m.score))
         return out
@@ -152,7 +152,7 @@ class Analysis:
         """The JSON form: position value/score, best moves, per-move entries, and
         ``scores`` (the plain line's numbers, null for no move or unknown)."""
         return {
-            "value": self.value,
+            "value": self.value.value,
             "score": self.score,
             "to_move": "X" if self.position.turn == 1 else "O",
             "best_moves": [format_move(self.spec, m) for m in self.best_moves],
@@ -165,26 +165,27 @@ class Analysis:
 
 
 # ------------------------------------------------------------------ search
-def analyze(position: Position, workers: int = 1, weak: bool = False, time_limit: Optional[float] = None,
-            tt_bits: Optional[int] = None, tt_size=None, split_depth: Optional[int] = None,
-            progress: Optional[bool] = None) -> Analysis:
+def analyze(position: Position, limit: Optional[Limit] = None, *, workers: int = 1, weak: bool = False,
+            tt_size: Union[int, str, None] = None, tt_bits: Optional[int] = None, split_depth: Optional[int] = None,
+            progress: Optional[bool] = None, time_limit: Optional[float] = None) -> Analysis:
     """Value and score of every legal move of ``position`` (see the module doc).
 
-    ``workers``: 1 is the serial path (one table for all the children); more
-    solves each child on the process pool (``split_depth`` as for
-    :func:`solve`). ``weak``: win/draw/loss only. ``time_limit`` (seconds) for
-    the whole analysis: moves not solved by then are ``unknown``. ``tt_bits`` /
-    ``tt_size``: the table, as for :func:`solve`. ``progress``: a status line on
-    stderr (default: when stderr is a terminal; serial path only).
+    ``limit``: ``Limit(time=S)`` for the whole analysis (or ``time_limit=S``):
+    moves not solved by then are ``unknown``. ``workers``: 1 is the serial path
+    (one table for all the children); more solves each child on the process pool
+    (``split_depth`` as for :func:`solve`). ``weak``: win/draw/loss only.
+    ``tt_size`` / ``tt_bits``: the table, as for :func:`solve`. ``progress``: a
+    status line on stderr (default: when stderr is a terminal; serial path only).
     """
     spec = position.spec
     spec.require_exact()
-    if workers is None or workers < 1:
-        raise MnkError(f"workers must be at least 1, got {workers}")
-    if time_limit is not None and time_limit <= 0:
-        raise MnkError(f"the time limit must be positive, got {time_limit}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise MnkError(f"workers must be at least 1, got {workers!r}")
+    limit = Limit.of(limit, time=time_limit)
+    if limit.depth is not None or limit.nodes is not None:
+        raise MnkError("analyze takes a time limit only (Limit(time=...))")
     tt_bits = resolve_tt_bits(tt_bits, tt_size)
-    load_kernels()
+    runtime.load_kernels()
     started = time.perf_counter()
     pos = position.copy()
     if pos.is_game_over():
@@ -205,20 +206,22 @@ def analyze(position: Position, workers: int = 1, weak: bool = False, time_limit
         entries[move] = MoveAnalysis(spec, move, value_of_score(score), None if weak else score, at_once=True)
 
     if workers == 1:
-        nodes = _search_serial(pos, to_search, entries, weak, time_limit, tt_bits, progress, started)
+        nodes = _search_serial(pos, to_search, entries, weak, limit.time, tt_bits, progress, started)
     else:
-        nodes = _search_parallel(to_search, entries, weak, time_limit, tt_bits, workers, split_depth, started)
-    moves = [entries.get(m) or MoveAnalysis(spec, m, "unknown", None) for m in pos.legal_moves()]
+        nodes = _search_parallel(to_search, entries, weak, limit.time, tt_bits, workers, split_depth, started)
+    moves = [entries.get(m) or MoveAnalysis(spec, m, Value.UNKNOWN, None) for m in pos.legal_moves()]
     return Analysis(pos, moves, weak, nodes, time.perf_counter() - started, workers=workers)
 
 
-def _search_serial(pos, to_search, entries, weak, time_limit, tt_bits, progress, started) -> int:
+def _search_serial(pos: Position, to_search: list[tuple[int, Position]], entries: dict[int, MoveAnalysis],
+                   weak: bool, time_limit: Optional[float], tt_bits: int, progress: Optional[bool],
+                   started: float) -> int:
     """Each child in turn on one Search (one table, one salt); returns the nodes."""
     spec = pos.spec
     search = Search(spec, transposition_table(tt_bits))
     state = {"i": 0}
 
-    def run():
+    def run() -> None:
         for i, (move, child) in enumerate(to_search):
             state["i"] = i
             n0, t0 = search.nodes, time.perf_counter()
@@ -226,11 +229,8 @@ def _search_serial(pos, to_search, entries, weak, time_limit, tt_bits, progress,
             child_score = search.score(own, opp, child.ply, weak)
             if search.aborted:
                 return
-            if weak:
-                value, score = _NEGATE[value_of_score(child_score)], None
-            else:
-                score = -child_score
-                value = value_of_score(score)
+            value = value_of_score(child_score).negated()
+            score = None if weak else -child_score
             entries[move] = MoveAnalysis(spec, move, value, score, search.nodes - n0, time.perf_counter() - t0)
 
     def status() -> str:
@@ -238,11 +238,13 @@ def _search_serial(pos, to_search, entries, weak, time_limit, tt_bits, progress,
         return (f"analysing: move {state['i'] + 1}/{len(to_search)} ({move}), "
                 f"{search.nodes / 1e6:.1f} M nodes, {time.perf_counter() - started:.1f} s")
 
-    run_with_status(run, search.ctl, time_limit, progress, status)
+    runtime.run_with_status(run, search.ctl, time_limit, progress, status)
     return search.nodes
 
 
-def _search_parallel(to_search, entries, weak, time_limit, tt_bits, workers, split_depth, started) -> int:
+def _search_parallel(to_search: list[tuple[int, Position]], entries: dict[int, MoveAnalysis], weak: bool,
+                     time_limit: Optional[float], tt_bits: int, workers: int, split_depth: Optional[int],
+                     started: float) -> int:
     """Each child as a parallel :func:`solve` within what is left of the time; returns the nodes."""
     nodes = 0
     deadline = None if time_limit is None else started + time_limit
@@ -251,14 +253,13 @@ def _search_parallel(to_search, entries, weak, time_limit, tt_bits, workers, spl
         if left is not None and left <= 0:
             break
         t0 = time.perf_counter()
-        r = solve(child, workers=workers, weak=weak, time_limit=left, tt_bits=tt_bits, pv=False,
+        r = solve(child, Limit(time=left), workers=workers, weak=weak, tt_bits=tt_bits, pv=False,
                   split_depth=split_depth, progress=False)
         nodes += r.nodes
-        if r.value == "unknown":
+        if not r.value.known:
             break
-        value = _NEGATE[r.value]
-        score = None if weak else -r.score
-        entries[move] = MoveAnalysis(child.spec, move, value, score, r.nodes, time.perf_counter() - t0)
+        score = None if weak or r.score is None else -r.score
+        entries[move] = MoveAnalysis(child.spec, move, r.value.negated(), score, r.nodes, time.perf_counter() - t0)
     return nodes
 
 
@@ -268,7 +269,7 @@ def _mover(position: Position) -> str:
 
 
 def _token(m: MoveAnalysis) -> str:
-    if m.value == "unknown":
+    if not m.value.known:
         return UNKNOWN
     if m.score is None:
         return m.value
@@ -331,8 +332,8 @@ def render(analysis: Analysis) -> str:
     where = "under its column (blank: full column)" if spec.gravity else "on its cell"
     lines = [head, f"{what} of each move for {mover}, {where}:"]
     lines += grid_lines(analysis)
-    solved = sum(m.value != "unknown" for m in analysis.moves)
-    if analysis.value == "unknown":
+    solved = sum(m.value.known for m in analysis.moves)
+    if not analysis.value.known:
         lines.append(f"value: unknown (stopped by the time limit: {solved} of {len(analysis.moves)} "
                      f"moves solved, '?' for the others)")
     else:

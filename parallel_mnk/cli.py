@@ -7,9 +7,15 @@ import sys
 import time
 from typing import Optional, TextIO
 
+from . import runtime, solver
+from .analysis import analyze, describe_score, pons_line, render
+from .options import Limit
 from .position import Position
-from .rules import PRESETS, GameSpec, MnkError, format_move, ply_of_score
-from .search import DEFAULT_TT_BITS, SolveResult, default_workers, load_kernels, resolve_tt_bits, solve
+from .play import play
+from .protocol import Session, needs_solver, parse
+from .results import SolveResult
+from .rules import PRESETS, GameSpec, MnkError, format_move
+from .ttable import DEFAULT_TT_BITS, resolve_tt_bits, transposition_table
 
 PROG = "parallel-mnk"
 
@@ -59,16 +65,8 @@ def _position_from_text(spec: GameSpec, text: str) -> Position:
 def _describe_score(result: SolveResult, position: Position) -> str:
     if result.score is None:
         return ""
-    end = ply_of_score(position.spec, result.score, position.ply)
-    if end is None:
-        return "draw with best play"
-    mover = "X" if position.turn == 1 else "O"
-    other = "O" if mover == "X" else "X"
-    winner = mover if result.score > 0 else other
-    stone = (end + 1) // 2
-    if result.terminal:
-        return f"{winner} has won"
-    return f"{winner} wins with its stone {stone} (ply {end})"
+    # a finished draw reads "draw with best play" here (analyze says "the board is full")
+    return describe_score(position, result.score, terminal=result.terminal and result.score != 0)
 
 
 def _print_human(result: SolveResult, position: Position, out: TextIO) -> None:
@@ -79,7 +77,7 @@ def _print_human(result: SolveResult, position: Position, out: TextIO) -> None:
     if result.terminal:
         out.write(f"game over: {result.value} for {to_move} ({_describe_score(result, position)})\n")
         return
-    if result.value == "unknown":
+    if not result.value.known:
         out.write("value: unknown (stopped by the time limit)\n")
     else:
         score = "" if result.score is None else f", score {result.score:+d} ({_describe_score(result, position)})"
@@ -92,13 +90,17 @@ def _print_human(result: SolveResult, position: Position, out: TextIO) -> None:
     out.write(f"nodes: {result.nodes:,}  time: {result.time_s:.3f} s  ({rate / 1e6:.2f} M nodes/s, {how})\n")
 
 
-def _solve_one(spec: GameSpec, position: Position, args) -> SolveResult:
-    return solve(position, workers=args.workers, weak=args.weak, time_limit=args.time_limit, tt_bits=args.tt_bits,
-                 split_depth=args.split_depth, progress=False if args.json or args.no_progress else None,
-                 backend=args.backend, address=args.address, checkpoint=args.checkpoint)
+def _solve_one(position: Position, args: argparse.Namespace) -> SolveResult:
+    return solver.solve(position, Limit(time=args.time_limit), workers=args.workers, weak=args.weak,
+                        tt_bits=args.tt_bits, split_depth=args.split_depth,
+                        progress=False if args.json or args.no_progress else None,
+                        backend=args.backend, address=args.address, checkpoint=args.checkpoint)
 
 
 def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
+    """Solve a position. Without --moves/--board, read one position per line from stdin (a move list,
+    or board text with '/') and write one result line each: 'input score best_move nodes time_us'
+    (JSON Lines with --json)."""
     spec = _spec_from_args(args)
     spec.require_exact()
     if args.address is not None and args.backend != "ray":
@@ -106,18 +108,16 @@ def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
     if args.checkpoint is not None and args.moves is None and args.board is None:
         raise MnkError("--checkpoint journals one solve: give the position with --moves or --board")
     args.tt_bits = resolve_tt_bits(args.tt_bits, args.tt_size)  # a table too big is refused before any work
-    startup = load_kernels()
+    startup = runtime.load_kernels(parallel=args.workers > 1 or args.backend != "process"
+                                   or args.checkpoint is not None)
     if args.backend == "ray":  # start Ray (or join the cluster) before the clock of the first solve
-        from .parallel.pool import get_backend
-        t = time.perf_counter()
-        get_backend("ray", args.workers, args.tt_bits, args.address)
-        startup += time.perf_counter() - t
+        startup += solver.start_backend("ray", args.workers, args.tt_bits, args.address)
     if args.moves is not None and args.board is not None:
         raise MnkError("give either --moves or --board, not both")
     if args.moves is not None or args.board is not None:
         position = (Position.from_board(spec, args.board) if args.board is not None
                     else Position.from_moves(spec, args.moves))
-        result = _solve_one(spec, position, args)
+        result = _solve_one(position, args)
         if args.json:
             stdout.write(json.dumps(result.to_dict()) + "\n")
         else:
@@ -129,14 +129,14 @@ def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
             if startup > 0:
                 what = "kernel and Ray" if args.backend == "ray" else "kernel"
                 stdout.write(f"({what} start-up: {startup:.2f} s, not counted above)\n")
-        return 0 if result.value != "unknown" else 3
+        return 0 if result.value.known else 3
     # one position per line on stdin, one result line each
     failures = 0
     for line in stdin:
         text = line.rstrip("\n").rstrip("\r")
         try:
             position = _position_from_text(spec, text)
-            result = _solve_one(spec, position, args)
+            result = _solve_one(position, args)
         except MnkError as e:
             failures += 1
             if args.json:
@@ -158,18 +158,22 @@ def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
 
 
 def cmd_analyze(args, stdin: TextIO, stdout: TextIO) -> int:
-    """Every legal move's value and score (:mod:`parallel_mnk.analysis`)."""
-    from .analysis import analyze, pons_line, render
-
+    """Analyse a position: the value and exact score of every legal move, for the side to move (a
+    move's score is the win score if it wins at once, else minus the opponent's score after it),
+    drawn on the board, and the best moves. Without --moves/--board, read one position per line from
+    stdin and write one line each, as Pons' Connect Four solver with -a: the input, then one score
+    per column (gravity) or per cell in row-major order from the top-left (free placement); -1000
+    for a full column or a taken cell, '?' for a move not solved within --time-limit, 1/0/-1 for
+    win/draw/loss with --weak (JSON Lines with --json)."""
     spec = _spec_from_args(args)
     spec.require_exact()
     if args.moves is not None and args.board is not None:
         raise MnkError("give either --moves or --board, not both")
     args.tt_bits = resolve_tt_bits(args.tt_bits, args.tt_size)  # a table too big is refused before any work
-    startup = load_kernels()
+    startup = runtime.load_kernels(parallel=args.workers > 1)
 
     def run(position):
-        return analyze(position, workers=args.workers, weak=args.weak, time_limit=args.time_limit,
+        return analyze(position, Limit(time=args.time_limit), workers=args.workers, weak=args.weak,
                        tt_bits=args.tt_bits, split_depth=args.split_depth,
                        progress=False if args.json or args.no_progress else None)
 
@@ -180,7 +184,7 @@ def cmd_analyze(args, stdin: TextIO, stdout: TextIO) -> int:
         stdout.write(json.dumps(a.to_dict()) + "\n" if args.json else render(a))
         if startup > 0 and not args.json:
             stdout.write(f"(kernel start-up: {startup:.2f} s, not counted above)\n")
-        return 3 if a.value == "unknown" else 0
+        return 0 if a.value.known else 3
     failures = unknown = 0  # one position per line on stdin, one line each
     for line in stdin:
         text = line.rstrip("\n").rstrip("\r")
@@ -192,26 +196,27 @@ def cmd_analyze(args, stdin: TextIO, stdout: TextIO) -> int:
                          else f"{text} error: {e}\n")
             stdout.flush()
             continue
-        unknown += a.value == "unknown"
+        unknown += not a.value.known
         stdout.write(json.dumps({"input": text, **a.to_dict()}) + "\n" if args.json else pons_line(text, a) + "\n")
         stdout.flush()
     return 1 if failures else 3 if unknown else 0
 
 
 def cmd_nmk(args, stdin: TextIO, stdout: TextIO) -> int:
-    """The NMK assignment protocol: all of stdin in, all answers out (see :mod:`parallel_mnk.protocol`)."""
-    from . import protocol
-    from .search import transposition_table
-
+    """Read NMK assignment queries from stdin (whitespace-separated tokens: 'COMMAND N M K P' then the
+    N*M cells, 0 empty, 1/2 the players, rows top to bottom; N rows, M columns, P the player to
+    move) and write the answers to stdout. Commands: GEN_ALL_POS_MOV,
+    GEN_ALL_POS_MOV_CUT_IF_GAME_OVER, SOLVE_GAME_STATE (at most 64 cells). The whole input is
+    checked first: a malformed query is an error and nothing is written."""
     t0 = time.perf_counter()
     text = stdin.read()
     if text.startswith("\ufeff"):
         text = text[1:]
-    queries = protocol.parse(text)  # the whole input is checked before any output
-    session = protocol.Session(tt_bits=args.tt_bits)
+    queries = parse(text)  # the whole input is checked before any output
+    session = Session(tt_bits=args.tt_bits)
     transposition_table(args.tt_bits)  # a bad size is an error even if no query needs the table
     t1 = time.perf_counter()
-    startup = load_kernels() if protocol.needs_solver(queries) else 0.0
+    startup = runtime.load_kernels() if needs_solver(queries) else 0.0
     t2 = time.perf_counter()
     out = session.run(queries)
     t3 = time.perf_counter()
@@ -225,17 +230,18 @@ def cmd_nmk(args, stdin: TextIO, stdout: TextIO) -> int:
 
 
 def cmd_play(args, stdin: TextIO, stdout: TextIO) -> int:
-    """A game against the engine (:mod:`parallel_mnk.play`)."""
-    from .play import play
-
+    """Play against the engine: type moves (a column number with gravity, a cell like b2 otherwise), or
+    hint, undo, board, help, quit. The engine plays perfectly where the exact solver finishes in its
+    time (boards of at most 64 cells), and by heuristic search otherwise."""
     return play(_spec_from_args(args), stdin, stdout, human=args.human, time_limit=args.time_limit,
                 workers=args.workers)
 
 
 def cmd_best(args, stdin: TextIO, stdout: TextIO) -> int:
-    """A strong move by depth-limited search (:mod:`parallel_mnk.limited`), any board size."""
-    from .limited import best_move
-
+    """Choose a move by iterative-deepening alpha-beta with an open-line evaluation and threat
+    detection (never misses a win in one or an opponent's win in one; finds wins by continuous
+    fours). For boards too big to solve exactly, such as Gomoku 15x15 k=5. Without --depth or
+    --time-limit it searches 4 plies."""
     spec = _spec_from_args(args)
     if args.moves is not None and args.board is not None:
         raise MnkError("give either --moves or --board, not both")
@@ -243,7 +249,8 @@ def cmd_best(args, stdin: TextIO, stdout: TextIO) -> int:
                 else Position.from_moves(spec, args.moves or ""))
     if args.width is not None and args.width < 0:
         raise MnkError(f"--width must be 0 (all moves) or more, got {args.width}")
-    r = best_move(position, depth=args.depth, time_limit=args.time_limit, width=args.width, workers=args.workers)
+    r = solver.best_move(position, Limit(time=args.time_limit, depth=args.depth), width=args.width,
+                         workers=args.workers)
     move = format_move(spec, r.move)
     if args.json:
         stdout.write(json.dumps({
@@ -258,29 +265,41 @@ def cmd_best(args, stdin: TextIO, stdout: TextIO) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=PROG, description="Exact solver for (m,n,k)-games with and without gravity.")
-    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
-    p = sub.add_parser("solve", help="value, exact score, best move and line of a position",
-                       description="Solve a position. Without --moves/--board, read one position per line "
-                                   "from stdin (a move list, or board text with '/') and write one result "
-                                   "line each: 'input score best_move nodes time_us' (JSON Lines with --json).")
+def _description(command) -> str:
+    """A command's ``--help`` description: the docstring of its ``cmd_`` function."""
+    return " ".join(command.__doc__.split())
+
+
+def _add_table_args(p: argparse.ArgumentParser, size_help: str) -> None:
+    table = p.add_mutually_exclusive_group()
+    table.add_argument("--tt-size", metavar="SIZE", help=size_help)
+    table.add_argument("--tt-bits", type=int, default=None, help="the table as 2**N entries of 8 bytes instead")
+
+
+def _add_exact_args(p: argparse.ArgumentParser, weak: str, workers: str, split: str, progress: str,
+                    time_limit: str, table: str) -> None:
+    """The options of the exact solver's commands (solve, analyze), with their help texts."""
     _add_game_args(p)
     _add_position_args(p)
-    p.add_argument("--weak", action="store_true", help="only win/draw/loss (faster)")
-    p.add_argument("--workers", type=int, default=None,
-                   help="worker processes (default: the physical cores, here %d; 1 = serial)" % default_workers())
-    p.add_argument("--split-depth", type=int, default=None,
-                   help="plies of the parallel split (1 = plain root splitting; default: 1-4, until there are 8 tasks)")
-    p.add_argument("--no-progress", action="store_true", help="no status line on stderr during long solves")
-    p.add_argument("--time-limit", type=float, default=None, help="seconds; past it the answer is 'unknown'")
-    table = p.add_mutually_exclusive_group()
-    table.add_argument("--tt-size", metavar="SIZE",
-                       help="transposition table memory, like 512M or 2G (bytes without a unit): the largest "
-                            "power of two of 8-byte entries that fits; more than the available memory is "
-                            "refused (default: a quarter of the available memory, at most 256M; "
-                            "per machine with --backend ray)")
-    table.add_argument("--tt-bits", type=int, default=None, help="the table as 2**N entries of 8 bytes instead")
+    p.add_argument("--weak", action="store_true", help=weak)
+    p.add_argument("--workers", type=int, default=None, help=workers)
+    p.add_argument("--split-depth", type=int, default=None, help=split)
+    p.add_argument("--no-progress", action="store_true", help=progress)
+    p.add_argument("--time-limit", type=float, default=None, help=time_limit)
+    _add_table_args(p, table)
+
+
+def _add_solve_parser(sub) -> None:
+    p = sub.add_parser("solve", help="value, exact score, best move and line of a position", description=_description(cmd_solve))
+    _add_exact_args(
+        p, weak="only win/draw/loss (faster)",
+        workers=f"worker processes (default: the physical cores, here {runtime.default_workers()}; 1 = serial)",
+        split="plies of the parallel split (1 = plain root splitting; default: 1-4, until there are 8 tasks)",
+        progress="no status line on stderr during long solves",
+        time_limit="seconds; past it the answer is 'unknown'",
+        table="transposition table memory, like 512M or 2G (bytes without a unit): the largest power of two of "
+              "8-byte entries that fits; more than the available memory is refused (default: a quarter of the "
+              "available memory, at most 256M; per machine with --backend ray)")
     p.add_argument("--backend", choices=("process", "ray"), default="process",
                    help="where the parallel tasks run: forked processes (default), or Ray tasks "
                         "(needs the 'cluster' extra; always parallel, even with --workers 1)")
@@ -292,40 +311,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="one JSON object per position")
     p.set_defaults(func=cmd_solve)
 
-    p = sub.add_parser("analyze", help="value and exact score of every legal move of a position",
-                       description="Analyse a position: the value and exact score of every legal move, for the "
-                                   "side to move (a move's score is the win score if it wins at once, else minus "
-                                   "the opponent's score after it), drawn on the board, and the best moves. "
-                                   "Without --moves/--board, read one position per line from stdin and write "
-                                   "one line each, as Pons' Connect Four solver with -a: the input, then one "
-                                   "score per column (gravity) or per cell in row-major order from the top-left "
-                                   "(free placement); -1000 for a full column or a taken cell, '?' for a move "
-                                   "not solved within --time-limit, 1/0/-1 for win/draw/loss with --weak "
-                                   "(JSON Lines with --json).")
-    _add_game_args(p)
-    _add_position_args(p)
-    p.add_argument("--weak", action="store_true", help="only win/draw/loss of each move (faster)")
-    p.add_argument("--workers", type=int, default=None,
-                   help="worker processes per move's solve (default: the physical cores; 1 = serial, "
-                        "one table shared by all the moves)")
-    p.add_argument("--split-depth", type=int, default=None, help="plies of the parallel split, as for solve")
-    p.add_argument("--no-progress", action="store_true", help="no status line on stderr during long analyses")
-    p.add_argument("--time-limit", type=float, default=None,
-                   help="seconds per position; moves not solved by then are '?' (unknown) and the exit "
-                        "status is 3")
-    table = p.add_mutually_exclusive_group()
-    table.add_argument("--tt-size", metavar="SIZE", help="transposition table memory, as for solve")
-    table.add_argument("--tt-bits", type=int, default=None, help="the table as 2**N entries of 8 bytes instead")
+
+def _add_analyze_parser(sub) -> None:
+    p = sub.add_parser("analyze", help="value and exact score of every legal move of a position", description=_description(cmd_analyze))
+    _add_exact_args(
+        p, weak="only win/draw/loss of each move (faster)",
+        workers="worker processes per move's solve (default: the physical cores; 1 = serial, one table shared "
+                "by all the moves)",
+        split="plies of the parallel split, as for solve",
+        progress="no status line on stderr during long analyses",
+        time_limit="seconds per position; moves not solved by then are '?' (unknown) and the exit status is 3",
+        table="transposition table memory, as for solve")
     p.add_argument("--json", action="store_true", help="one JSON object per position")
     p.set_defaults(func=cmd_analyze)
 
-    p = sub.add_parser("nmk", help="the NMK assignment protocol on stdin/stdout",
-                       description="Read NMK assignment queries from stdin (whitespace-separated tokens: "
-                                   "'COMMAND N M K P' then the N*M cells, 0 empty, 1/2 the players, rows top "
-                                   "to bottom; N rows, M columns, P the player to move) and write the answers "
-                                   "to stdout. Commands: GEN_ALL_POS_MOV, GEN_ALL_POS_MOV_CUT_IF_GAME_OVER, "
-                                   "SOLVE_GAME_STATE (at most 64 cells). The whole input is checked first: "
-                                   "a malformed query is an error and nothing is written.")
+
+def _add_nmk_parser(sub) -> None:
+    p = sub.add_parser("nmk", help="the NMK assignment protocol on stdin/stdout", description=_description(cmd_nmk))
     p.add_argument("--tt-bits", type=int, default=DEFAULT_TT_BITS,
                    help=f"transposition table of 2**N entries of 8 bytes, shared by all queries "
                         f"(default {DEFAULT_TT_BITS})")
@@ -333,11 +335,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="one line on stderr: queries and where the time went")
     p.set_defaults(func=cmd_nmk)
 
-    p = sub.add_parser("play", help="play a game against the engine in the terminal",
-                       description="Play against the engine: type moves (a column number with gravity, a cell "
-                                   "like b2 otherwise), or hint, undo, board, help, quit. The engine plays "
-                                   "perfectly where the exact solver finishes in its time (boards of at most "
-                                   "64 cells), and by heuristic search otherwise.")
+
+def _add_play_parser(sub) -> None:
+    p = sub.add_parser("play", help="play a game against the engine in the terminal", description=_description(cmd_play))
     _add_game_args(p)
     p.add_argument("--human", type=str.lower, choices=("x", "o"),
                    help="your side (X moves first); asked at the start if not given")
@@ -346,11 +346,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=1, help="worker processes of the exact solver (default 1)")
     p.set_defaults(func=cmd_play, split_depth=None)
 
-    p = sub.add_parser("best", help="a strong move by depth-limited search, on any board up to 26x26",
-                       description="Choose a move by iterative-deepening alpha-beta with an open-line evaluation "
-                                   "and threat detection (never misses a win in one or an opponent's win in one; "
-                                   "finds wins by continuous fours). For boards too big to solve exactly, such "
-                                   "as Gomoku 15x15 k=5. Without --depth or --time-limit it searches 4 plies.")
+
+def _add_best_parser(sub) -> None:
+    p = sub.add_parser("best", help="a strong move by depth-limited search, on any board up to 26x26", description=_description(cmd_best))
     _add_game_args(p)
     _add_position_args(p)
     p.add_argument("--depth", type=int, default=None, help="plies to search (1-64)")
@@ -362,6 +360,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="worker processes: root moves searched on the pool (default 1)")
     p.add_argument("--json", action="store_true", help="one JSON object")
     p.set_defaults(func=cmd_best, split_depth=None)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
+    parser = _Parser(prog=PROG, description="Exact solver for (m,n,k)-games with and without gravity.")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    for add in (_add_solve_parser, _add_analyze_parser, _add_nmk_parser, _add_play_parser, _add_best_parser):
+        add(sub)
     return parser
 
 
@@ -375,7 +381,7 @@ def main(argv: Optional[list[str]] = None, stdin: TextIO = sys.stdin, stdout: Te
     try:
         if hasattr(args, "workers"):
             if args.workers is None:
-                args.workers = default_workers()
+                args.workers = runtime.default_workers()
             if args.workers < 1:
                 raise MnkError(f"--workers must be at least 1, got {args.workers}")
             if args.split_depth is not None and not 1 <= args.split_depth <= 8:
@@ -387,8 +393,7 @@ def main(argv: Optional[list[str]] = None, stdin: TextIO = sys.stdin, stdout: Te
         sys.stderr.write(f"{PROG}: error: {e}\n")
         return 2
     except KeyboardInterrupt:
-        from .parallel.pool import shutdown_pool
-        shutdown_pool()
+        solver.shutdown()
         sys.stderr.write(f"{PROG}: interrupted\n")
         return 130
     except BrokenPipeError:

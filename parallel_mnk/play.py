@@ -17,7 +17,10 @@ import time
 from dataclasses import dataclass
 from typing import Optional, TextIO
 
+from . import runtime, solver
+from .options import Limit
 from .position import O, X, Position
+from .results import LimitedResult
 from .rules import GameSpec, MnkError, format_move, parse_move, ply_of_score
 
 DEFAULT_TIME_LIMIT = 3.0   # seconds per engine move (or hint)
@@ -40,13 +43,14 @@ class EngineChoice:
     stones: int
     exact: bool
     score: Optional[int] = None
-    limited: object = None       # a LimitedResult when not exact
+    limited: Optional[LimitedResult] = None   # the heuristic search's result when not exact
     time_s: float = 0.0
 
     def outlook(self, spec: GameSpec) -> tuple[str, Optional[int]]:
         """``("win" | "loss" | "draw" | "unknown", moves)``: for a win, the mover's
         moves to it (this one included); for a loss, the opponent's moves to its win."""
         if self.exact:
+            assert self.score is not None
             end = ply_of_score(spec, self.score, self.stones)
             if end is None:
                 return "draw", None
@@ -54,6 +58,7 @@ class EngineChoice:
                 return "win", (end - self.stones + 1) // 2
             return "loss", (end - self.stones) // 2
         r = self.limited
+        assert r is not None
         if r.win_in is not None:
             return "win", (r.win_in + 1) // 2
         if r.loss_in is not None:
@@ -63,6 +68,7 @@ class EngineChoice:
     def how(self) -> str:
         """How a heuristic move was found, e.g. ``searched 6 plies in 1.2 s``."""
         r = self.limited
+        assert r is not None
         if r.forced_fours:
             return "a win by continuous fours"
         if r.depth == 0:
@@ -80,7 +86,7 @@ class Engine:
     ``time_limit``: seconds per move, shared between the exact solver (at most
     ``EXACT_SHARE`` of it) and, if that runs out, the heuristic search (the rest,
     at least a quarter of the budget; its first ply always completes).
-    ``workers`` passes through to :func:`parallel_mnk.search.solve`.
+    ``workers`` passes through to :func:`parallel_mnk.solve`.
     """
 
     def __init__(self, spec: GameSpec, time_limit: float = DEFAULT_TIME_LIMIT, workers: int = 1,
@@ -98,8 +104,7 @@ class Engine:
     def load(self) -> None:
         """Load the exact solver's kernels now (not inside the first move's budget)."""
         if self.spec.exact_solvable:
-            from .search import load_kernels
-            load_kernels()
+            runtime.load_kernels(parallel=self.workers > 1)
 
     def choose(self, position: Position) -> EngineChoice:
         """The move for the side to move (the game must not be over)."""
@@ -111,16 +116,14 @@ class Engine:
         started = time.perf_counter()
         choice = None
         if self.spec.exact_solvable:
-            from .search import solve
-            result = solve(position, workers=self.workers, time_limit=self.time_limit * EXACT_SHARE,
-                           tt_bits=self.tt_bits, pv=False, progress=False)
-            if result.value != "unknown":
+            result = solver.solve(position, Limit(time=self.time_limit * EXACT_SHARE), workers=self.workers,
+                                  tt_bits=self.tt_bits, pv=False, progress=False)
+            if result.value.known and result.best_move is not None:
                 choice = EngineChoice(result.best_move, position.ply, True, result.score)
         if choice is None:
-            from .limited import best_move
             remaining = max(self.time_limit - (time.perf_counter() - started), self.time_limit / 4)
-            result = best_move(position, time_limit=remaining)
-            choice = EngineChoice(result.move, position.ply, False, limited=result)
+            heuristic = solver.best_move(position, Limit(time=remaining))
+            choice = EngineChoice(heuristic.move, position.ply, False, limited=heuristic)
         choice.time_s = time.perf_counter() - started
         self._cache[key] = choice
         return choice
@@ -128,8 +131,7 @@ class Engine:
     def close(self) -> None:
         """Stop the worker pool, if one was started."""
         if self.workers > 1:
-            from .parallel.pool import shutdown_pool
-            shutdown_pool()
+            solver.shutdown()
 
 
 HELP = """\

@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
-from .geometry import board_mask, line_masks
+from .geometry import board_mask, has_line
 from .rules import (
-    GameSpec, MnkError, cell_index, format_board_text, format_move, parse_board_text, parse_move_list,
+    GameSpec, IllegalMoveError, InvalidPositionError, MnkError, cell_index, format_board_text, format_move,
+    format_move_list, parse_board_text, parse_move_list,
 )
 
 X, O = 1, 2  # players: X moves first
@@ -31,13 +32,16 @@ class Outcome:
 
 
 def _has_line(spec: GameSpec, stones: int) -> bool:
-    return any(stones & m == m for m in line_masks(spec))
+    return has_line(stones, spec.rows, spec.cols, spec.k)
 
 
 class Position:
     """A position: stones of each player, the side to move, the moves that led here.
 
     Build with ``Position(spec)``, :meth:`from_moves` or :meth:`from_board`.
+    Two positions are equal when they have the same game and stones (how they
+    were reached does not matter); ``repr`` gives an expression that builds an
+    equal position.
     """
 
     def __init__(self, spec: GameSpec) -> None:
@@ -58,7 +62,7 @@ class Position:
             try:
                 pos.push(move)
             except MnkError as e:
-                raise MnkError(f"move {i + 1}: {e}") from None
+                raise type(e)(f"move {i + 1}: {e}") from None
         return pos
 
     @classmethod
@@ -79,7 +83,7 @@ class Position:
         spec = self.spec
         nx, no = bin(self.x).count("1"), bin(self.o).count("1")
         if nx not in (no, no + 1):
-            raise MnkError(f"impossible stone counts: x has {nx}, o has {no} (x moves first, so x = o or o + 1)")
+            raise InvalidPositionError(f"impossible stone counts: x has {nx}, o has {no} (x moves first, so x = o or o + 1)")
         if spec.gravity:
             for c in range(spec.cols):
                 seen_empty = False
@@ -87,19 +91,19 @@ class Position:
                     bit = 1 << cell_index(spec, r, c)
                     if (self.x | self.o) & bit:
                         if seen_empty:
-                            raise MnkError(f"column {c + 1} has a stone above an empty cell (gravity)")
+                            raise InvalidPositionError(f"column {c + 1} has a stone above an empty cell (gravity)")
                     else:
                         seen_empty = True
         x_line, o_line = _has_line(spec, self.x), _has_line(spec, self.o)
         if x_line and o_line:
-            raise MnkError("impossible position: both players have k in a row")
+            raise InvalidPositionError("impossible position: both players have k in a row")
         for stones, has, last_mover_count in ((self.x, x_line, nx == no + 1), (self.o, o_line, nx == no)):
             if not has:
                 continue
             if not last_mover_count:
-                raise MnkError("impossible position: the player with k in a row did not make the last move")
+                raise InvalidPositionError("impossible position: the player with k in a row did not make the last move")
             if not any(not _has_line(spec, stones & ~(1 << cell)) for cell in self._removable(stones)):
-                raise MnkError("impossible position: no single last stone could have made all the lines on the board")
+                raise InvalidPositionError("impossible position: no single last stone could have made all the lines on the board")
 
     def _removable(self, stones: int) -> list[int]:
         """Cells of ``stones`` that could have been the last stone played."""
@@ -143,7 +147,7 @@ class Position:
             cell = cell_index(spec, r, move)
             if not mask >> cell & 1:
                 return cell
-        raise MnkError(f"column {move + 1} is full")
+        raise IllegalMoveError(f"column {move + 1} is full")
 
     def move_of_cell(self, cell: int) -> int:
         """The move that puts a stone on ``cell`` (its column with gravity)."""
@@ -179,16 +183,16 @@ class Position:
         spec = self.spec
         limit = spec.cols if spec.gravity else spec.cells
         if isinstance(move, bool) or not isinstance(move, int) or not 0 <= move < limit:
-            raise MnkError(f"{move!r} is not a move on this board")
+            raise IllegalMoveError(f"{move!r} is not a move on this board")
         if self.is_game_over():
-            raise MnkError(f"{format_move(spec, move)} is played after the game ended")
+            raise IllegalMoveError(f"{format_move(spec, move)} is played after the game ended")
         mask = self.x | self.o
         if spec.gravity:
             cell = self.cell_of_move(move)
         else:
             cell = move
             if mask >> cell & 1:
-                raise MnkError(f"cell {format_move(spec, move)} is already taken")
+                raise IllegalMoveError(f"cell {format_move(spec, move)} is already taken")
         if self.turn == X:
             self.x |= 1 << cell
         else:
@@ -196,10 +200,16 @@ class Position:
         self.move_stack.append(move)
         self._cell_stack.append(cell)
 
+    def peek(self) -> int:
+        """The last pushed move; raises :class:`MnkError` when none was pushed."""
+        if not self.move_stack:
+            raise IllegalMoveError("no move has been played")
+        return self.move_stack[-1]
+
     def pop(self) -> int:
         """Undo the last pushed move and return it."""
         if not self.move_stack:
-            raise MnkError("no move to undo")
+            raise IllegalMoveError("no move to undo")
         cell = self._cell_stack.pop()
         move = self.move_stack.pop()
         bit = 1 << cell
@@ -232,5 +242,18 @@ class Position:
         lines.append(" " * (width + 1) + footer)
         return "\n".join(lines)
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Position):
+            return NotImplemented
+        return (self.spec, self.x, self.o) == (other.spec, other.x, other.o)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like python-chess' Board
+
     def __repr__(self) -> str:
-        return f"Position({self.spec!r}, {self.board_text()!r})"
+        """``Position.from_moves(GameSpec(...), '...')`` when the pushed moves make the
+        whole board, else ``Position.from_board(GameSpec(...), '...')``: both build
+        an equal position (with ``from parallel_mnk import GameSpec, Position``)."""
+        if len(self.move_stack) == self.ply:
+            moves = format_move_list(self.spec, self.move_stack)
+            return f"Position.from_moves({self.spec!r}, {moves!r})"
+        return f"Position.from_board({self.spec!r}, {self.board_text()!r})"

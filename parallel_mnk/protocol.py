@@ -33,11 +33,13 @@ a bitboard: the protocol's row-major order is the project's cell index.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import NamedTuple, Optional
 
-from .rules import MAX_CELLS, GameSpec, MnkError
-from .search import DEFAULT_TT_BITS, Search, transposition_table
+from .geometry import has_line, winning_cells
+from .rules import MAX_CELLS, GameSpec, MnkError, UnsupportedError
+from .runtime import run_abortable
+from .search import Search
+from .ttable import DEFAULT_TT_BITS, transposition_table
 
 GEN = "GEN_ALL_POS_MOV"
 GEN_CUT = "GEN_ALL_POS_MOV_CUT_IF_GAME_OVER"
@@ -112,7 +114,7 @@ def _header(tokens: tuple[str, ...], fail) -> tuple[str, int, int, int, int]:
 
 def _check_solvable(rows: int, cols: int) -> None:
     if rows * cols > MAX_CELLS:
-        raise MnkError(f"{SOLVE} handles boards of at most {MAX_CELLS} cells (one 64-bit word per player), "
+        raise UnsupportedError(f"{SOLVE} handles boards of at most {MAX_CELLS} cells (one 64-bit word per player), "
                        f"N={rows} M={cols} has {rows * cols}")
 
 
@@ -147,102 +149,6 @@ def parse(text: str) -> list[Query]:
         queries.append(Query(command, rows, cols, k, player, cells))
         i = start + n
     return queries
-
-
-# ------------------------------------------------------------------ lines
-@lru_cache(maxsize=64)
-def _directions(rows: int, cols: int) -> tuple[tuple[int, int, int], ...]:
-    """``(shift, fwd, bwd)`` for E, S, SE, SW: moving one cell along the direction
-    adds ``shift`` to the bit index; ``fwd`` (``bwd``) are the cells that have a
-    neighbour forward (backward) on the board."""
-    result = []
-    for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
-        fwd = bwd = 0
-        for r in range(rows):
-            for c in range(cols):
-                bit = 1 << (r * cols + c)
-                if 0 <= r + dr < rows and 0 <= c + dc < cols:
-                    fwd |= bit
-                if 0 <= r - dr < rows and 0 <= c - dc < cols:
-                    bwd |= bit
-        if fwd:
-            result.append((dr * cols + dc, fwd, bwd))
-    return tuple(result)
-
-
-def has_line(stones: int, rows: int, cols: int, k: int) -> bool:
-    """Whether ``stones`` hold ``k`` in a row (horizontally, vertically or diagonally)."""
-    if rows * cols <= MAX_CELLS:  # small boards: the same stones recur in many queries
-        return _has_line_cached(stones, rows, cols, k)
-    return _has_line(stones, rows, cols, k)
-
-
-def _has_line(stones: int, rows: int, cols: int, k: int) -> bool:
-    """By shifts: any board size."""
-    if k == 1 or not stones:
-        return stones != 0
-    for shift, fwd, _ in _directions(rows, cols):
-        run = stones  # cells starting a run of (1 + steps) stones forward
-        for _ in range(k - 1):
-            run = stones & fwd & (run >> shift)
-            if not run:
-                break
-        else:
-            return True
-    return False
-
-
-_has_line_cached = lru_cache(maxsize=1 << 16)(_has_line)
-
-
-@lru_cache(maxsize=64)
-def _line_masks(rows: int, cols: int, k: int) -> tuple[int, ...]:
-    """Every run of ``k`` cells along a row, column or diagonal, as a bit mask."""
-    lines = set()
-    for r in range(rows):
-        for c in range(cols):
-            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
-                if 0 <= r + dr * (k - 1) < rows and 0 <= c + dc * (k - 1) < cols:
-                    lines.add(sum(1 << ((r + dr * i) * cols + c + dc * i) for i in range(k)))
-    return tuple(sorted(lines))
-
-
-def winning_cells(own: int, empty: int, rows: int, cols: int, k: int) -> int:
-    """Cells of ``empty`` where a stone completes ``k`` in a row with ``own``."""
-    if k == 1:
-        return empty
-    if rows * cols <= MAX_CELLS:  # small boards: a loop over the lines is twice as fast
-        return _winning_cells_by_lines(own, empty, rows, cols, k)
-    return _winning_cells_by_shifts(own, empty, rows, cols, k)
-
-
-def _winning_cells_by_lines(own: int, empty: int, rows: int, cols: int, k: int) -> int:
-    wins = 0
-    for line in _line_masks(rows, cols, k):
-        rest = line & ~own
-        if rest & (rest - 1) == 0 and rest & empty:  # one cell missing, and it is empty
-            wins |= rest
-    return wins
-
-
-def _winning_cells_by_shifts(own: int, empty: int, rows: int, cols: int, k: int) -> int:
-    """Any board size, memory in proportion to the board (the line masks would take ~cells**2 bits)."""
-    if k == 1:
-        return empty
-    wins = 0
-    for shift, fwd, bwd in _directions(rows, cols):
-        # after[m]: cells followed by m own stones along the direction; before[m]: preceded by
-        after, before = [-1], [-1]
-        run_f = run_b = own  # cells starting (ending) a run of m own stones
-        for m in range(1, k):
-            if m > 1:
-                run_f = own & fwd & (run_f >> shift)
-                run_b = own & bwd & (run_b << shift)
-            after.append(fwd & (run_f >> shift))
-            before.append(bwd & (run_b << shift))
-        for i in range(k):
-            wins |= before[i] & after[k - 1 - i]
-    return wins & empty
 
 
 # ------------------------------------------------------------------ answers
@@ -324,9 +230,7 @@ class Session:
             own, opp = _transpose(own, query.rows, query.cols), _transpose(opp, query.rows, query.cols)
         ply = (x | o).bit_count()
         if n - ply > ABORTABLE_EMPTY_CELLS:
-            from .search import _run_abortable
-
-            value, _ = _run_abortable(lambda: search.score(own, opp, ply, True), search.ctl, None)
+            value, _ = run_abortable(lambda: search.score(own, opp, ply, True), search.ctl, None)
         else:
             value = search.score(own, opp, ply, True)
         if value == 0:

@@ -10,22 +10,43 @@ Conventions (see DESIGN.md):
   gravity, as :class:`parallel_mnk.position.Position` uses them.
 * Scores are from the side to move: a win completed on ply ``p`` (stones on the
   board after the winning stone) is worth ``(cols*rows + 2 - p) // 2``; a draw 0;
-  a loss is minus the opponent's worth.
+  a loss is minus the opponent's worth. This module is the one home of the score
+  and bound formulas on the Python side (the kernels repeat them in numba).
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from enum import Enum
+from typing import Optional
 
 MAX_CELLS = 64          # the exact solver's bitboards: one 64-bit word per player
 MAX_SIDE = 26           # columns are letters a-z; the depth-limited engine takes up to 26x26
 
 
 class MnkError(ValueError):
-    """Bad input: an impossible game, an illegal move, malformed notation.
+    """Bad input or a request that cannot be met; the message is one line meant
+    for the user (the CLI prints it and exits with status 2)."""
 
-    The message is one line meant for the user.
-    """
+
+class NotationError(MnkError):
+    """Text that is not a move, a cell, a move list or board text."""
+
+
+class IllegalMoveError(MnkError):
+    """A move that is not legal in the position (taken cell, full column, game over)."""
+
+
+class InvalidPositionError(MnkError):
+    """A board no game reaches (stone counts, floating stones, both players with a line)."""
+
+
+class UnsupportedError(MnkError):
+    """A game, board size or option this solver does not take (with what to use instead)."""
+
+
+class ResourceError(MnkError):
+    """Not enough memory for what was asked (a table size), or workers that keep dying."""
 
 
 @dataclass(frozen=True)
@@ -51,10 +72,10 @@ class GameSpec:
         if self.k < 1:
             raise MnkError(f"k must be at least 1, got {self.k}")
         if self.cols > 26:
-            raise MnkError(f"at most 26 columns are supported (cell names use letters a-z), got {self.cols}")
+            raise UnsupportedError(f"at most 26 columns are supported (cell names use letters a-z), got {self.cols}")
         if self.cols * self.rows > MAX_SIDE * MAX_SIDE:
-            raise MnkError(f"boards of at most {MAX_SIDE * MAX_SIDE} cells are supported, "
-                           f"got {self.cols}x{self.rows}")
+            raise UnsupportedError(f"boards of at most {MAX_SIDE * MAX_SIDE} cells are supported, "
+                                   f"got {self.cols}x{self.rows}")
 
     @property
     def cells(self) -> int:
@@ -69,7 +90,7 @@ class GameSpec:
     def require_exact(self) -> None:
         """Raise :class:`MnkError` unless the exact solver takes this board."""
         if not self.exact_solvable:
-            raise MnkError(
+            raise UnsupportedError(
                 f"the exact solver handles boards of at most {MAX_CELLS} cells; "
                 f"{self.cols}x{self.rows} has {self.cells} (use 'parallel-mnk best' for a strong move)"
             )
@@ -85,18 +106,63 @@ PRESETS = {
 }
 
 
-# ---------------------------------------------------------------- scores
+# ---------------------------------------------------------------- values and scores
+class Value(str, Enum):
+    """The game-theoretic value of a position for the side to move.
+
+    A ``str`` enum: ``Value.WIN == "win"`` and JSON writes ``"win"``. ``UNKNOWN``
+    is the answer of a search stopped by its limit (never a guess).
+    """
+
+    WIN = "win"
+    DRAW = "draw"
+    LOSS = "loss"
+    UNKNOWN = "unknown"
+
+    __str__ = str.__str__
+    __format__ = str.__format__
+
+    @property
+    def known(self) -> bool:
+        """True for win, draw and loss."""
+        return self is not Value.UNKNOWN
+
+    @property
+    def rank(self) -> int:
+        """1 for a win, 0 for a draw, -1 for a loss (the weak score); ValueError when unknown."""
+        if self is Value.UNKNOWN:
+            raise ValueError("an unknown value has no rank")
+        return {Value.WIN: 1, Value.DRAW: 0, Value.LOSS: -1}[self]
+
+    def negated(self) -> "Value":
+        """The value for the other side (unknown stays unknown)."""
+        return {Value.WIN: Value.LOSS, Value.LOSS: Value.WIN}.get(self, self)
+
+
+def value_of_score(score: int) -> Value:
+    """The value of a score (or weak score -1/0/1) from the side to move."""
+    return Value.WIN if score > 0 else Value.LOSS if score < 0 else Value.DRAW
+
+
 def win_score(spec: GameSpec, ply: int) -> int:
     """Worth of a win completed on ply ``ply`` (stones on the board after it)."""
     return (spec.cells + 2 - ply) // 2
 
 
-def value_of_score(score: int) -> str:
-    """``win``, ``draw`` or ``loss`` for a score from the side to move."""
-    return "win" if score > 0 else "loss" if score < 0 else "draw"
+def terminal_score(spec: GameSpec, ply: int, won: bool) -> int:
+    """Score for the side to move of a finished game of ``ply`` stones: the last
+    mover won (``won``), or the board is full (0)."""
+    return -win_score(spec, ply) if won else 0
 
 
-def ply_of_score(spec: GameSpec, score: int, stones: int) -> int | None:
+def generic_bounds(cells: int, ply: int) -> tuple[int, int]:
+    """Bounds on the score of any position of ``ply`` stones that is not over: the
+    side to move loses at the earliest on the opponent's next stone, and wins at
+    best with its own next stone."""
+    return -((cells - ply) // 2), (cells + 1 - ply) // 2
+
+
+def ply_of_score(spec: GameSpec, score: int, stones: int) -> Optional[int]:
     """The ply on which a game with ``score`` (from the side to move at ``stones``
     stones) ends under perfect play, or None for a draw.
 
@@ -133,11 +199,11 @@ def parse_cell(spec: GameSpec, text: str) -> int:
     """Internal index of an algebraic cell name such as ``c3``."""
     m = _CELL_RE.match(text.strip().lower())
     if not m:
-        raise MnkError(f"{text!r} is not a cell name (expected a column letter and a row number, like b2)")
+        raise NotationError(f"{text!r} is not a cell name (expected a column letter and a row number, like b2)")
     col = ord(m.group(1)) - ord("a")
     row_from_bottom = int(m.group(2))
     if col >= spec.cols or not 1 <= row_from_bottom <= spec.rows:
-        raise MnkError(f"cell {text!r} is off the {spec.cols}x{spec.rows} board")
+        raise NotationError(f"cell {text!r} is off the {spec.cols}x{spec.rows} board")
     return cell_index(spec, spec.rows - row_from_bottom, col)
 
 
@@ -152,10 +218,10 @@ def parse_move(spec: GameSpec, text: str) -> int:
     token = text.strip()
     if spec.gravity:
         if not token.isdigit():
-            raise MnkError(f"{text!r} is not a column number (1..{spec.cols})")
+            raise NotationError(f"{text!r} is not a column number (1..{spec.cols})")
         col = int(token)
         if not 1 <= col <= spec.cols:
-            raise MnkError(f"column {col} is off the board (1..{spec.cols})")
+            raise NotationError(f"column {col} is off the board (1..{spec.cols})")
         return col - 1
     return parse_cell(spec, token)
 
@@ -193,11 +259,11 @@ def parse_board_text(spec: GameSpec, text: str) -> tuple[int, int]:
     """
     rows = text.strip().split("/")
     if len(rows) != spec.rows:
-        raise MnkError(f"board text has {len(rows)} rows, the game has {spec.rows}")
+        raise NotationError(f"board text has {len(rows)} rows, the game has {spec.rows}")
     x_bits = o_bits = 0
     for r, row in enumerate(rows):
         if len(row) != spec.cols:
-            raise MnkError(f"board row {r + 1} from the top has {len(row)} cells, the game has {spec.cols} columns")
+            raise NotationError(f"board row {r + 1} from the top has {len(row)} cells, the game has {spec.cols} columns")
         for c, ch in enumerate(row.lower()):
             bit = 1 << cell_index(spec, r, c)
             if ch == "x":
@@ -205,7 +271,7 @@ def parse_board_text(spec: GameSpec, text: str) -> tuple[int, int]:
             elif ch == "o":
                 o_bits |= bit
             elif ch != ".":
-                raise MnkError(f"unknown character {ch!r} in board text (use x, o and .)")
+                raise NotationError(f"unknown character {ch!r} in board text (use x, o and .)")
     return x_bits, o_bits
 
 

@@ -16,7 +16,7 @@ from parallel_mnk import analysis as analysis_module
 from parallel_mnk.analysis import ILLEGAL, analyze, pons_line
 from parallel_mnk.cli import main
 from parallel_mnk.rules import format_move, parse_move_list, value_of_score, win_score
-from parallel_mnk.search import load_kernels
+from parallel_mnk.runtime import load_kernels
 
 C4 = GameSpec(7, 6, 4, True)
 TTT = ["--game", "tictactoe"]

@@ -28,8 +28,8 @@ import pytest
 
 from parallel_mnk import GameSpec, MnkError, Position, solve
 from parallel_mnk.parallel.checkpoint import journal_keys
-from parallel_mnk.parallel.pool import shutdown_pool
-from parallel_mnk.search import (DEFAULT_TT_CAP, MAX_TT_BITS, default_tt_bits, parse_size, resolve_tt_bits,
+from parallel_mnk.parallel.backends import shutdown_backends as shutdown_pool
+from parallel_mnk.ttable import (DEFAULT_TT_CAP, MAX_TT_BITS, default_tt_bits, parse_size, resolve_tt_bits,
                                  tt_bits_for_size)
 
 ROOT = Path(__file__).resolve().parents[1]

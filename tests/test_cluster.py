@@ -31,7 +31,7 @@ import psutil
 import pytest
 
 from parallel_mnk import GameSpec, MnkError, Position, solve
-from parallel_mnk.parallel.pool import shutdown_pool, solve_parallel
+from parallel_mnk.parallel.backends import get_coordinator, shutdown_backends
 from parallel_mnk.rules import value_of_score
 from test_parallel import (BOARDS, C4, KILL_MOVES, KILL_SCORE, check_accounting, check_best_move, check_pv,
                            random_positions, serial_score)
@@ -47,9 +47,7 @@ def ray_session():
     if not ray.is_initialized():
         ray.init(num_cpus=2, include_dashboard=False)
     yield ray
-    from parallel_mnk.parallel.cluster import shutdown_cluster
-    shutdown_cluster()
-    shutdown_pool()
+    shutdown_backends()
     ray.shutdown()
 
 
@@ -57,14 +55,14 @@ def ray_solve(pos: Position, workers: int = 2, **kw):
     kw.setdefault("tt_bits", TT_BITS)
     kw.setdefault("progress", False)
     kw.setdefault("serial_budget", 0)  # always split, so that the tasks go through Ray
-    return solve_parallel(pos, workers=workers, backend="ray", **kw)
+    return solve(pos, workers=workers, backend="ray", **kw)
 
 
 def pool_solve(pos: Position, workers: int = 2, **kw):
     kw.setdefault("tt_bits", TT_BITS)
     kw.setdefault("progress", False)
     kw.setdefault("serial_budget", 0)
-    return solve_parallel(pos, workers=workers, **kw)
+    return solve(pos, workers=workers, **kw)
 
 
 def test_ray_agrees_with_the_pool_on_random_positions(ray_session):
@@ -142,8 +140,7 @@ def test_killed_ray_worker_task_is_rerun(ray_session):
     r = box["result"]
     assert (r.value, r.score) == ("win", KILL_SCORE)
     check_accounting(r, 2)
-    from parallel_mnk.parallel.cluster import get_cluster
-    assert sum(w.restarts for w in get_cluster(2, 20).workers) >= 1, "no task was reported lost"
+    assert sum(s.restarts for s in get_coordinator("ray", 2, 20).slots) >= 1, "no task was reported lost"
 
 
 def test_ray_time_limit_gives_unknown_and_the_backend_still_works(ray_session):

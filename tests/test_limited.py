@@ -13,8 +13,10 @@ import numpy as np
 import pytest
 
 from parallel_mnk import GameSpec, MnkError, Position
+from parallel_mnk import best_move, geometry
 from parallel_mnk import limited as LM
 from parallel_mnk.kernels import grid as G
+from parallel_mnk.kernels import grid_layout as GL
 from parallel_mnk.kernels.limited import F_FAST, F_ORDER, F_PRUNE, F_THREATS, F_TT, WIN
 from parallel_mnk.rules import format_move, parse_move_list, ply_of_score
 from naive import naive_score
@@ -38,7 +40,7 @@ def gomoku(moves: str) -> Position:
                                   GameSpec(5, 4, 1), GameSpec(6, 6, 2, True)])
 def test_play_and_unplay_keep_the_state_equal_to_a_fresh_one(spec):
     rng = random.Random(spec.cells)
-    geo = LM.build_geometry(spec)
+    geo = geometry.build_grid_geometry(spec)
     for _ in range(20):
         pos = random_position(spec, rng, rng.randint(0, spec.cells // 2))
         if pos.is_game_over():
@@ -53,9 +55,9 @@ def test_play_and_unplay_keep_the_state_equal_to_a_fresh_one(spec):
             moves.append(cell)
             assert bool(won) == (pos.outcome() is not None and pos.outcome().winner is not None)
             fresh = LM.state_of(pos)
-            assert np.array_equal(st[:G.S_NODES], fresh[:G.S_NODES])
-            size = int(geo[G.G_S_MOVES])
-            assert np.array_equal(st[G.S_HEADER:size], fresh[G.S_HEADER:size])
+            assert np.array_equal(st[:GL.S_NODES], fresh[:GL.S_NODES])
+            size = int(geo[GL.G_S_MOVES])
+            assert np.array_equal(st[GL.S_HEADER:size], fresh[GL.S_HEADER:size])
         for cell in reversed(moves):
             G.unplay(geo, st, cell)
         assert np.array_equal(st, before)
@@ -65,10 +67,10 @@ def test_evaluation_counts_open_lines():
     spec = GameSpec(4, 4, 3)
     pos = Position.from_moves(spec, "b3")
     st = LM.state_of(pos)
-    geo = LM.build_geometry(spec)
-    w = LM._weights(3)
-    lines_through_b3 = sum(1 for m in LM.line_masks(spec) if m >> (1 * 4 + 1) & 1)
-    centre = int(geo[geo[G.G_OFF_CENTRE] + 5])
+    geo = geometry.build_grid_geometry(spec)
+    w = geometry.grid_line_weights(3)
+    lines_through_b3 = sum(1 for m in geometry.line_masks(spec) if m >> (1 * 4 + 1) & 1)
+    centre = int(geo[geo[GL.G_OFF_CENTRE] + 5])
     # O to move: X's single stone lies on open lines only, so O's view is minus their worth
     assert G.evaluate(geo, st) == -(lines_through_b3 * w[1] + centre)
 
@@ -81,13 +83,13 @@ def test_winning_cells_respects_gravity():
     pos = Position.from_moves(spec, "112233")
     st = LM.state_of(pos)
     out = np.zeros(2, dtype=np.int64)
-    assert G.winning_cells(LM.build_geometry(spec), st, 1, out) == 1
+    assert G.winning_cells(geometry.build_grid_geometry(spec), st, 1, out) == 1
     assert out[0] == 5 * 7 + 3
     # a threat on a floating cell is not an immediate win
     pos = Position.from_moves(spec, "1223733")   # X: a1 b2 c3 (diagonal), column d empty
     st = LM.state_of(pos)
-    assert st[G.S_THREAT + 1] == 1
-    assert G.winning_cells(LM.build_geometry(spec), st, 1, out) == 0
+    assert st[GL.S_THREAT + 1] == 1
+    assert G.winning_cells(geometry.build_grid_geometry(spec), st, 1, out) == 0
 
 
 # ---------------------------------------------------------------- against the naive solver
@@ -196,7 +198,7 @@ VCF_POSITIONS = [
 def wins_in_one(spec: GameSpec, stones: int, other: int) -> set[int]:
     """Empty cells that complete a line of ``stones`` (free placement), from line masks."""
     cells = set()
-    for line in LM.line_masks(spec):
+    for line in geometry.line_masks(spec):
         missing = line & ~stones
         if not line & other and missing and missing & (missing - 1) == 0:
             cells.add(missing.bit_length() - 1)
@@ -206,7 +208,7 @@ def wins_in_one(spec: GameSpec, stones: int, other: int) -> set[int]:
 def four_making_moves(spec: GameSpec, stones: int, other: int) -> set[int]:
     """Empty cells after which ``stones`` has k-1 in a line free of ``other``."""
     cells = set()
-    for line in LM.line_masks(spec):
+    for line in geometry.line_masks(spec):
         if not line & other and bin(line & stones).count("1") == spec.k - 2:
             free = line & ~stones
             cells.update(c for c in range(spec.cells) if free >> c & 1)
@@ -267,10 +269,10 @@ def test_empty_big_board_opens_in_the_centre():
 # ---------------------------------------------------------------- on the pool, and the CLI
 def test_tactics_with_two_workers():
     pos = gomoku("h8,a1,i8,a2,j8,a3,k8,b5")
-    assert LM.best_move(pos, depth=3, workers=2).move in naive_wins_in_one(pos)
-    r = LM.best_move(gomoku("d3,d4,h8,d5,k11,d6,n2,d7"), depth=4, workers=2)
+    assert best_move(pos, depth=3, workers=2).move in naive_wins_in_one(pos)
+    r = best_move(gomoku("d3,d4,h8,d5,k11,d6,n2,d7"), depth=4, workers=2)
     assert format_move(GOMOKU, r.move) == "d8"
-    r = LM.best_move(gomoku("b13,f6,m2,g6,n13,h6"), depth=3, workers=2)
+    r = best_move(gomoku("b13,f6,m2,g6,n13,h6"), depth=3, workers=2)
     assert format_move(GOMOKU, r.move) in ("e6", "i6")
     assert len(r.per_worker) == 2 and sum(w[2] for w in r.per_worker) <= r.nodes
     assert sum(w[1] for w in r.per_worker) > 0
@@ -284,7 +286,7 @@ def test_two_workers_find_a_move_as_good_as_one():
         if pos.is_game_over():
             continue
         one = LM.best_move(pos, depth=4, width=0, fours=False)
-        two = LM.best_move(pos, depth=4, width=0, fours=False, workers=2)
+        two = best_move(pos, depth=4, width=0, fours=False, workers=2)
         # the root value is exact in both; the move may differ only between equal values
         assert two.score == one.score, pos.board_text()
 

@@ -38,9 +38,13 @@ import pytest
 from naive import naive_solver
 from parallel_mnk import GameSpec, MnkError, Position, solve
 from parallel_mnk.kernels.layout import TT_EXACT, TT_LOWER, TT_UPPER
-from parallel_mnk.parallel.pool import get_pool, shutdown_pool, solve_parallel
-from parallel_mnk.parallel.split import SplitTree, Task, TaskResult, generic_bounds
-from parallel_mnk.rules import value_of_score
+from parallel_mnk import ttable
+from parallel_mnk.parallel import coordinator as coordinator_module
+from parallel_mnk.parallel.backends import get_coordinator, get_pool
+from parallel_mnk.parallel.backends import shutdown_backends as shutdown_pool
+from parallel_mnk.parallel.split import SplitTree
+from parallel_mnk.parallel.task import DEFER_MIN_EMPTY, Task, TaskResult
+from parallel_mnk.rules import generic_bounds, value_of_score
 
 ROOT = Path(__file__).resolve().parents[1]
 C4 = GameSpec(7, 6, 4, True)
@@ -125,7 +129,7 @@ def split_solve(pos: Position, workers: int, **kw):
     so that even easy positions go through the split tree and the pool."""
     kw.setdefault("tt_bits", TT_BITS)
     kw.setdefault("progress", False)
-    return solve_parallel(pos, workers=workers, serial_budget=0, **kw)
+    return solve(pos, workers=workers, serial_budget=0, **kw)
 
 
 def pool_tasks(result) -> int:
@@ -207,9 +211,10 @@ def test_parallel_agrees_with_serial_on_random_positions(board):
             where = f"{spec} moves={pos.move_stack} workers={workers} split_depth={depth}"
 
             # always split: exact score, optimal move, (sometimes) the line
-            helpers_before = get_pool(workers, TT_BITS).helper_jobs
+            helpers_before = get_coordinator("process", workers, TT_BITS).helper_jobs
             r = split_solve(pos, workers, pv=want_pv, split_depth=depth)
-            helped[workers] = helped.get(workers, 0) + get_pool(workers, TT_BITS).helper_jobs - helpers_before
+            helped[workers] = (helped.get(workers, 0) + get_coordinator("process", workers, TT_BITS).helper_jobs
+                               - helpers_before)
             assert (r.value, r.score) == (value_of_score(expect), expect), where
             check_best_move(pos, r.best_move, r.score, weak=False)
             assert r.pv[0] == r.best_move, where
@@ -257,20 +262,18 @@ def test_helpers_share_a_task_and_agree_with_serial():
     """Root splitting on a 4-column board leaves 4 workers with at most 4 tasks: the
     others join running ones (the same task, ABDADA on the shared table). Every
     answer is the serial one, and joining really happened."""
-    import parallel_mnk.parallel.pool as pool_module
-
     spec = GameSpec(4, 5, 4, True)
     positions = random_positions(spec, 2, 8, 12, seed=77)
-    pool = get_pool(4, BIG_TT_BITS)
-    before = pool.helper_jobs
+    coordinator = get_coordinator("process", 4, BIG_TT_BITS)
+    before = coordinator.helper_jobs
     for pos in positions:
         expect = serial_score(pos)
         r = split_solve(pos, 4, tt_bits=BIG_TT_BITS, pv=False, split_depth=1)
         assert r.score == expect, pos.move_stack
         check_best_move(pos, r.best_move, r.score, weak=False)
         check_accounting(r, 4)
-    assert pool.helper_jobs > before, "no worker joined a running task"
-    assert pool_module.DEFER_MIN_EMPTY <= spec.cells - 8, "the busy marks were never consulted"
+    assert coordinator.helper_jobs > before, "no worker joined a running task"
+    assert DEFER_MIN_EMPTY <= spec.cells - 8, "the busy marks were never consulted"
 
 
 def test_at_most_one_speculative_task_runs_and_answers_agree(monkeypatch):
@@ -279,57 +282,25 @@ def test_at_most_one_speculative_task_runs_and_answers_agree(monkeypatch):
     tasks. Checked after every dispatch of real 4-worker splits (eligibility only
     grows, so the count of distinct held-back tasks under way can only come from
     dispatching), and the answers are the serial ones."""
-    import parallel_mnk.parallel.pool as pool_module
-
     seen = {"dispatches": 0, "speculative_max": 0}
-    original = pool_module.Coordinator._dispatch
+    original = coordinator_module.Coordinator._dispatch
 
     def checked_dispatch(self, tree, spec, salt):
         original(self, tree, spec, salt)
-        running = {id(job.node): job.node for w in self.workers for job in w.jobs if job.node is not None}
+        running = {id(s.job.node): s.job.node for s in self.slots if s.job is not None and s.job.node is not None}
         speculative = sum(1 for node in running.values() if not tree.eligible(node))
-        assert speculative <= pool_module.MAX_SPECULATIVE, speculative
+        assert speculative <= coordinator_module.MAX_SPECULATIVE, speculative
         seen["dispatches"] += 1
         seen["speculative_max"] = max(seen["speculative_max"], speculative)
 
-    monkeypatch.setattr(pool_module.Coordinator, "_dispatch", checked_dispatch)
+    monkeypatch.setattr(coordinator_module.Coordinator, "_dispatch", checked_dispatch)
     spec = GameSpec(5, 4, 4, True)
     for pos in random_positions(spec, 0, 6, 10, seed=31):
         expect = serial_score(pos)
         r = split_solve(pos, 4, pv=False, split_depth=3)
         assert r.score == expect, pos.move_stack
         check_best_move(pos, r.best_move, r.score, weak=False)
-    assert seen["dispatches"] > 0 and seen["speculative_max"] == pool_module.MAX_SPECULATIVE, seen
-
-
-def test_queue_depth_two_agrees_with_serial():
-    """A pool that queues a second task behind each running one (and takes queued
-    tasks back for idle workers) gives the serial answers."""
-    import parallel_mnk.parallel.pool as pool_module
-
-    with pytest.raises(MnkError, match="queue depth"):
-        pool_module.WorkerPool(2, 10, queue_depth=3)
-    shutdown_pool()
-    pool = pool_module._pool = pool_module.WorkerPool(2, TT_BITS, queue_depth=2)
-    most_held = []
-    start_task = pool._start_task
-
-    def counting_start_task(w, node, task):
-        start_task(w, node, task)
-        most_held.append(len(w.jobs))
-
-    pool._start_task = counting_start_task
-    try:
-        for i, pos in enumerate(random_positions(GameSpec(5, 4, 4, True), 1, 8, 16, seed=5)):
-            expect = serial_score(pos)
-            r = split_solve(pos, 2, pv=False, split_depth=(2, 3, None)[i % 3])
-            assert r.score == expect, pos.move_stack
-            check_best_move(pos, r.best_move, r.score, weak=False)
-            check_accounting(r, 2)
-            assert all(not w.jobs for w in pool.workers)
-    finally:
-        shutdown_pool()
-    assert max(most_held) == 2  # tasks did wait in a queue (and never more than one)
+    assert seen["dispatches"] > 0 and seen["speculative_max"] == coordinator_module.MAX_SPECULATIVE, seen
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3, 4, None])
@@ -426,7 +397,8 @@ def test_killed_worker_task_is_rerun():
         thread.start()
         time.sleep(0.5)
         assert thread.is_alive(), "the solve ended too soon to kill a worker during it"
-        busy = [w.process.pid for w in pool.workers if w.node is not None]  # prefer one with a task
+        coordinator = get_coordinator("process", 2, BIG_TT_BITS)
+        busy = [pool.pids()[s.index - 1] for s in coordinator.slots if s.job is not None]  # prefer one with a task
         victim = busy[0] if busy else pool.pids()[0]
         os.kill(victim, signal.SIGKILL)
         thread.join(120)
@@ -488,17 +460,15 @@ def test_pool_started_in_a_thread_outlives_the_thread():
 
 
 def test_shared_huge_page_policy_is_read_from_the_kernel_setting(tmp_path, monkeypatch):
-    import parallel_mnk.parallel.pool as pool_module
-
     setting = tmp_path / "shmem_enabled"
     for text, chosen in [("always within_size advise [never] deny force\n", "never"),
                          ("always within_size [advise] never deny force\n", "advise"),
                          ("[always] never\n", "always")]:
         setting.write_text(text)
-        monkeypatch.setattr(pool_module, "SHMEM_THP", str(setting))
-        assert pool_module.shared_huge_pages() == chosen
-    monkeypatch.setattr(pool_module, "SHMEM_THP", str(tmp_path / "missing"))
-    assert pool_module.shared_huge_pages() is None
+        monkeypatch.setattr(ttable, "SHMEM_THP", str(setting))
+        assert ttable.shared_huge_pages() == chosen
+    monkeypatch.setattr(ttable, "SHMEM_THP", str(tmp_path / "missing"))
+    assert ttable.shared_huge_pages() is None
 
 
 def _huge_page_kib_of(address: int) -> int:
@@ -515,9 +485,7 @@ def _huge_page_kib_of(address: int) -> int:
 
 
 def test_shared_table_gets_huge_pages_where_the_system_allows_them():
-    from parallel_mnk.parallel.pool import shared_huge_pages
-
-    policy = shared_huge_pages()
+    policy = ttable.shared_huge_pages()
     if policy not in ("advise", "always"):
         pytest.skip(f"shared memory huge pages are {policy!r} here (needs 'advise' or 'always' in "
                     "/sys/kernel/mm/transparent_hugepage/shmem_enabled)")
@@ -598,8 +566,7 @@ def test_time_limit_gives_unknown_and_pool_still_works(weak):
     assert r.best_move is None and r.pv == []
     assert took < 2.0, f"a 0.05 s limit took {took:.2f} s"
     check_accounting(r, 2)
-    pool = get_pool(2, TT_BITS)
-    assert all(w.node is None for w in pool.workers), "a task is still out after the time-out"
+    assert get_coordinator("process", 2, TT_BITS).running == 0, "a task is still out after the time-out"
     small = Position.from_moves(GameSpec(6, 5, 4, True), "334")
     r = solve(small, workers=2, tt_bits=TT_BITS, weak=weak, progress=False)
     assert r.value == value_of_score(serial_score(small))
@@ -641,12 +608,11 @@ def test_task_results_are_labelled_as_strongly_as_their_window_allows(spec):
     import numpy as np
 
     from parallel_mnk.kernels import layout as L
-    from parallel_mnk.parallel.pool import run_task_here
+    from parallel_mnk.parallel.task import WorkerEnv
 
     tt = np.zeros(1 << 16, dtype=np.uint64)
     ctl = np.zeros(L.CTL_WORKERS + 2 * L.CTL_PER_WORKER, dtype=np.int64)
-    slot = L.CTL_WORKERS + L.CTL_PER_WORKER
-    contexts: dict = {}
+    env = WorkerEnv(1, tt, ctl, L.CTL_WORKERS + L.CTL_PER_WORKER)
     rng = random.Random(7)
     solver = naive_solver(spec)
     checked = {TT_EXACT: 0, TT_LOWER: 0, TT_UPPER: 0}
@@ -659,7 +625,7 @@ def test_task_results_are_labelled_as_strongly_as_their_window_allows(spec):
             beta = alpha + 1 if j % 2 else rng.randint(alpha + 1, hi + 1)
             task = Task(1 + 8 * i + j, spec.cols, spec.rows, spec.k, spec.gravity, 12345, own, opp, pos.ply,
                         alpha, beta, ())
-            r = run_task_here(task, 1, slot, tt, ctl, contexts)
+            r = task.run(env)
             assert not r.abandoned
             where = (pos.move_stack, (alpha, beta), r.value, r.kind, true)
             if alpha < r.value < beta:
@@ -836,12 +802,13 @@ def test_a_result_that_decides_nothing_is_an_internal_error():
     """Every finished task search decides its node (fail-soft contract). A result
     that does not (a bound inside the window) would otherwise have the same task
     handed out again forever: the coordinator stops with an internal error."""
-    from parallel_mnk.parallel.pool import Coordinator, Slot
+    class OneSlot:
+        n, helpers, closed = 1, False, False
 
     tree = make_tree(FakeGame(ABC), 1, 2, depth=2)
     a1 = abc_nodes(tree)[3]
-    coordinator = Coordinator()
-    w = Slot(1)
+    coordinator = coordinator_module.Coordinator(OneSlot())
+    w = coordinator.slots[0]
     task = Task(5, 7, 6, 4, True, 0, a1.own, a1.opp, a1.ply, a1.alpha, a1.beta, a1.path())
     coordinator._assign(w, a1, task)
     with pytest.raises(RuntimeError, match="internal error: task 5 .* does not decide its window"):
@@ -849,7 +816,7 @@ def test_a_result_that_decides_nothing_is_an_internal_error():
     # the same value as an exact score decides it
     coordinator._assign(w, a1, replace(task, task_id=6))
     coordinator._record(w, TaskResult(6, 1, 1, TT_EXACT, False, 10, 0.0, 0), tree)
-    assert a1.settled() and not w.jobs
+    assert a1.settled() and w.job is None
 
 
 def test_young_brothers_wait_order():

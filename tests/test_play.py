@@ -23,12 +23,12 @@ from pathlib import Path
 import pytest
 
 from parallel_mnk import GameSpec, Position
-from parallel_mnk import search as search_module
+from parallel_mnk import solver as solver_module
 from parallel_mnk.cli import main
 from parallel_mnk.play import Engine, Game
 from parallel_mnk.position import O, X
 from parallel_mnk.rules import format_move, parse_move
-from parallel_mnk.search import solve
+from parallel_mnk.solver import solve
 
 ROOT = Path(__file__).resolve().parent.parent
 TTT = GameSpec(3, 3, 3)
@@ -219,7 +219,7 @@ def test_big_board_never_calls_the_exact_solver(monkeypatch):
     def refuse(*a, **k):
         raise AssertionError("solve() called on a board over 64 cells")
 
-    monkeypatch.setattr(search_module, "solve", refuse)
+    monkeypatch.setattr(solver_module, "solve", refuse)
     code, out, game = run_game(GOMOKU, lines=["h8", "hint", "quit"], time_limit=0.5)
     assert code == 0
     assert re.search(r"I play [a-o]\d+ \(heuristic move, searched \d+ plies in [\d.]+ s\)\.", out)

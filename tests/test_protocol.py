@@ -18,7 +18,7 @@ import pytest
 
 from naive import all_lines, naive_solver
 from parallel_mnk import GameSpec
-from parallel_mnk import protocol
+from parallel_mnk import geometry
 from parallel_mnk.cli import main
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "nmk_protocol"
@@ -302,12 +302,12 @@ def test_has_line_and_winning_cells_match_brute_force(rows, cols, k):
         for cell in range(n):
             if empty >> cell & 1 and any((own | 1 << cell) & m == m for m in lines if m >> cell & 1):
                 expect_wins |= 1 << cell
-        assert protocol.has_line(own, rows, cols, k) == expect_line
-        assert protocol._has_line(own, rows, cols, k) == expect_line
-        assert protocol.winning_cells(own, empty, rows, cols, k) == expect_wins
-        assert protocol._winning_cells_by_shifts(own, empty, rows, cols, k) == expect_wins
+        assert geometry.has_line(own, rows, cols, k) == expect_line
+        assert geometry._has_line_by_shifts(own, rows, cols, k) == expect_line
+        assert geometry.winning_cells(own, empty, rows, cols, k) == expect_wins
+        assert geometry._winning_cells_by_shifts(own, empty, rows, cols, k) == expect_wins
         if n <= 64:
-            assert protocol._winning_cells_by_lines(own, empty, rows, cols, k) == expect_wins
+            assert geometry._winning_cells_by_lines(own, empty, rows, cols, k) == expect_wins
 
 
 def test_gen_on_a_board_bigger_than_the_solver_takes():

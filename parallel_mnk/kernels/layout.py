@@ -1,4 +1,8 @@
-"""Offsets into the kernel context array ``ctx`` (``uint64[CTX_SIZE]``).
+"""The layout of the bitboard kernels' arrays: the context ``ctx``, the control
+array ``ctl`` and the transposition-table entry. Plain Python (no numba): the
+layers above read these constants without loading the kernels.
+
+Offsets into the kernel context array ``ctx`` (``uint64[CTX_SIZE]``).
 
 The kernels see the game only through ``ctx``: board constants, shift masks, line
 masks, Zobrist keys, symmetry maps, and per-ply scratch space. It is built by
@@ -59,16 +63,19 @@ CTL_BUSY_BASE = 1    # busy marks shared by the searchers of one table (ABDADA):
 CTL_BUSY_MASK = 2    #   is the index of the first mark (0: none) and ctl[CTL_BUSY_MASK] the number
                      #   of marks - 1 (a power of two); a mark holds the key of a node some
                      #   searcher is inside, so that the others search their other moves first
-CTL_WORKERS = 8      # then CTL_PER_WORKER words per searcher: CTL_LANES lanes (a running
-                     # task and one queued behind it) of CTL_LANE words, from ctx[C_CTL_SLOT]:
+CTL_WORKERS = 8      # then CTL_PER_WORKER words per searcher, from ctx[C_CTL_SLOT]:
 CTL_TASK_ABORT = 0   #   the id of a task to abandon (its result is no longer needed)
-CTL_LIVE_WINDOW = 1  #   live window of the lane's task root: pack_window(task_id, alpha, beta)
-CTL_LANE = 2
-CTL_LANES = 2
-CTL_STARTED = CTL_LANE * CTL_LANES  # then the id of the task the searcher last started
-CTL_PER_WORKER = CTL_STARTED + 2
+CTL_LIVE_WINDOW = 1  #   live window of the task root: pack_window(task_id, alpha, beta)
+CTL_PER_WORKER = 2
 CTL_SIZE = CTL_WORKERS + CTL_PER_WORKER   # one searcher; a pool allocates more
 WINDOW_BIAS = 1024   # alpha and beta are stored + WINDOW_BIAS in 16 bits each
+
+
+def pack_window(task_id: int, alpha: int, beta: int) -> int:
+    """The live-window word of a task: its id and window in one int64, so that a
+    reader sees both at once (the kernel unpacks it, ``negamax._live_window``)."""
+    return (task_id << 32) | ((alpha + WINDOW_BIAS) << 16) | (beta + WINDOW_BIAS)
+
 
 # transposition-table entry (one uint64):
 #   bits 63..17  key check (high 47 bits of the salted canonical hash)

@@ -1,43 +1,34 @@
 """Depth-limited negamax on the array board (:mod:`.grid`), for boards beyond
 exact reach and for the seed experiments.
 
-One kernel serves every variant through ``flags``:
-
-* ``F_PRUNE``   alpha-beta cut-offs (without it: plain minimax, every child searched)
-* ``F_ORDER``   move ordering (table move, then :func:`.grid.move_score`)
-* ``F_TT``      transposition table (``tt_keys``/``tt_data``, one process)
-* ``F_THREATS`` win-in-one found without search, the only block forced, a double
-                threat scored as a loss
-* ``F_FAST``    a win on search ply p is worth ``WIN - p`` (prefer quick wins,
-                slow losses); without it every win is worth ``WIN``
-* ``F_NEAR``    free placement: only cells within two of a stone are tried
+One kernel serves every variant through ``flags`` (:mod:`.grid_layout`):
+``F_PRUNE`` alpha-beta cut-offs (without it: plain minimax), ``F_ORDER`` move
+ordering, ``F_TT`` a transposition table, ``F_THREATS`` forced lines found
+without search, ``F_FAST`` quick wins worth more, ``F_NEAR`` only cells near
+the stones (free placement).
 
 Counters (in ``st``): ``S_NODES`` = positions visited below the root (every
 child put on the board, terminal ones included), ``S_EVALS`` = leaves scored
 (static evaluation at depth 0, or a finished game).
+
+Helpers inlined into the search take and return plain numbers (an array
+handed to an inlined helper cost a reference count update per node: 4 % more
+instructions when the threat rules were such a helper).
+
+Table: ``tt_keys[i]`` holds a position's hash, ``tt_data[2i]`` its score (wins
+relative to the node) and ``tt_data[2i + 1]`` ``depth | flag << 8 | (move + 1) << 16``
+with the flags of :mod:`.layout` (1 lower bound, 2 upper bound, 3 exact).
 """
 import numpy as np
 from numba import njit
 
-from .bits import atomic_load
-from .grid import (
-    G_CELLS, G_MAX_PLY, G_S_MOVES, G_S_MSCORE, S_ABORTED, S_BEST, S_EVALS, S_HASH, S_NODES, S_PLY, S_TURN,
-    candidate_moves, evaluate, makes_four, move_score, play, unplay, winning_cells,
+from .common import POLL_MASK, budget_spent, insert_descending, stop_requested
+from .grid import candidate_moves, evaluate, makes_four, move_score, play, unplay, winning_cells
+from .grid_layout import (  # noqa: F401  (the flags and the scale are part of this kernel's interface)
+    F_FAST, F_NEAR, F_ORDER, F_PRUNE, F_THREATS, F_TT, G_CELLS, G_MAX_PLY, G_S_MOVES, G_S_MSCORE, INF, MATE_ZONE,
+    S_ABORTED, S_BEST, S_EVALS, S_HASH, S_NODE_LIMIT, S_NODES, S_PLY, S_TURN, WIN,
 )
-
-F_PRUNE = 1
-F_ORDER = 2
-F_TT = 4
-F_THREATS = 8
-F_FAST = 16
-F_NEAR = 32
-
-WIN = 1 << 40          # worth of a win (minus its ply with F_FAST)
-INF = 1 << 50
-MATE_ZONE = 1 << 20    # scores within this of WIN are wins
-TT_LOWER = 1
-TT_UPPER = 2
-TT_EXACT = 3
+from .layout import TT_EXACT, TT_LOWER, TT_UPPER
 
 
 @njit(inline="always", cache=True)
@@ -45,9 +36,16 @@ def _win_worth(flags, ply):
     return WIN - ply if flags & F_FAST else WIN
 
 
+@njit(inline="always", cache=True)
+def _must_stop(ctl, nodes, limit):
+    """True when ``ctl`` asks every search to stop or the node budget ``limit``
+    (0: none) is spent after ``nodes``."""
+    return stop_requested(ctl) or budget_spent(nodes, limit)
+
+
 @njit(cache=True, nogil=True)
 def _tt_store(tt_keys, tt_data, key, depth, flag, move, score, sply):
-    # Win scores are stored relative to the node, so that they stay right at any depth.
+    """Store a result; win scores relative to the node, so they stay right at any depth."""
     if score > WIN - MATE_ZONE:
         score += sply
     elif score < -WIN + MATE_ZONE:
@@ -56,6 +54,24 @@ def _tt_store(tt_keys, tt_data, key, depth, flag, move, score, sply):
     tt_keys[i] = key
     tt_data[2 * i] = score
     tt_data[2 * i + 1] = depth | (flag << 8) | ((move + 1) << 16)
+
+
+@njit(inline="always", cache=True)
+def _tt_entry(packed, score, depth, alpha, beta, sply):
+    """``(move, cut, score)`` of a table entry of this position (``packed`` flags
+    word and stored ``score``): the stored move (-1: none), and whether the
+    stored bound, searched at least ``depth`` deep, decides the window (then
+    ``score`` is the answer)."""
+    move = (packed >> 16) - 1
+    if sply == 0 or (packed & 255) < depth:
+        return move, False, 0
+    if score > WIN - MATE_ZONE:
+        score -= sply
+    elif score < -WIN + MATE_ZONE:
+        score += sply
+    flag = (packed >> 8) & 255
+    cut = flag == TT_EXACT or (flag == TT_LOWER and score >= beta) or (flag == TT_UPPER and score <= alpha)
+    return move, cut, score
 
 
 @njit(cache=True, nogil=True)
@@ -67,17 +83,15 @@ def negamax_limited(geo, st, tt_keys, tt_data, ctl, depth, alpha, beta, flags, w
     bound); plain minimax without it (the window is ignored). ``width`` > 0 keeps
     only the best-ordered ``width`` moves (forced moves excepted). ``sply`` is the
     distance from the root; at the root (sply == 0) the best move goes to
-    ``st[S_BEST]``. Returns 0 with ``st[S_ABORTED]`` set when ``ctl[0]`` asks to stop.
-    ``st`` is restored on return.
+    ``st[S_BEST]``. Returns 0 with ``st[S_ABORTED]`` set when ``ctl[0]`` asks to
+    stop or the node budget ``st[S_NODE_LIMIT]`` is spent. ``st`` is restored on return.
     """
-    if (st[S_NODES] & 1023) == 0 and atomic_load(ctl, 0) != 0:
+    if (st[S_NODES] & POLL_MASK) == 0 and _must_stop(ctl, st[S_NODES], st[S_NODE_LIMIT]):
         st[S_ABORTED] = 1
     if st[S_ABORTED] != 0:
         return 0
+    # 1. threats: a win in one, the opponent's double threat, the one block
     turn = st[S_TURN]
-    cells = geo[G_CELLS]
-    moves = geo[G_S_MOVES] + sply * cells
-    mscore = geo[G_S_MSCORE] + sply * cells
     pair = np.empty(2, dtype=np.int64)
     forced = -1
     if flags & F_THREATS:
@@ -95,61 +109,43 @@ def negamax_limited(geo, st, tt_keys, tt_data, ctl, depth, alpha, beta, flags, w
     if depth <= 0 or sply >= geo[G_MAX_PLY] - 1:
         st[S_EVALS] += 1
         return evaluate(geo, st)
-
+    # 2. the table
     key = st[S_HASH]
     tt_move = -1
-    if flags & F_TT:
-        i = key & (tt_keys.shape[0] - 1)
-        if tt_keys[i] == key:
-            packed = tt_data[2 * i + 1]
-            tt_move = (packed >> 16) - 1
-            if sply > 0 and (packed & 255) >= depth:
-                score = tt_data[2 * i]
-                if score > WIN - MATE_ZONE:
-                    score -= sply
-                elif score < -WIN + MATE_ZONE:
-                    score += sply
-                flag = (packed >> 8) & 255
-                if flag == TT_EXACT or (flag == TT_LOWER and score >= beta) or (flag == TT_UPPER and score <= alpha):
-                    return score
-
-    # ---- move list
+    i = key & (tt_keys.shape[0] - 1)
+    if flags & F_TT and tt_keys[i] == key:
+        tt_move, cut, score = _tt_entry(tt_data[2 * i + 1], tt_data[2 * i], depth, alpha, beta, sply)
+        if cut:
+            return score
+    # 3. the moves, cut to the width
+    cells = geo[G_CELLS]
+    moves = geo[G_S_MOVES] + sply * cells
+    mscore = geo[G_S_MSCORE] + sply * cells
     if forced >= 0:
         st[moves] = forced
         n = 1
     else:
         n = candidate_moves(geo, st, (flags & F_NEAR) != 0, st[moves:moves + cells])
-        if flags & F_ORDER:
+        if flags & F_ORDER:   # best first, the table's move first of all (stable: natural order on ties)
             for j in range(n):
                 cell = st[moves + j]
-                st[mscore + j] = (1 << 60) if cell == tt_move else move_score(geo, st, cell, turn)
-            for j in range(1, n):   # insertion sort, best first (stable: centre/natural order on ties)
-                cell = st[moves + j]
-                sc = st[mscore + j]
-                m = j - 1
-                while m >= 0 and st[mscore + m] < sc:
-                    st[moves + m + 1] = st[moves + m]
-                    st[mscore + m + 1] = st[mscore + m]
-                    m -= 1
-                st[moves + m + 1] = cell
-                st[mscore + m + 1] = sc
+                sc = (1 << 60) if cell == tt_move else move_score(geo, st, cell, turn)
+                insert_descending(st, st, moves, mscore, j, cell, sc)
             if width > 0 and n > width:
                 n = width
     if n == 0:   # board full (free placement) or no column left: a draw
         st[S_EVALS] += 1
         return 0
-
     alpha0 = alpha
     best = -INF
     best_move = st[moves]
     for j in range(n):
         cell = st[moves + j]
         st[S_NODES] += 1
-        won = play(geo, st, cell)
-        if won:
+        if play(geo, st, cell):
             st[S_EVALS] += 1
             score = _win_worth(flags, sply + 1)
-        elif st[S_PLY] == cells:
+        elif st[S_PLY] == geo[G_CELLS]:
             st[S_EVALS] += 1
             score = 0
         else:
@@ -193,7 +189,7 @@ def forced_win_by_fours(geo, st, ctl, max_moves, near_only, sply):
         return True
     if max_moves <= 0 or winning_cells(geo, st, 3 - turn, pair) > 0:
         return False
-    if (st[S_NODES] & 1023) == 0 and atomic_load(ctl, 0) != 0:
+    if (st[S_NODES] & POLL_MASK) == 0 and _must_stop(ctl, st[S_NODES], st[S_NODE_LIMIT]):
         st[S_ABORTED] = 1
     if st[S_ABORTED] != 0:
         return False

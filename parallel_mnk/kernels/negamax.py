@@ -1,4 +1,4 @@
-"""Alpha-beta negamax with a transposition table, and the exact-score driver.
+"""Alpha-beta negamax with a transposition table: the exact engine's search.
 
 Scores are from the side to move (DESIGN.md): a win completed on ply p is worth
 ``(cells + 2 - p) // 2``, a draw 0, a loss the negated worth of the opponent's win.
@@ -8,7 +8,18 @@ score ``s`` of the position:
 
 * returned ``v <= alpha``  ->  ``s <= v``  (an upper bound),
 * returned ``v >= beta``   ->  ``s >= v``  (a lower bound),
-* otherwise               ->  ``s == v``  (exact).
+* otherwise               ->  ``s == v``  (exact);
+
+and what it proves (1 lower bound, 2 upper bound, 3 exact) is left in
+``ctx[C_RESULT_KIND]``, exact also when a bound meets the node's known bounds.
+
+Live windows (parallel task roots): ``live_slot`` is the index in ``ctl`` of a
+window ``pack_window(task_id, A, B)`` another process may narrow while the task
+runs (-1 below the task root); it is applied before each move, and a value is
+still only returned when proven (a window closed without a proof abandons the
+task). Abort: when ``ctl[CTL_ABORT]`` is set, this searcher's task-abort slot
+names its task, or ``ctx[C_NODE_LIMIT]`` nodes are spent, the search unwinds
+without storing anything, sets ``ctx[C_ABORTED]`` and returns 0 (meaningless).
 
 Pruning rules (each preserves the exact score):
 
@@ -21,32 +32,45 @@ Pruning rules (each preserves the exact score):
   never played (a dead cell is a pass, and an extra stone never hurts in a
   game without gravity); when only dead cells are left the game is a draw;
 * a transposition table of bounds keyed by symmetry-canonical hashes.
+
+The preconditions of :func:`negamax` are written as code in
+:func:`check_preconditions`, which tests run at every node in plain Python
+(``NUMBA_DISABLE_JIT=1``).
+
+Helpers that the search inlines take and return plain numbers: an array handed
+to an inlined helper costs numba a reference count update per call (measured:
+helpers taking ``ctx``/``ctl`` per node made a node 4.5 % dearer).
 """
 import numpy as np
 from numba import njit
 
 from .bits import atomic_load, lowest_bit_index, popcount, prefetch
+from .common import budget_spent, insert_descending, stop_requested
 from .layout import (
     C_ABORTED, C_BOARD, C_CELLS, C_COLS, C_CTL_SLOT, C_DEFER_MIN_EMPTY, C_GRAVITY, C_NODE_LIMIT, C_NODES,
-    C_RESULT_KIND, C_TASK_ID, C_WEIGHT, CTL_ABORT, CTL_BUSY_BASE, CTL_BUSY_MASK, CTL_TASK_ABORT, MAX_CELLS,
+    C_RESULT_KIND, C_TASK_ID, C_WEIGHT, CTL_BUSY_BASE, CTL_BUSY_MASK, CTL_TASK_ABORT, MAX_CELLS,
     OFF_MOVES, OFF_SCORES, OFF_STATIC, TT_EXACT, TT_LOWER, TT_UPPER, WINDOW_BIAS,
 )
-from .lines import line_move_scores, live_line_summary, playable_cells, winning_cells
+from .lines import has_k_run, line_move_scores, live_line_summary, playable_cells, winning_cells
 from .table import canonical_key, probe, push_hashes, store
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
 ABORT_POLL_MASK = np.uint64(1023)
 PREFETCH_CHILDREN = 4
+NO_SCORE = 1000   # beyond every score: an absent bound
 
 
+# ------------------------------------------------------------------ move ordering
 @njit(cache=True)
-def _order_moves(ctx, own, opp, cand, ply, tt_move, gravity):
-    """Write the candidate cells of ``cand`` to the move list at ``ply``, best first.
+def _order_moves(ctx, tt, own, opp, cand, ply, tt_move, gravity):
+    """Write the candidate cells of ``cand`` (at least two) to the move list at
+    ``ply``, best first, and return how many there are.
 
     Order: the table's move; then (gravity) the number of our threats after the
-    move, or (free) the live-line score of the cell; centre first on ties.
-    Returns the number of moves.
+    move, or (free) the live-line score of the cell; centre first on ties. Then
+    starts fetching the first children's table entries (cutoffs come early, so
+    their probes then hit the cache).
     """
     mbase = OFF_MOVES + ply * MAX_CELLS
     sbase = OFF_SCORES + ply * 2 * MAX_CELLS   # per-cell line scores
@@ -63,23 +87,21 @@ def _order_moves(ctx, own, opp, cand, ply, tt_move, gravity):
             score = np.uint64(1) << np.uint64(62)
         elif gravity:
             bit = ONE << np.uint64(cell)
-            after = own | bit
-            threats = popcount(winning_cells(ctx, after, ctx[C_BOARD] & ~(mask | bit)))
+            threats = popcount(winning_cells(ctx, own | bit, ctx[C_BOARD] & ~(mask | bit)))
             score = np.uint64(threats) * np.uint64(64) + ctx[OFF_STATIC + cell]
         else:
             score = ctx[sbase + cell] * np.uint64(64) + ctx[OFF_STATIC + cell]
-        # insertion sort, descending, stable
-        i = n
-        while i > 0 and ctx[obase + i - 1] < score:
-            ctx[mbase + i] = ctx[mbase + i - 1]
-            ctx[obase + i] = ctx[obase + i - 1]
-            i -= 1
-        ctx[mbase + i] = np.uint64(cell)
-        ctx[obase + i] = score
+        insert_descending(ctx, ctx, mbase, obase, n, np.uint64(cell), score)
         n += 1
+    tt_mask = np.uint64(len(tt) - 1)
+    for i in range(min(n, PREFETCH_CHILDREN)):
+        push_hashes(ctx, ply, np.int64(ctx[mbase + i]), ply & 1)
+        child_key, _ = canonical_key(ctx, ply + 1)
+        prefetch(tt, np.int64(child_key & tt_mask))
     return n
 
 
+# ------------------------------------------------------------------ forced lines and bounds
 @njit(inline="always", cache=True)
 def node_prelude(ctx, own, opp, ply):
     """Forced lines and score bounds of a node (the pruning rules of the module docstring).
@@ -125,6 +147,38 @@ def node_prelude(ctx, own, opp, ply):
 
 
 @njit(inline="always", cache=True)
+def _narrow(alpha, beta, lower, upper):
+    """The window ``(alpha, beta)`` narrowed to known bounds ``lower <= s <= upper``.
+
+    Returns ``(alpha, beta, kind, value)``: ``kind`` 0 while the window is open;
+    else it closed and ``value`` is proven: a lower bound (``TT_LOWER``) or an
+    upper bound (``TT_UPPER``)."""
+    if alpha < lower:
+        alpha = lower
+        if alpha >= beta:
+            return alpha, beta, TT_LOWER, alpha
+    if beta > upper:
+        beta = upper
+        if alpha >= beta:
+            return alpha, beta, TT_UPPER, beta
+    return alpha, beta, 0, 0
+
+
+@njit(inline="always", cache=True)
+def _table_bound(flag, tt_score, alpha, beta, lower, upper):
+    """What a table entry adds to the known bounds and the window (for a bound
+    ``flag``; an exact entry is an answer by itself). Returns ``(alpha, beta, lower,
+    upper, kind, value)`` with ``kind``/``value`` as for :func:`_narrow`."""
+    if flag == TT_LOWER:
+        alpha, beta, kind, value = _narrow(alpha, beta, tt_score, NO_SCORE)
+        return alpha, beta, max(lower, tt_score), upper, kind, value
+    if flag == TT_UPPER:
+        alpha, beta, kind, value = _narrow(alpha, beta, -NO_SCORE, tt_score)
+        return alpha, beta, lower, min(upper, tt_score), kind, value
+    return alpha, beta, lower, upper, 0, 0
+
+
+@njit(inline="always", cache=True)
 def _result_kind(kind, value, lower, upper):
     """What a fail-soft ``value`` proves at a node known to score in ``[lower, upper]``:
     ``kind`` (a lower or an upper bound), or exact when the bound meets the known one
@@ -138,117 +192,103 @@ def _result_kind(kind, value, lower, upper):
     return kind
 
 
-@njit(inline="always", cache=True)
-def pack_window(task_id, alpha, beta):
-    """One int64 word holding a task id and a window (read and written atomically)."""
-    return (task_id << 32) | ((alpha + WINDOW_BIAS) << 16) | (beta + WINDOW_BIAS)
-
-
+# ------------------------------------------------------------------ sharing the work (parallel)
 @njit(inline="always", cache=True)
 def _poll_abort(ctx, ctl):
     """True when the whole search or this searcher's current task must stop, or
     the node budget is spent."""
-    if atomic_load(ctl, CTL_ABORT) != 0:
-        return True
-    limit = ctx[C_NODE_LIMIT]
-    if limit != ZERO and ctx[C_NODES] >= limit:
+    if stop_requested(ctl) or budget_spent(ctx[C_NODES], ctx[C_NODE_LIMIT]):
         return True
     task = np.int64(ctx[C_TASK_ID])
     return task != 0 and atomic_load(ctl, np.int64(ctx[C_CTL_SLOT]) + CTL_TASK_ABORT) == task
 
 
+@njit(inline="always", cache=True)
+def _live_window(word, task, alpha, beta):
+    """The window intersected with the live window ``word`` (``layout.pack_window``,
+    read from ``ctl``), unless that word is another task's."""
+    if (word >> 32) == task:
+        alpha = max(alpha, ((word >> 16) & 0xFFFF) - WINDOW_BIAS)
+        beta = min(beta, (word & 0xFFFF) - WINDOW_BIAS)
+    return alpha, beta
+
+
+@njit(inline="always", cache=True)
+def _mark_child(ctx, ctl, ply, busy_base, busy_mask, may_defer):
+    """Claim the busy mark of the child whose hashes are at ``ply + 1`` (with marks
+    in use: ``busy_base`` > 0).
+
+    Returns ``(mark, key)``: the mark's index and the key written there; ``mark``
+    is -2 when another searcher is inside that child and ``may_defer`` allows
+    putting it off to the second pass (nothing is claimed then)."""
+    child_key, _ = canonical_key(ctx, ply + 1)
+    mark_key = np.int64(child_key >> ONE)  # non-zero for any key that matters
+    mark = busy_base + (mark_key & busy_mask)
+    if may_defer and atomic_load(ctl, mark) == mark_key:
+        return -2, mark_key
+    ctl[mark] = mark_key
+    return mark, mark_key
+
+
+@njit(inline="always", cache=True)
+def _unmark_child(ctl, mark, mark_key):
+    """Release a busy mark claimed by :func:`_mark_child` (if still ours)."""
+    if ctl[mark] == mark_key:
+        ctl[mark] = 0
+
+
+# ------------------------------------------------------------------ the result
+# ------------------------------------------------------------------ the search
 @njit(cache=True)
 def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     """Score of the position ``own`` (side to move) / ``opp`` with ``ply`` stones on the board.
 
-    Preconditions: the game is not over, the side to move cannot win with its
-    next stone, ``alpha < beta``, and ``ctx``'s hash slot ``ply`` holds the
-    position's hashes (:func:`set_root_hashes`). Fail-soft; see the module
-    docstring for what the return value proves. Counts nodes in ``ctx[C_NODES]``.
-
-    ``live_slot`` (task roots only; -1 elsewhere): index in ``ctl`` of a live
-    window ``pack_window(task_id, A, B)`` that another process may narrow while
-    this runs. Before each move the window is intersected with it; a value is
-    still only returned when proven (if the window closes without a proof the
-    task is abandoned as below). The kind of the result is left in
-    ``ctx[C_RESULT_KIND]`` (1 lower bound, 2 upper bound, 3 exact).
-
-    Abort: when ``ctl[CTL_ABORT]`` becomes non-zero, this searcher's task-abort
-    slot names its task, or ``ctx[C_NODE_LIMIT]`` nodes are spent, the search unwinds without storing anything, sets
-    ``ctx[C_ABORTED]`` and returns 0, which then means nothing.
+    Preconditions (:func:`check_preconditions`): the game is not over, the side
+    to move cannot win with its next stone, ``alpha < beta``, and ``ctx``'s hash
+    slot ``ply`` holds the position's hashes (``table.set_root_hashes``).
+    Fail-soft, with the kind of the result in ``ctx[C_RESULT_KIND]``; nodes are
+    counted in ``ctx[C_NODES]``; ``live_slot`` and aborts: see the module docstring.
     """
-    nodes = ctx[C_NODES] + ONE
-    ctx[C_NODES] = nodes
-    if (nodes & ABORT_POLL_MASK) == ZERO and _poll_abort(ctx, ctl):
+    ctx[C_NODES] += ONE
+    if (ctx[C_NODES] & ABORT_POLL_MASK) == ZERO and _poll_abort(ctx, ctl):
         ctx[C_ABORTED] = ONE
     if ctx[C_ABORTED] != ZERO:
         return 0
-    cand, lo, hi = node_prelude(ctx, own, opp, ply)
+    # 1. forced lines and the static bounds: lower <= score <= upper (a result
+    #    that meets one of them is exact, whatever window it was searched with)
+    cand, lower, upper = node_prelude(ctx, own, opp, ply)
     if cand == ZERO:
         ctx[C_RESULT_KIND] = TT_EXACT
-        return lo
-    # lower <= score <= upper: what the prelude and the table prove; a result that
-    # meets one of them is exact, whatever window it was searched with
-    lower = lo
-    upper = hi
-    if alpha < lo:
-        alpha = lo
-        if alpha >= beta:
-            ctx[C_RESULT_KIND] = _result_kind(TT_LOWER, alpha, lower, upper)
-            return alpha
-    if beta > hi:
-        beta = hi
-        if alpha >= beta:
-            ctx[C_RESULT_KIND] = _result_kind(TT_UPPER, beta, lower, upper)
-            return beta
-
+        return lower
+    alpha, beta, kind, value = _narrow(alpha, beta, lower, upper)
+    if kind != 0:
+        ctx[C_RESULT_KIND] = _result_kind(kind, value, lower, upper)
+        return value
+    # 2. the table's bound
     key, sym = canonical_key(ctx, ply)
     flag, tt_score, tt_move = probe(ctx, tt, key, sym)
     if flag == TT_EXACT:
         ctx[C_RESULT_KIND] = TT_EXACT
         return tt_score
-    if flag == TT_LOWER:
-        lower = max(lower, tt_score)
-        if tt_score > alpha:
-            alpha = tt_score
-            if alpha >= beta:
-                ctx[C_RESULT_KIND] = _result_kind(TT_LOWER, alpha, lower, upper)
-                return alpha
-    elif flag == TT_UPPER:
-        upper = min(upper, tt_score)
-        if tt_score < beta:
-            beta = tt_score
-            if alpha >= beta:
-                ctx[C_RESULT_KIND] = _result_kind(TT_UPPER, beta, lower, upper)
-                return beta
-
+    alpha, beta, lower, upper, kind, value = _table_bound(flag, tt_score, alpha, beta, lower, upper)
+    if kind != 0:
+        ctx[C_RESULT_KIND] = _result_kind(kind, value, lower, upper)
+        return value
+    # 3. the moves, best first; with busy marks (ABDADA) a move whose child another
+    #    searcher is inside is put off to a second pass, by when its value is
+    #    usually in the table
     mbase = OFF_MOVES + ply * MAX_CELLS
     if cand & (cand - ONE) == ZERO:
         ctx[mbase] = np.uint64(lowest_bit_index(cand))  # a single move: nothing to order
         n = 1
     else:
-        n = _order_moves(ctx, own, opp, cand, ply, tt_move, ctx[C_GRAVITY] != ZERO)
+        n = _order_moves(ctx, tt, own, opp, cand, ply, tt_move, ctx[C_GRAVITY] != ZERO)
     player = ply & 1
-    if n > 1:
-        # start fetching the first children's table entries now (cutoffs come early):
-        # their probes then hit the cache
-        tt_mask = np.uint64(len(tt) - 1)
-        for i in range(min(n, PREFETCH_CHILDREN)):
-            push_hashes(ctx, ply, np.int64(ctx[mbase + i]), player)
-            child_key, _ = canonical_key(ctx, ply + 1)
-            prefetch(tt, np.int64(child_key & tt_mask))
-    best = -1000
-    best_move = -1
-    best_exact = False
     task = np.int64(ctx[C_TASK_ID])
-    # ABDADA (shared table only): a move whose child another searcher is inside is put
-    # off to a second pass, by when its value is usually in the table
-    defer_from = np.int64(ctx[C_DEFER_MIN_EMPTY])
-    busy_base = 0
-    busy_mask = 0
-    if defer_from > 0 and np.int64(ctx[C_CELLS]) - ply >= defer_from:
-        busy_base = ctl[CTL_BUSY_BASE]
-        busy_mask = ctl[CTL_BUSY_MASK]
+    busy_base = busy_mask = 0
+    if ctx[C_DEFER_MIN_EMPTY] != ZERO and np.int64(ctx[C_CELLS]) - ply >= np.int64(ctx[C_DEFER_MIN_EMPTY]):
+        busy_base, busy_mask = ctl[CTL_BUSY_BASE], ctl[CTL_BUSY_MASK]
+    best, best_move, best_exact = -NO_SCORE, -1, False
     deferred = ZERO
     second_pass = False
     i = 0
@@ -256,48 +296,38 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
         if i == n:
             if deferred == ZERO or second_pass:
                 break
-            second_pass = True
-            i = 0
+            second_pass, i = True, 0
         cell = np.int64(ctx[mbase + i])
         i += 1
         bit = ONE << np.uint64(cell)
         if second_pass and (deferred & bit) == ZERO:
             continue
         if live_slot >= 0:
-            word = atomic_load(ctl, live_slot)
-            if (word >> 32) == task:
-                alpha = max(alpha, ((word >> 16) & 0xFFFF) - WINDOW_BIAS)
-                beta = min(beta, (word & 0xFFFF) - WINDOW_BIAS)
-                if best_exact and best >= beta:
-                    break  # proven fail-high against the narrowed window
-                if alpha >= beta:
-                    ctx[C_ABORTED] = ONE  # no longer needed, and nothing proven: abandon
-                    return 0
+            alpha, beta = _live_window(atomic_load(ctl, live_slot), task, alpha, beta)
+            if best_exact and best >= beta:
+                break  # proven fail-high against the narrowed window
+            if alpha >= beta:
+                ctx[C_ABORTED] = ONE  # no longer needed, and nothing proven: abandon
+                return 0
         push_hashes(ctx, ply, cell, player)
-        mark = -1
-        mark_key = np.int64(0)
+        mark, mark_key = -1, np.int64(0)
         if busy_base > 0:
-            child_key, _ = canonical_key(ctx, ply + 1)
-            mark_key = np.int64(child_key >> ONE)  # non-zero for any key that matters
-            mark = busy_base + (mark_key & busy_mask)
-            if not second_pass and i > 1 and atomic_load(ctl, mark) == mark_key:
+            mark, mark_key = _mark_child(ctx, ctl, ply, busy_base, busy_mask, not second_pass and i > 1)
+            if mark == -2:
                 deferred |= bit
                 continue
-            ctl[mark] = mark_key
         v = -negamax(ctx, tt, ctl, opp, own | bit, np.int64(ply + 1),
                      np.int64(-beta), np.int64(-alpha), np.int64(-1))
-        if mark >= 0 and ctl[mark] == mark_key:
-            ctl[mark] = 0
+        if mark >= 0:
+            _unmark_child(ctl, mark, mark_key)
         if ctx[C_ABORTED] != ZERO:
             return 0
         if v > best:
-            best = v
-            best_move = cell
-            best_exact = alpha < v < beta
+            best, best_move, best_exact = v, cell, alpha < v < beta
         if v >= beta:
             break
-        if v > alpha:
-            alpha = v
+        alpha = max(alpha, v)
+    # 4. store what was proven
     if best >= beta:
         store(ctx, tt, key, sym, TT_LOWER, best, best_move)
         ctx[C_RESULT_KIND] = _result_kind(TT_LOWER, best, lower, upper)
@@ -308,3 +338,20 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
         store(ctx, tt, key, sym, TT_UPPER, best, -1)
         ctx[C_RESULT_KIND] = _result_kind(TT_UPPER, best, lower, upper)
     return best
+
+
+@njit(cache=True)
+def check_preconditions(ctx, own, opp, ply, alpha, beta):
+    """Raise ValueError unless :func:`negamax` may be called on this node. Not
+    called by the search (it would cost); tests wrap :func:`negamax` with it under
+    ``NUMBA_DISABLE_JIT=1``, so that every node of their searches is checked."""
+    if alpha >= beta:
+        raise ValueError("negamax: the window must be open (alpha < beta)")
+    if (own & opp) != ZERO or popcount(own | opp) != ply:
+        raise ValueError("negamax: own and opp must be disjoint with ply stones between them")
+    if ply >= np.int64(ctx[C_CELLS]) or has_k_run(ctx, opp) or has_k_run(ctx, own):
+        raise ValueError("negamax: the game is over")
+    mask = own | opp
+    legal = playable_cells(ctx, mask) if ctx[C_GRAVITY] != ZERO else ctx[C_BOARD] & ~mask
+    if winning_cells(ctx, own, legal) != ZERO:
+        raise ValueError("negamax: the side to move wins with its next stone (score it before calling)")

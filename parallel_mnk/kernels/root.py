@@ -8,6 +8,7 @@ import numpy as np
 from numba import njit
 
 from .bits import lowest_bit_index
+from .common import insert_descending
 from .layout import (
     C_ABORTED, C_BOARD, C_CELLS, C_GRAVITY, C_RESULT_KIND, MAX_CELLS, OFF_MOVES, OFF_STATIC, TT_EXACT,
 )
@@ -101,10 +102,7 @@ def move_value_at_least(ctx, tt, ctl, own, opp, ply, cell, target, weak):
     if immediate_wins(ctx, child_own, child_opp) != ZERO:
         loss = -1 if weak else -((cells - ply) // 2)
         return loss >= target
-    if weak:
-        # child weak value <= -target (window around -target in weak units)
-        v = search_window(ctx, tt, ctl, child_own, child_opp, ply + 1, -target, -target + 1)
-        return v <= -target
+    # the child's score (weak: its -1/0/1 value, the same search) is at most -target
     v = search_window(ctx, tt, ctl, child_own, child_opp, ply + 1, -target, -target + 1)
     return v <= -target
 
@@ -119,21 +117,12 @@ def best_move(ctx, tt, ctl, own, opp, ply, score, weak):
     legal = legal_cells(ctx, own, opp)
     n = 0
     order = np.empty(MAX_CELLS, dtype=np.int64)
+    keys = np.empty(MAX_CELLS, dtype=np.uint64)
     c = legal
     while c != ZERO:
-        cell = 0
-        low = c & (~c + ONE)
-        t = low
-        while t > ONE:
-            t >>= ONE
-            cell += 1
-        c ^= low
-        # insertion by static bonus, descending
-        i = n
-        while i > 0 and ctx[OFF_STATIC + order[i - 1]] < ctx[OFF_STATIC + cell]:
-            order[i] = order[i - 1]
-            i -= 1
-        order[i] = cell
+        cell = lowest_bit_index(c)
+        c &= c - ONE
+        insert_descending(order, keys, 0, 0, n, cell, ctx[OFF_STATIC + cell])
         n += 1
     fallback = order[0] if n > 0 else -1
     for i in range(n):
@@ -175,7 +164,7 @@ def expand(ctx, tt, own, opp, ply, out):
         return 0, lo, lo
     key, sym = canonical_key(ctx, ply)
     flag, tt_score, tt_move = probe(ctx, tt, key, sym)
-    n = _order_moves(ctx, own, opp, cand, ply, tt_move, ctx[C_GRAVITY] != ZERO)
+    n = _order_moves(ctx, tt, own, opp, cand, ply, tt_move, ctx[C_GRAVITY] != ZERO)
     for i in range(n):
         out[i] = np.int64(ctx[OFF_MOVES + ply * MAX_CELLS + i])
     return n, lo, hi

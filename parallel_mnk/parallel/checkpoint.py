@@ -69,7 +69,8 @@ from typing import Optional
 from ..kernels.layout import TT_EXACT, TT_LOWER, TT_UPPER
 from ..position import Position
 from ..rules import MnkError
-from .split import SplitTree, Task, TaskResult
+from .split import SplitTree
+from .task import Task, TaskResult
 
 FORMAT = 1
 COMMIT_EVERY_S = 0.25

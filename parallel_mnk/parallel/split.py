@@ -24,49 +24,13 @@ true, and a fail-soft result proves the same thing whichever window it used.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, Iterator, Optional
 
 from ..kernels.layout import TT_EXACT, TT_LOWER, TT_UPPER
+from ..rules import generic_bounds
 
-# expander(own, opp, ply) -> (n, lo, hi, cells): see kernels.root.expand
+# expander(own, opp, ply) -> (n, lo, hi, cells): see search.Search.expand
 Expander = Callable[[int, int, int], tuple[int, int, int, list[int]]]
-
-
-@dataclass(frozen=True)
-class Task:
-    """One unit of parallel work: search ``own``/``opp`` (``ply`` stones, ``own`` to
-    move) with window ``(alpha, beta)``. Small and picklable, so that any backend
-    (process pool, cluster) can run it; ``path`` is the cells from the solve's root."""
-
-    task_id: int
-    cols: int
-    rows: int
-    k: int
-    gravity: bool
-    salt: int
-    own: int
-    opp: int
-    ply: int
-    alpha: int
-    beta: int
-    path: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class TaskResult:
-    """What a worker reports for a task: the fail-soft ``value`` and its ``kind``
-    (1 lower bound, 2 upper bound, 3 exact), or ``abandoned`` (no value), plus the
-    work it cost."""
-
-    task_id: int
-    worker: int
-    value: int
-    kind: int
-    abandoned: bool
-    nodes: int
-    cpu_s: float
-    peak_rss: int
 
 
 class Node:
@@ -104,12 +68,6 @@ class Node:
 
     def settled(self) -> bool:
         return self.lo >= self.beta or self.hi <= self.alpha or self.lo == self.hi
-
-
-def generic_bounds(cells: int, ply: int) -> tuple[int, int]:
-    """Bounds valid for any position not over: lose on the opponent's next stone,
-    or win with one's own next stone."""
-    return -((cells - ply) // 2), (cells + 1 - ply) // 2
 
 
 class SplitTree:

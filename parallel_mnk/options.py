@@ -1,0 +1,102 @@
+"""What a caller asks of a search: :class:`Limit` (when to stop, as python-chess'
+``chess.engine.Limit``) and :class:`SolveOptions` (everything else a solve needs,
+validated once by :func:`parallel_mnk.solver.solve` and passed down as one object).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional, Union
+
+from .rules import MnkError, UnsupportedError
+
+MAX_SPLIT_DEPTH = 8
+BACKENDS = ("process", "ray")
+
+
+@dataclass(frozen=True)
+class Limit:
+    """When a search stops. Any of:
+
+    * ``time``: seconds of wall time;
+    * ``depth``: plies (the depth-limited engine only; an exact solve has no depth);
+    * ``nodes``: nodes searched (checked every 1024 nodes; a parallel solve checks
+      its workers' nodes as their tasks finish, so it may overshoot by what the
+      running tasks search meanwhile).
+
+    An exact solve stopped by its limit answers ``unknown``, never a guess; the
+    depth-limited engine answers with the deepest iteration it finished.
+    """
+
+    time: Optional[float] = None
+    depth: Optional[int] = None
+    nodes: Optional[int] = None
+
+    def __post_init__(self) -> None:
+        if self.time is not None and not self.time > 0:
+            raise MnkError(f"the time limit must be positive, got {self.time}")
+        if self.depth is not None and (isinstance(self.depth, bool) or not isinstance(self.depth, int)
+                                       or self.depth < 1):
+            raise MnkError(f"the depth limit must be a whole number of plies, at least 1, got {self.depth!r}")
+        if self.nodes is not None and (isinstance(self.nodes, bool) or not isinstance(self.nodes, int)
+                                       or self.nodes < 1):
+            raise MnkError(f"the node limit must be a whole number, at least 1, got {self.nodes!r}")
+
+    @staticmethod
+    def of(limit: Optional["Limit"] = None, time: Optional[float] = None, depth: Optional[int] = None) -> "Limit":
+        """``limit`` merged with the older keyword arguments ``time_limit=`` and
+        ``depth=`` (either way of giving one value, not both)."""
+        limit = limit if limit is not None else Limit()
+        if not isinstance(limit, Limit):
+            raise MnkError(f"limit must be a Limit(time=, depth=, nodes=), got {limit!r}")
+        if time is not None:
+            if limit.time is not None:
+                raise MnkError("give the time limit once: as Limit(time=...) or as time_limit=")
+            limit = Limit(time, limit.depth, limit.nodes)
+        if depth is not None:
+            if limit.depth is not None:
+                raise MnkError("give the depth once: as Limit(depth=...) or as depth=")
+            limit = Limit(limit.time, depth, limit.nodes)
+        return limit
+
+
+@dataclass(frozen=True)
+class SolveOptions:
+    """How :func:`parallel_mnk.solve` runs (see its docstring for each field).
+
+    ``tt_bits`` is resolved (log2 of the table's entry count); ``split_depth``
+    None is the adaptive split; ``serial_budget`` None the coordinator's default.
+    """
+
+    weak: bool = False
+    limit: Limit = field(default_factory=Limit)
+    workers: int = 1
+    tt_bits: int = 22
+    pv: bool = True
+    progress: Optional[bool] = None
+    split_depth: Optional[int] = None
+    serial_budget: Optional[int] = None
+    backend: str = "process"
+    address: Optional[str] = None
+    checkpoint: Optional[Union[str, Path]] = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1:
+            raise MnkError(f"workers must be at least 1, got {self.workers!r}")
+        if self.limit.depth is not None:
+            raise UnsupportedError("an exact solve has no depth limit (use Limit(time=) or Limit(nodes=); "
+                                   "best_move takes a depth)")
+        if self.split_depth is not None and not 1 <= self.split_depth <= MAX_SPLIT_DEPTH:
+            raise MnkError(f"split depth must be between 1 and {MAX_SPLIT_DEPTH}, got {self.split_depth}")
+        if self.serial_budget is not None and self.serial_budget < 0:
+            raise MnkError(f"the serial budget must be 0 or more nodes, got {self.serial_budget}")
+        if self.backend not in BACKENDS:
+            raise MnkError(f"unknown backend {self.backend!r} ({' or '.join(BACKENDS)})")
+        if self.address is not None and self.backend != "ray":
+            raise MnkError("an address is only for the ray backend")
+
+    @property
+    def parallel(self) -> bool:
+        """Whether the solve runs on a backend of workers (more than one worker,
+        the Ray backend, or a checkpoint journal) rather than serially here."""
+        return self.workers > 1 or self.backend != "process" or self.checkpoint is not None

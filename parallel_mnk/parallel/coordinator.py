@@ -1,0 +1,326 @@
+"""The scheduler: which task runs where and when, on any backend.
+
+:meth:`Coordinator.search_tree` runs the tasks of a split tree (:mod:`.split`)
+until its root is settled:
+
+* dispatch: tasks in the tree's order (best-ordered first) to idle slots; those
+  young-brothers-wait allows, plus at most ``MAX_SPECULATIVE`` running before
+  their elder brother is settled (any number on a backend without helpers);
+* helpers: a slot left idle joins a running task (same task on the shared
+  table; the busy marks make the two searchers take different moves first,
+  ABDADA), the task the fewest slots search first; the first result counts;
+* live windows: after every result the windows of running tasks are narrowed
+  (or the tasks abandoned when nobody needs them any more);
+* faults: a lost worker's task goes back to the tree and the slot gets a fresh
+  worker, a few times per solve at most; Ctrl-C closes the backend; a time
+  limit raises :class:`SearchTimeout`; before returning, every task still
+  running is abandoned and waited for (a slot that does not answer is reset).
+
+:meth:`Coordinator.run_each` runs independent tasks (the depth-limited engine's
+root moves) in the order a callback hands them out.
+"""
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import replace
+from typing import Callable, Optional
+
+from ..results import WorkerStats
+from ..rules import GameSpec, MnkError, ResourceError
+from ..runtime import StatusLine
+from .backend import Backend, Lost
+from .split import Node, SplitTree
+from .task import AnyResult, AnyTask, Task, TaskResult
+
+MAX_SPECULATIVE = 1        # running tasks young-brothers-wait does not allow yet; other idle workers help
+MAX_HELPERS = 64           # at most this many workers on one task
+MAX_RESTARTS_PER_WORKER = 3
+DRAIN_TIMEOUT_S = 10.0     # how long abandoned tasks may take to answer before their worker is reset
+_task_ids = itertools.count(1)   # unique in the process, whatever the backend
+
+
+class SearchTimeout(Exception):
+    """The time limit ran out; the answer is unknown."""
+
+
+class Job:
+    """A task handed to a slot: its split-tree node (None for independent tasks or
+    once released), the window last sent to it, whether it was abandoned."""
+
+    __slots__ = ("node", "task", "window", "abandon_sent")
+
+    def __init__(self, node: Optional[Node], task: AnyTask) -> None:
+        self.node, self.task = node, task
+        self.window = task.live_window
+        self.abandon_sent = False
+
+
+class Slot:
+    """One worker slot as the coordinator sees it: the job it runs, its restarts
+    in this solve and what it did."""
+
+    __slots__ = ("index", "job", "restarts", "stats")
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.job: Optional[Job] = None
+        self.restarts = 0
+        self.stats = WorkerStats(index)
+
+
+class Coordinator:
+    """Schedules work on ``backend``'s slots (see the module docstring)."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+        self.slots = [Slot(i + 1) for i in range(backend.n)]
+        self.helper_jobs = 0   # times an idle worker joined a running task (since the backend started)
+        self.journal = None    # a Checkpoint seeing every task handed out and every result, for one solve
+
+    def new_solve(self) -> None:
+        """Per-solve figures start afresh (stats, the restart limit)."""
+        for s in self.slots:
+            s.stats = WorkerStats(s.index)
+            s.restarts = 0
+
+    @property
+    def running(self) -> int:
+        """Slots with a task."""
+        return sum(s.job is not None for s in self.slots)
+
+    # ------------------------------------------------------------ a split tree
+    def search_tree(self, tree: SplitTree, spec: GameSpec, salt: int, deadline: Optional[float],
+                    status: Optional[Callable[[], None]] = None) -> int:
+        """Run the tasks of ``tree`` until its root is settled; returns the root's
+        value. ``status()`` is called after every turn of the loop."""
+        self.backend.begin()
+        try:
+            while not tree.done:
+                self._dispatch(tree, spec, salt)
+                if not self.running:
+                    raise RuntimeError("internal error: the split tree has no task to run but is not settled")
+                self._collect(tree, timeout=0.1)
+                self._update_live(tree)
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise SearchTimeout()
+                if status is not None:
+                    status()
+            return tree.result()
+        except KeyboardInterrupt:
+            # Ctrl-C may have cut a message to or from a worker in half: stop them
+            # all now (the caller forgets this backend) rather than wait for replies
+            self.backend.close()
+            raise
+        finally:
+            if not self.backend.closed:
+                self._drain(tree)
+
+    def _dispatch(self, tree: SplitTree, spec: GameSpec, salt: int) -> None:
+        """Hand out the tasks the tree needs now, then let idle slots help (see
+        the module docstring)."""
+        for index, how in self.backend.dead_idle():
+            if self._lost(self.slots[index - 1], how):
+                self.backend.restart(index)
+        idle = [s for s in self.slots if s.job is None]
+        if not idle:
+            return
+        speculative = sum(1 for s in self.slots
+                          if s.job is not None and s.job.node is not None and not tree.eligible(s.job.node))
+        for node in tree.next_tasks():
+            eligible = tree.eligible(node)
+            if not (eligible or speculative < MAX_SPECULATIVE or not self.backend.helpers):
+                break
+            speculative += not eligible
+            task = Task(next(_task_ids), spec.cols, spec.rows, spec.k, spec.gravity, int(salt), node.own,
+                        node.opp, node.ply, node.alpha, node.beta, node.path())
+            if self.journal is not None:
+                self.journal.handed_out(tree, task)
+            self._start(idle.pop(0), node, task)
+            if not idle:
+                return
+        while idle and self.backend.helpers:
+            job = self._helpable(tree)
+            if job is None or job.node is None:
+                break
+            node = job.node
+            self._start(idle.pop(0), node, replace(job.task, alpha=node.alpha, beta=node.beta))
+            self.helper_jobs += 1
+
+    def _helpable(self, tree: SplitTree) -> Optional[Job]:
+        """The running task an idle slot should join: the one the fewest slots
+        search, the oldest first; None if there is none."""
+        best = None
+        for s in self.slots:
+            job = s.job
+            if job is None or job.node is None or job.abandon_sent or tree.live_window(job.node) is None:
+                continue
+            if job.node.running > MAX_HELPERS:
+                continue
+            if best is None or (job.node.running, job.task.task_id) < (best.node.running, best.task.task_id):
+                best = job
+        return best
+
+    def _start(self, slot: Slot, node: Optional[Node], task: AnyTask) -> bool:
+        """Hand ``task`` (for ``node``) to the idle ``slot``; a worker found dead is
+        restarted and tried once more. False when that failed too (the task is
+        then handed out again later)."""
+        for _ in range(2):
+            self._assign(slot, node, task)
+            if self.backend.start(slot.index, task):
+                return True
+            if not self._lost(slot, "its pipe was closed"):
+                return False
+            self.backend.restart(slot.index)
+        return False
+
+    @staticmethod
+    def _assign(slot: Slot, node: Optional[Node], task: AnyTask) -> None:
+        """``slot`` runs ``task``, a search of ``node``."""
+        if node is not None:
+            node.running += 1
+            node.task_id = task.task_id
+        slot.job = Job(node, task)
+
+    @staticmethod
+    def _release(job: Job) -> None:
+        """``job`` no longer counts as a search of its node."""
+        if job.node is not None:
+            job.node.running -= 1
+            job.node = None
+
+    def _collect(self, tree: Optional[SplitTree], timeout: float) -> list[AnyResult]:
+        """Record what came back (results, losses); returns the results."""
+        results = []
+        for index, event in self.backend.collect(timeout):
+            slot = self.slots[index - 1]
+            if isinstance(event, Lost):
+                if self._lost(slot, event.how):
+                    self.backend.restart(index)
+            elif self._record(slot, event, tree):
+                results.append(event)
+        return results
+
+    def _record(self, slot: Slot, result: AnyResult, tree: Optional[SplitTree]) -> bool:
+        """Account for ``slot``'s result and, for a split-tree task, record it in
+        ``tree``; False for a result no job waits for."""
+        job = slot.job
+        if job is None or job.task.task_id != result.task_id:
+            return False
+        slot.job = None
+        st = slot.stats
+        st.tasks += 0 if getattr(result, "abandoned", False) and result.nodes == 0 else 1
+        st.nodes += result.nodes
+        st.cpu_s += result.cpu_s
+        st.peak_rss = max(st.peak_rss, result.peak_rss)
+        node = job.node
+        self._release(job)
+        if node is None or tree is None or not isinstance(result, TaskResult) or result.abandoned:
+            return True
+        if result.task_id != node.task_id:
+            return True  # a helper's or an older search of a node handed out again
+        tree.record(node, result.value, result.kind)
+        if not node.settled():
+            # the fail-soft contract makes every finished search decide its node; going
+            # on would hand the same task out again and again
+            raise RuntimeError(f"internal error: task {result.task_id} at {node.path()} returned "
+                               f"{result.value} (kind {result.kind}), which does not decide its window "
+                               f"({node.alpha}, {node.beta}); bounds now [{node.lo}, {node.hi}]")
+        if self.journal is not None:
+            self.journal.task_done(tree, job.task, result)
+        return True
+
+    def _lost(self, slot: Slot, how: str) -> bool:
+        """``slot``'s worker died (``how``): its task goes back to the tree. False
+        when the backend is closing; raises after too many deaths in one solve."""
+        if slot.job is not None:
+            self._release(slot.job)
+            slot.job = None
+        if self.backend.closed:
+            return False
+        slot.restarts += 1
+        if slot.restarts > MAX_RESTARTS_PER_WORKER:
+            raise ResourceError(f"worker {slot.index} died {slot.restarts} times (last: {how}); giving up "
+                                "(out of memory? try a smaller --tt-size or fewer --workers)")
+        return True
+
+    def _update_live(self, tree: SplitTree) -> None:
+        """Narrow the live windows of running tasks; abandon those nobody needs."""
+        for s in self.slots:
+            job = s.job
+            if job is None or job.abandon_sent or job.node is None:
+                continue
+            window = tree.live_window(job.node)
+            if window is None:
+                self.backend.abandon(s.index, job.task.task_id)
+                job.abandon_sent = True
+            elif window != job.window:
+                self.backend.set_window(s.index, job.task.task_id, *window)
+                job.window = window
+        self.backend.flush()
+
+    def _drain(self, tree: Optional[SplitTree]) -> None:
+        """Abandon every task handed out and wait for the slots to answer (an
+        abandoned search stops within about a millisecond); a slot that has not
+        answered after ``DRAIN_TIMEOUT_S`` is reset."""
+        for s in self.slots:
+            if s.job is not None and not s.job.abandon_sent:
+                self.backend.abandon(s.index, s.job.task.task_id)
+                s.job.abandon_sent = True
+        self.backend.flush()
+        deadline = time.monotonic() + DRAIN_TIMEOUT_S
+        while self.running and time.monotonic() < deadline:
+            self._collect(None, timeout=0.5)
+        for s in self.slots:
+            if s.job is not None:
+                self._release(s.job)
+                s.job = None
+                self.backend.reset(s.index)
+
+    # ------------------------------------------------------------ independent tasks
+    def run_each(self, next_task: Callable[[], Optional[AnyTask]], on_result: Callable[[AnyResult], None],
+                 deadline: Optional[float] = None) -> bool:
+        """Run the tasks ``next_task()`` hands out (None: no more for now), each on
+        the next idle slot, until all have answered; ``on_result`` sees each result
+        as it comes (and may change what ``next_task`` gives). At ``deadline`` every
+        running task is stopped and no more are handed out. Returns whether the
+        deadline stopped it."""
+        self.backend.begin()
+        stopped = False
+        try:
+            while True:
+                for slot in self.slots:
+                    task = None if stopped or slot.job is not None else next_task()
+                    if task is not None and not self._start(slot, None, task):
+                        raise MnkError(f"worker {slot.index} stopped; run again or use --workers 1")
+                if not self.running:
+                    return stopped
+                wait = 0.05 if deadline is None else max(0.0, min(0.05, deadline - time.monotonic()))
+                for index, event in self.backend.collect(wait):
+                    if isinstance(event, Lost):
+                        self._lost(self.slots[index - 1], event.how)
+                        raise MnkError(f"worker {index} stopped ({event.how}); run again or use --workers 1")
+                    if self._record(self.slots[index - 1], event, None):
+                        on_result(event)
+                if deadline is not None and not stopped and time.monotonic() >= deadline:
+                    self.backend.stop_all()
+                    stopped = True
+        except KeyboardInterrupt:
+            self.backend.close()
+            raise
+        finally:
+            if not self.backend.closed:
+                if self.running:   # an error: these tasks read only the stop word
+                    self.backend.stop_all()
+                    self._drain(None)
+                self.backend.begin()
+
+    # ------------------------------------------------------------ reporting
+    def status_text(self, label: str, tree: Optional[SplitTree], line: StatusLine) -> str:
+        """The status line of a parallel solve: tasks, nodes, rate, elapsed."""
+        nodes = sum(s.stats.nodes for s in self.slots)
+        tasks = sum(s.stats.tasks for s in self.slots)
+        total = tree.tasks_total if tree is not None else 0
+        elapsed = line.elapsed()
+        return (f"{label}: {tasks} tasks done ({total} in this split), {self.running} running, "
+                f"{nodes / 1e6:.1f} M nodes, {nodes / max(elapsed, 1e-9) / 1e6:.1f} M nodes/s, {elapsed:.1f} s")

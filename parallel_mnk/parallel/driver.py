@@ -1,0 +1,214 @@
+"""A parallel exact solve: the probe loop over split trees, then the best move
+and the line (:func:`solve_parallel`, the same for every backend).
+
+The exact score comes from the same null-window tests as the serial path, each
+run as a split tree (``split_depth`` plies; default 1, deeper until there are
+8 tasks, at most 4; 1 is plain root splitting without young-brothers-wait). The
+best move and line are then found by the coordinator on its table (shared with
+the workers of its machine). A position solved within ``serial_budget`` nodes by
+the coordinator alone is not split at all (0: always split); the table it
+filled is kept for the split. A checkpoint journal (:mod:`.checkpoint`) makes
+the solve resumable.
+"""
+from __future__ import annotations
+
+import time
+from typing import Optional
+
+from ..kernels.root import next_probe
+from ..options import SolveOptions
+from ..position import Position
+from ..results import SolveResult, WorkerStats
+from ..rules import Value, generic_bounds, value_of_score
+from ..runtime import StatusLine, peak_rss
+from ..search import Search, answer_with_line, terminal_result
+from ..ttable import new_salt
+from . import backends
+from .checkpoint import Checkpoint
+from .coordinator import Coordinator, SearchTimeout
+from .split import SplitTree
+
+DEFAULT_SPLIT_DEPTH = 1  # plies always split; more while there are under MIN_TASKS tasks
+MIN_TASKS = 8            # (whatever the number of workers: workers beyond that join running tasks)
+SERIAL_BUDGET = 1 << 13  # nodes (about 2 ms) tried serially before splitting
+
+
+def solve_parallel(position: Position, opts: SolveOptions) -> SolveResult:
+    """:func:`parallel_mnk.solve` on ``opts.workers`` slots of ``opts.backend``
+    (see the module docstring), resuming from and writing to ``opts.checkpoint``."""
+    started = time.perf_counter()
+    if position.is_game_over():
+        return terminal_result(position, started)
+    journal = Checkpoint(opts.checkpoint, position) if opts.checkpoint is not None else None
+    try:
+        if journal is not None:
+            done = journal.final_result(opts.weak, opts.pv)
+            if done is not None:  # the journal holds the whole answer
+                score, line = done
+                stats = [WorkerStats(i) for i in range(opts.workers + 1)]
+                return SolveResult(position.spec, value_of_score(score), None if opts.weak else score, line[0],
+                                   line, 0, time.perf_counter() - started, stats, checkpoint=journal.summary())
+        coordinator = backends.get_coordinator(opts.backend, opts.workers, opts.tt_bits, opts.address)
+        coordinator.journal = journal
+        try:
+            result = ParallelSolve(coordinator, position, opts, journal, started).run()
+        finally:
+            coordinator.journal = None
+        if journal is not None:
+            if result.value is not Value.UNKNOWN:
+                journal.set_final_result(opts.weak, result.value, result.score, result.pv, full=opts.pv)
+            result.checkpoint = journal.summary()
+        return result
+    finally:
+        if journal is not None:
+            journal.close()
+
+
+class ParallelSolve:
+    """One parallel solve of ``position`` on ``coordinator`` (see the module docstring)."""
+
+    def __init__(self, coordinator: Coordinator, position: Position, opts: SolveOptions,
+                 journal: Optional[Checkpoint], started: float) -> None:
+        self.coordinator = coordinator
+        self.position = position
+        self.spec = position.spec
+        self.opts = opts
+        self.journal = journal
+        self.started = started
+        coordinator.new_solve()
+        self.salt = new_salt()
+        self.search = Search(self.spec, coordinator.backend.tt, salt=self.salt)
+        self.cpu0 = time.process_time()
+        self.deadline = None if opts.limit.time is None else time.monotonic() + opts.limit.time
+        self.status = StatusLine(opts.progress)
+        self.label = ""
+        self.tree: Optional[SplitTree] = None
+        self.own, self.opp = position.stones()
+        self.ply = position.ply
+        # proven lower bounds through root children, with the child's cell (best-move candidates)
+        self.proven: list[tuple[int, int]] = []
+        self.lo, self.hi = generic_bounds(self.spec.cells, self.ply)
+        if journal is not None:  # what earlier runs proved about the root
+            self.lo, self.hi, earlier = journal.root_bounds(self.lo, self.hi)
+            self.proven += earlier
+
+    def run(self) -> SolveResult:
+        """The result (``unknown`` when a limit stopped it)."""
+        try:
+            done = self._serial_try()
+            if done is not None:
+                return done
+            n, lo0, hi0, cells = self.search.expand(self.own, self.opp, self.ply)
+            self._check_nodes()
+            score = self._score(n, lo0, hi0)
+            self._set_coordinator_budget()
+            line = answer_with_line(self.search, self.position, score, self.opts.weak, self.opts.pv,
+                                    self._known_best_cell(score, n, lo0, cells[0]))
+            if line is None:
+                raise SearchTimeout()
+            return self._result(score, line)
+        except SearchTimeout:
+            return self._result(None, [])
+        except KeyboardInterrupt:
+            backends.shutdown_backends()
+            raise
+        finally:
+            self.status.finish()
+
+    # ------------------------------------------------------------ the steps
+    def _serial_try(self) -> Optional[SolveResult]:
+        """Easy positions: a serial search within the serial budget, on the shared
+        table; its result, or None (the table it filled is kept)."""
+        budget = SERIAL_BUDGET if self.opts.serial_budget is None else self.opts.serial_budget
+        if self.opts.limit.nodes is not None:
+            budget = min(budget, self.opts.limit.nodes)
+        if not budget:
+            return None
+        self.search.set_node_limit(budget)
+        score = self.search.score(self.own, self.opp, self.ply, self.opts.weak)
+        if not self.search.aborted:
+            self._set_coordinator_budget()
+            line = answer_with_line(self.search, self.position, score, self.opts.weak, self.opts.pv)
+            if line is not None:
+                return self._result(score, line, serial=True)
+        self.search.set_node_limit(None)
+        self._check_nodes()
+        return None
+
+    def _score(self, n: int, lo0: int, hi0: int) -> int:
+        """The exact score (or the weak -1/0/1) by window searches of split trees."""
+        if n == 0:
+            return lo0
+        if self.opts.weak:
+            lo, hi = self.lo, self.hi
+            if lo > 0 or hi < 0 or lo == hi == 0:
+                v = lo if lo > 0 else (hi if hi < 0 else 0)  # the journal decides it
+            else:
+                v = self._window_search(-1, 1, "weak")
+            return 1 if v > 0 else (-1 if v < 0 else 0)
+        lo, hi = max(self.lo, lo0), min(self.hi, hi0)
+        while lo < hi:
+            med = int(next_probe(lo, hi))
+            r = self._window_search(med, med + 1, f"score in [{lo},{hi}], testing > {med}")
+            if r <= med:
+                hi = r
+            else:
+                lo = r
+        return lo
+
+    def _window_search(self, alpha: int, beta: int, label: str) -> int:
+        """One probe: the root's fail-soft value for the window, by a split tree."""
+        depth = self.opts.split_depth if self.opts.split_depth is not None else DEFAULT_SPLIT_DEPTH
+        tree = SplitTree(self.spec.cells, self.search.expand, self.own, self.opp, self.ply, alpha, beta,
+                         depth=depth, ybw=self.opts.split_depth != 1,
+                         min_tasks=MIN_TASKS if self.opts.split_depth is None else 0)
+        if self.journal is not None:
+            self.journal.apply(tree)
+        self.label, self.tree = label, tree
+        value = self.coordinator.search_tree(tree, self.spec, int(self.salt), self.deadline, self._after_turn)
+        child = tree.best_child()
+        if child is not None:
+            self.proven.append((-child.hi, child.cell))
+        if self.journal is not None:
+            self.journal.probe_done(alpha, beta, value, None if child is None else (-child.hi, child.cell))
+        return value
+
+    def _known_best_cell(self, score: int, n: int, lo0: int, first_choice: int) -> Optional[int]:
+        """A best move the probes already proved (or the static bound gives), or
+        None when the coordinator must search for one."""
+        reaching = [c for v, c in self.proven if v >= score]
+        if reaching:
+            return reaching[-1]
+        if n > 0 and score == max(generic_bounds(self.spec.cells, self.ply)[0], lo0):
+            return first_choice  # the score is the static bound every candidate reaches
+        return None
+
+    # ------------------------------------------------------------ limits and figures
+    def _nodes(self) -> int:
+        return self.search.nodes + sum(s.stats.nodes for s in self.coordinator.slots)
+
+    def _check_nodes(self) -> None:
+        """Raise SearchTimeout once the node limit is spent."""
+        if self.opts.limit.nodes is not None and self._nodes() >= self.opts.limit.nodes:
+            raise SearchTimeout()
+
+    def _set_coordinator_budget(self) -> None:
+        """The coordinator's own searches (best move, line) may use what is left of the node limit."""
+        if self.opts.limit.nodes is not None:
+            self.search.set_node_limit(self.search.nodes + max(1, self.opts.limit.nodes - self._nodes()))
+
+    def _after_turn(self) -> None:
+        self._check_nodes()
+        self.status.update(lambda: self.coordinator.status_text(self.label, self.tree, self.status))
+
+    def _result(self, score: Optional[int], line: list[int], serial: bool = False) -> SolveResult:
+        """The SolveResult (``score`` None: unknown)."""
+        cpu = time.process_time() - self.cpu0
+        stats = [WorkerStats(0, 1 if serial else 0, self.search.nodes, cpu, peak_rss())]
+        stats += [s.stats for s in self.coordinator.slots]
+        nodes = sum(s.nodes for s in stats)
+        value = Value.UNKNOWN if score is None else value_of_score(score)
+        exact = None if (self.opts.weak or score is None) else score
+        return SolveResult(self.spec, value, exact, line[0] if line else None, line, nodes,
+                           time.perf_counter() - self.started, stats)
+

@@ -1,0 +1,160 @@
+"""The units of parallel work and what a worker reports back.
+
+Each task type is a small picklable record that carries its own :meth:`run`, so
+a worker of any backend (process pool, Ray) runs whatever it is handed with one
+call and never needs to know the kinds:
+
+* :class:`Task`: a window search of one position of the exact solver's split
+  tree (:mod:`.split`), answered by a :class:`TaskResult`;
+* :class:`HeuristicTask`: one root move of the depth-limited engine searched to
+  a depth (:mod:`.heuristic`), answered by a :class:`HeuristicResult`.
+
+:class:`WorkerEnv` is what a worker process holds between tasks: its index, the
+shared table, the control array and its slot there, and its searches.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
+import numpy as np
+
+from .. import limited
+from ..kernels import layout as L
+from ..rules import GameSpec
+from ..runtime import peak_rss
+from ..search import Search
+
+DEFER_MIN_EMPTY = 8   # workers put off children another is inside at nodes with this many empty cells
+
+
+@dataclass
+class WorkerEnv:
+    """A worker's side of a backend: ``index`` (1..n; 0 is the coordinator), the
+    table ``tt`` and control array ``ctl`` it shares with the others, and ``slot``,
+    the index of its control words in ``ctl`` (task abort, live window)."""
+
+    index: int
+    tt: np.ndarray
+    ctl: np.ndarray
+    slot: int
+    searches: dict = field(default_factory=dict)   # GameSpec -> Search on tt and ctl
+
+    def search(self, spec: GameSpec) -> Search:
+        """This worker's :class:`Search` of ``spec`` (made once)."""
+        s = self.searches.get(spec)
+        if s is None:
+            s = self.searches[spec] = Search(spec, self.tt, self.ctl, salt=np.uint64(0))
+        return s
+
+
+@dataclass(frozen=True)
+class TaskResult:
+    """What a worker reports for a task: the fail-soft ``value`` and its ``kind``
+    (1 lower bound, 2 upper bound, 3 exact), or ``abandoned`` (no value), plus the
+    work it cost."""
+
+    task_id: int
+    worker: int
+    value: int
+    kind: int
+    abandoned: bool
+    nodes: int
+    cpu_s: float
+    peak_rss: int
+
+
+@dataclass(frozen=True)
+class Task:
+    """One unit of the exact solver's parallel work: search ``own``/``opp`` (``ply``
+    stones, ``own`` to move) with window ``(alpha, beta)`` on a table salted with
+    ``salt``; ``path`` is the cells from the solve's root."""
+
+    task_id: int
+    cols: int
+    rows: int
+    k: int
+    gravity: bool
+    salt: int
+    own: int
+    opp: int
+    ply: int
+    alpha: int
+    beta: int
+    path: tuple[int, ...]
+
+    @property
+    def spec(self) -> GameSpec:
+        return GameSpec(self.cols, self.rows, self.k, self.gravity)
+
+    @property
+    def live_window(self) -> Optional[tuple[int, int]]:
+        """The window the coordinator narrows while the task runs."""
+        return self.alpha, self.beta
+
+    def run(self, env: WorkerEnv) -> TaskResult:
+        """Search the task in this process with the live window and abort word of
+        ``env``'s slot. A task abandoned before it started is reported abandoned
+        without a search."""
+        if env.ctl[env.slot + L.CTL_TASK_ABORT] == self.task_id:
+            return TaskResult(self.task_id, env.index, 0, 0, True, 0, 0.0, peak_rss())
+        search = env.search(self.spec)
+        defer = DEFER_MIN_EMPTY if env.ctl[L.CTL_BUSY_BASE] > 0 else 0
+        cpu = time.process_time()
+        value, kind, abandoned = search.run_task(self.own, self.opp, self.ply, self.alpha, self.beta, self.task_id,
+                                                 self.salt, env.slot, defer)
+        return TaskResult(self.task_id, env.index, value, kind, abandoned, search.nodes,
+                          time.process_time() - cpu, peak_rss())
+
+
+@dataclass(frozen=True)
+class HeuristicResult:
+    """The value of a root move from the root's view (a fail-soft bound when it is
+    ``<= alpha``), or ``aborted``; plus the work it cost."""
+
+    task_id: int
+    worker: int
+    cell: int
+    value: int
+    aborted: bool
+    nodes: int
+    cpu_s: float
+    peak_rss: int = 0
+
+
+@dataclass(frozen=True)
+class HeuristicTask:
+    """Search the position after root move ``cell`` to ``depth`` plies in all with
+    the window ``(alpha, beta)`` from the root's view. ``x``/``o`` are the root's
+    bitboards (Python ints: any board size), ``turn`` the side to move there."""
+
+    task_id: int
+    cols: int
+    rows: int
+    k: int
+    gravity: bool
+    x: int
+    o: int
+    turn: int
+    cell: int
+    depth: int
+    alpha: int
+    beta: int
+    flags: int
+    width: int
+
+    live_window = None   # its window is fixed when it is handed out
+
+    def run(self, env: WorkerEnv) -> HeuristicResult:
+        """Search the move in this process (``env.ctl``'s abort word stops it)."""
+        cpu = time.process_time()
+        spec = GameSpec(self.cols, self.rows, self.k, self.gravity)
+        value, aborted, nodes = limited.search_root_move(spec, self.x, self.o, self.turn, self.cell, self.depth,
+                                                         self.alpha, self.beta, self.flags, self.width, env.ctl)
+        return HeuristicResult(self.task_id, env.index, self.cell, value, aborted, nodes,
+                               time.process_time() - cpu, peak_rss())
+
+
+AnyTask = Union[Task, HeuristicTask]
+AnyResult = Union[TaskResult, HeuristicResult]

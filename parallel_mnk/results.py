@@ -1,0 +1,105 @@
+"""What the engines answer: :class:`SolveResult` (exact engine), :class:`WorkerStats`
+(per-process accounting) and :class:`LimitedResult` (depth-limited engine).
+
+Plain records: no numba, no search. Moves inside are ints (a column index with
+gravity, a cell index otherwise); ``to_dict`` writes them in DESIGN.md notation.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from .kernels.grid_layout import MATE_ZONE, WIN
+from .rules import GameSpec, Value, format_move
+
+
+@dataclass
+class WorkerStats:
+    """What one process did: tasks run, nodes searched, CPU seconds, peak memory
+    (bytes). Worker 0 is the process that called :func:`solve` (the serial search,
+    or the coordinator of a parallel one)."""
+
+    worker: int
+    tasks: int = 0
+    nodes: int = 0
+    cpu_s: float = 0.0
+    peak_rss: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"worker": self.worker, "tasks": self.tasks, "nodes": self.nodes,
+                "cpu_s": round(self.cpu_s, 6), "peak_rss": self.peak_rss}
+
+
+@dataclass
+class SolveResult:
+    """The answer for one position, from the side to move.
+
+    ``value`` is a :class:`Value` (``unknown`` when a limit stopped the search);
+    ``score`` the exact DESIGN.md score (None when weak or unknown);
+    ``best_move`` and ``pv`` are moves (None/empty when the game is over or the
+    value unknown); ``nodes`` counts every node searched, also those of the
+    best-move and variation searches; ``workers`` the per-process figures.
+    """
+
+    spec: GameSpec
+    value: Value
+    score: Optional[int]
+    best_move: Optional[int]
+    pv: list[int]
+    nodes: int
+    time_s: float
+    workers: list[WorkerStats] = field(default_factory=list)
+    terminal: bool = False
+    checkpoint: Optional[dict] = None  # journal figures of a solve with a checkpoint
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form of DESIGN.md (moves in the input's notation)."""
+        return {
+            "value": self.value.value,
+            "score": self.score,
+            "best_move": None if self.best_move is None else format_move(self.spec, self.best_move),
+            "pv": [format_move(self.spec, m) for m in self.pv],
+            "nodes": self.nodes,
+            "workers": [w.to_dict() for w in self.workers],
+            "time_s": round(self.time_s, 6),
+            **({} if self.checkpoint is None else {"checkpoint": self.checkpoint}),
+        }
+
+
+@dataclass
+class LimitedResult:
+    """A move chosen by depth-limited search.
+
+    ``move`` is a column with gravity, a cell otherwise (as :class:`Position`
+    uses them). ``score`` is the heuristic value from the side to move
+    (``win_in``/``loss_in``: plies to a forced end, when the search proved one).
+    ``depth`` is the last depth searched to the end.
+    """
+
+    move: int
+    score: int
+    depth: int
+    nodes: int
+    evals: int
+    time_s: float
+    forced_fours: bool = False
+    depths: list = field(default_factory=list)
+    per_worker: list = field(default_factory=list)   # [index, tasks, nodes, cpu_s] per pool worker
+
+    @property
+    def win_in(self) -> Optional[int]:
+        """Plies (own moves included) to a proven win, or None."""
+        return WIN - self.score if self.score > WIN - MATE_ZONE else None
+
+    @property
+    def loss_in(self) -> Optional[int]:
+        """Plies to a proven loss, or None."""
+        return WIN + self.score if self.score < -WIN + MATE_ZONE else None
+
+    def describe(self) -> str:
+        """A short human reading of the score."""
+        if self.win_in is not None:
+            return f"wins in {(self.win_in + 1) // 2} move(s)"
+        if self.loss_in is not None:
+            return f"loses in {(self.loss_in + 1) // 2} move(s) against best play"
+        return f"heuristic score {self.score:+d} at depth {self.depth}"
