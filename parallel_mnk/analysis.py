@@ -117,10 +117,10 @@ class Analysis:
         if self.terminal or not self.complete:
             return []
         if self.weak:
-            best = self.value
-            return [m.move for m in self.moves if m.value == best]
-        best = self.score
-        return [m.move for m in self.moves if m.score == best]
+            value = self.value
+            return [m.move for m in self.moves if m.value == value]
+        score = self.score
+        return [m.move for m in self.moves if m.score == score]
 
     def get(self, move: int) -> Optional[MoveAnalysis]:
         """The entry of ``move``, or None if it is not legal."""
@@ -305,10 +305,9 @@ def grid_lines(analysis: Analysis) -> list[str]:
                 t = "X"
             elif pos.o & bit:
                 t = "O"
-            elif not spec.gravity and analysis.get(r * spec.cols + c) is not None:
-                t = _token(analysis.get(r * spec.cols + c))
             else:
-                t = "."
+                entry = None if spec.gravity else analysis.get(r * spec.cols + c)
+                t = "." if entry is None else _token(entry)
             cells.append(f"{t:>{width}}")
         lines.append(f"{spec.rows - r:>{label}} " + " ".join(cells))
     names = [str(c + 1) if spec.gravity else chr(ord("a") + c) for c in range(spec.cols)]
@@ -325,9 +324,10 @@ def render(analysis: Analysis) -> str:
     mover = _mover(pos)
     head = f"{spec.describe()}, {pos.ply} stone{'' if pos.ply == 1 else 's'}, {mover} to move"
     if analysis.terminal:
+        assert analysis.terminal_score is not None
         return "\n".join([head, str(pos),
                           f"game over: {analysis.value} for {mover} "
-                          f"({describe_score(pos, analysis.score, terminal=True)}); no move to analyse"]) + "\n"
+                          f"({describe_score(pos, analysis.terminal_score, terminal=True)}); no move to analyse"]) + "\n"
     what = "value" if analysis.weak else "score"
     where = "under its column (blank: full column)" if spec.gravity else "on its cell"
     lines = [head, f"{what} of each move for {mover}, {where}:"]

@@ -23,7 +23,7 @@ PROG = "parallel-mnk"
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors (exit 2)."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):
         self.exit(2, f"{PROG}: error: {message} (try {self.prog} --help)\n")
 
 
@@ -82,6 +82,7 @@ def _print_human(result: SolveResult, position: Position, out: TextIO) -> None:
     else:
         score = "" if result.score is None else f", score {result.score:+d} ({_describe_score(result, position)})"
         out.write(f"value: {result.value} for {to_move}{score}\n")
+        assert result.best_move is not None, "a known value comes with a best move"
         out.write(f"best move: {format_move(spec, result.best_move)}\n")
         out.write(f"best line: {' '.join(format_move(spec, m) for m in result.pv)}\n")
     rate = result.nodes / result.time_s if result.time_s > 0 else 0.0

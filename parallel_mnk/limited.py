@@ -220,7 +220,7 @@ class LimitedSearch:
             score, _ = runtime.run_abortable(run, self.ctl, remaining)
             self.nodes += int(work[GL.S_NODES])
             self.evals += int(work[GL.S_EVALS])
-            if work[GL.S_ABORTED]:
+            if work[GL.S_ABORTED] or score is None:
                 break
             best = (int(score), int(work[GL.S_BEST]), d)
             depths.append({"depth": d, "score": int(score), "move": self.position.move_of_cell(best[1]),

@@ -76,7 +76,8 @@ class EngineChoice:
         return f"searched {r.depth} plies in {r.time_s:.1f} s"
 
 
-def _moves(n: int) -> str:
+def _moves(n: Optional[int]) -> str:
+    assert n is not None, "a win or a loss has a move count"
     return f"{n} move" + ("" if n == 1 else "s")
 
 
@@ -330,6 +331,7 @@ class Game:
         self.show_board()
 
     def announce(self, outcome) -> None:
+        assert self.human is not None
         if outcome.winner is None:
             self.say("Game over: a draw.")
         elif outcome.winner == self.human:

@@ -230,7 +230,9 @@ class Session:
             own, opp = _transpose(own, query.rows, query.cols), _transpose(opp, query.rows, query.cols)
         ply = (x | o).bit_count()
         if n - ply > ABORTABLE_EMPTY_CELLS:
-            value, _ = run_abortable(lambda: search.score(own, opp, ply, True), search.ctl, None)
+            found, _ = run_abortable(lambda: search.score(own, opp, ply, True), search.ctl, None)
+            assert found is not None, "an untimed search always answers"
+            value = found
         else:
             value = search.score(own, opp, ply, True)
         if value == 0:

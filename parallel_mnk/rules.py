@@ -119,8 +119,11 @@ class Value(str, Enum):
     LOSS = "loss"
     UNKNOWN = "unknown"
 
-    __str__ = str.__str__
-    __format__ = str.__format__
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
 
     @property
     def known(self) -> bool:

@@ -29,6 +29,7 @@ DEFAULT_TT_CAP = 256 << 20  # bytes; see default_tt_bits
 LIMITED_TT_BITS = 20        # the depth-limited engine's table
 SHMEM_THP = "/sys/kernel/mm/transparent_hugepage/shmem_enabled"
 MEMFD_PREFIX = "parallel-mnk-tt-"
+MemfdTable = tuple[int, Optional[mmap.mmap], np.ndarray]   # (fd or -1, mapping or None, the entries)
 
 
 # ------------------------------------------------------------------ sizes
@@ -163,7 +164,7 @@ def shared_table(bits: int) -> tuple[mmap.mmap, np.ndarray]:
     return mem, np.frombuffer(mem, dtype=np.uint64)
 
 
-def memfd_table(token: str, bits: int) -> tuple[int, Optional[mmap.mmap], np.ndarray]:
+def memfd_table(token: str, bits: int) -> MemfdTable:
     """A new table of ``2**bits`` entries in a memfd named after ``token``:
     ``(fd, mapping, array)``; fd -1 (a private array) where memfd does not exist."""
     size = 8 << bits
@@ -175,7 +176,7 @@ def memfd_table(token: str, bits: int) -> tuple[int, Optional[mmap.mmap], np.nda
     return fd, mem, np.frombuffer(mem, dtype=np.uint64)
 
 
-def open_memfd_table(entry: tuple[int, int], token: str, bits: int) -> Optional[tuple[int, mmap.mmap, np.ndarray]]:
+def open_memfd_table(entry: tuple[int, int], token: str, bits: int) -> Optional[MemfdTable]:
     """Open the memfd table ``entry`` = ``(pid, fd)`` of another process of this
     machine, or None when it is not there (another host, the process is gone,
     not the table of ``token``, another size)."""
@@ -198,7 +199,7 @@ def open_memfd_table(entry: tuple[int, int], token: str, bits: int) -> Optional[
     return own_fd, mem, np.frombuffer(mem, dtype=np.uint64)
 
 
-def close_memfd_table(table: tuple[int, Optional[mmap.mmap], np.ndarray]) -> None:
+def close_memfd_table(table: MemfdTable) -> None:
     """Unmap and close a table of :func:`memfd_table` or :func:`open_memfd_table`
     (the memory is freed with the last process holding it)."""
     fd, mem, _ = table

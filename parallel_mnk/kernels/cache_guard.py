@@ -41,8 +41,8 @@ def drop_stale_cache(modules: list[ModuleType]) -> list[Path]:
     """Remove the cached kernels of ``modules`` if their sources changed since they
     were cached (see the module docstring); returns the files removed. Never
     fails: a cache that cannot be read or written is left to numba."""
-    stems = {Path(m.__file__).stem for m in modules}
-    fingerprint = source_fingerprint(Path(modules[0].__file__).parent)
+    stems = {Path(str(m.__file__)).stem for m in modules}
+    fingerprint = source_fingerprint(Path(str(modules[0].__file__)).parent)
     removed = []
     for directory in cache_dirs(modules):
         stamp = directory / STAMP_NAME

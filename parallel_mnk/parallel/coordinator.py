@@ -30,6 +30,7 @@ from ..results import WorkerStats
 from ..rules import GameSpec, MnkError, ResourceError
 from ..runtime import StatusLine
 from .backend import Backend, Lost
+from .checkpoint import Checkpoint
 from .split import Node, SplitTree
 from .task import AnyResult, AnyTask, Task, TaskResult
 
@@ -76,7 +77,7 @@ class Coordinator:
         self.backend = backend
         self.slots = [Slot(i + 1) for i in range(backend.n)]
         self.helper_jobs = 0   # times an idle worker joined a running task (since the backend started)
-        self.journal = None    # a Checkpoint seeing every task handed out and every result, for one solve
+        self.journal: Optional[Checkpoint] = None   # sees every task handed out and every result, for one solve
 
     def new_solve(self) -> None:
         """Per-solve figures start afresh (stats, the restart limit)."""
@@ -150,15 +151,14 @@ class Coordinator:
     def _helpable(self, tree: SplitTree) -> Optional[Job]:
         """The running task an idle slot should join: the one the fewest slots
         search, the oldest first; None if there is none."""
-        best = None
+        best, best_key = None, None
         for s in self.slots:
             job = s.job
             if job is None or job.node is None or job.abandon_sent or tree.live_window(job.node) is None:
                 continue
-            if job.node.running > MAX_HELPERS:
-                continue
-            if best is None or (job.node.running, job.task.task_id) < (best.node.running, best.task.task_id):
-                best = job
+            key = (job.node.running, job.task.task_id)
+            if job.node.running <= MAX_HELPERS and (best_key is None or key < best_key):
+                best, best_key = job, key
         return best
 
     def _start(self, slot: Slot, node: Optional[Node], task: AnyTask) -> bool:
@@ -209,7 +209,8 @@ class Coordinator:
             return False
         slot.job = None
         st = slot.stats
-        st.tasks += 0 if getattr(result, "abandoned", False) and result.nodes == 0 else 1
+        unstarted = isinstance(result, TaskResult) and result.abandoned and result.nodes == 0
+        st.tasks += 0 if unstarted else 1
         st.nodes += result.nodes
         st.cpu_s += result.cpu_s
         st.peak_rss = max(st.peak_rss, result.peak_rss)
@@ -227,6 +228,7 @@ class Coordinator:
                                f"{result.value} (kind {result.kind}), which does not decide its window "
                                f"({node.alpha}, {node.beta}); bounds now [{node.lo}, {node.hi}]")
         if self.journal is not None:
+            assert isinstance(job.task, Task)
             self.journal.task_done(tree, job.task, result)
         return True
 

@@ -39,7 +39,9 @@ def solve_parallel(position: Position, opts: SolveOptions) -> SolveResult:
     started = time.perf_counter()
     if position.is_game_over():
         return terminal_result(position, started)
-    journal = Checkpoint(opts.checkpoint, position) if opts.checkpoint is not None else None
+    journal: Optional[Checkpoint] = None
+    if opts.checkpoint is not None:
+        journal = Checkpoint(opts.checkpoint, position)
     try:
         if journal is not None:
             done = journal.final_result(opts.weak, opts.pv)

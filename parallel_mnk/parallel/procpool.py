@@ -21,7 +21,7 @@ import os
 import select
 import threading
 import time
-from typing import Optional
+from typing import Any, Optional
 
 from .. import runtime
 from ..kernels import layout as L
@@ -44,9 +44,9 @@ class _Proc:
     def __init__(self, index: int) -> None:
         self.index = index
         self.slot = shm.slot_of(index)
-        self.process = None
-        self.conn = None
-        self.task_id = 0   # the task it runs (0: idle)
+        self.process: Any = None   # multiprocessing.Process, once started
+        self.conn: Any = None      # its end of the pipe
+        self.task_id = 0           # the task it runs (0: idle)
 
 
 class ProcessPool(Backend):
@@ -62,7 +62,7 @@ class ProcessPool(Backend):
         self.tt_bits = tt_bits
         self._tt_mem, self.tt = shared_table(tt_bits)
         self._ctl_mem, self.ctl = shm.shared_control(workers)
-        self._mp = mp.get_context(START_METHOD)
+        self._mp: Any = mp.get_context(START_METHOD)
         runtime.load_kernels(parallel=True)
         self._procs = [_Proc(i + 1) for i in range(workers)]
         self.start_times: list[float] = []

@@ -27,7 +27,7 @@ import numpy as np
 from .. import runtime
 from ..kernels import layout as L
 from ..rules import MnkError
-from ..ttable import check_table_memory, close_memfd_table, memfd_table, open_memfd_table
+from ..ttable import MemfdTable, check_table_memory, close_memfd_table, memfd_table, open_memfd_table
 from . import shm
 from .task import AnyResult, AnyTask, WorkerEnv
 
@@ -51,7 +51,7 @@ class _WorkerState:
     """What a Ray worker process keeps between tasks."""
 
     token: Optional[str] = None      # the backend whose table is open
-    table: Optional[tuple] = None    # (fd, mapping, array)
+    table: Optional[MemfdTable] = None
     board: Any = None                # the actor of backend ``board_token``
     board_token: Optional[str] = None
     ctl = np.zeros(L.CTL_SIZE, dtype=np.int64)
@@ -134,20 +134,26 @@ def _node_table(ray: Any, token: str, bits: int) -> np.ndarray:
     board = _board(ray, token)
     node = ray.get_runtime_context().get_node_id()
     entry = ray.get(board.table_of.remote(node))
-    table = open_memfd_table(entry, token, bits) if entry is not None else None
-    if table is None:
-        check_table_memory(bits, f"the table of node {socket.gethostname()}")
-        table = memfd_table(token, bits)
-        if table[0] >= 0:
-            mine = (os.getpid(), table[0])
-            winner = ray.get(board.register_table.remote(node, mine, entry))
-            if winner != mine:  # another process of this machine was quicker: share its table
-                theirs = open_memfd_table(winner, token, bits)
-                if theirs is not None:
-                    close_memfd_table(table)
-                    table = theirs
+    found = open_memfd_table(entry, token, bits) if entry is not None else None
+    table = found if found is not None else _new_node_table(ray, board, node, entry, token, bits)
     _WorkerState.token, _WorkerState.table = token, table
     return table[2]
+
+
+def _new_node_table(ray: Any, board: Any, node: str, stale: Optional[tuple], token: str, bits: int) -> MemfdTable:
+    """A new table for this machine, registered with the actor; the table of another
+    process of the machine instead when that one registered first."""
+    check_table_memory(bits, f"the table of node {socket.gethostname()}")
+    table = memfd_table(token, bits)
+    if table[0] >= 0:
+        mine = (os.getpid(), table[0])
+        winner = ray.get(board.register_table.remote(node, mine, stale))
+        if winner != mine:  # another process of this machine was quicker: share its table
+            theirs = open_memfd_table(winner, token, bits)
+            if theirs is not None:
+                close_memfd_table(table)
+                table = theirs
+    return table
 
 
 def run_remote(task: AnyTask, token: str, bits: int, index: int) -> AnyResult:
