@@ -302,3 +302,40 @@ def test_from_board_rejects_impossible_boards(spec, text, fragment):
 def test_from_board_rejects_malformed_text(text):
     with pytest.raises(MnkError):
         Position.from_board(TTT, text)
+
+
+# ---------------------------------------------------------------- equality, peek, repr
+def test_positions_are_equal_by_game_and_stones():
+    a = Position.from_moves(TTT, "a1,b2,c3")
+    b = Position.from_moves(TTT, "c3,b2,a1")      # another order, the same stones
+    assert a == b and a.move_stack != b.move_stack
+    assert a != Position.from_moves(TTT, "a1,b2") and a != Position.from_moves(GameSpec(3, 3, 2), "a1,b2,c3")
+    assert a == Position.from_board(TTT, a.board_text())
+    with pytest.raises(TypeError):
+        hash(a)                                    # mutable: not a dict key (use board_text() or (x, o))
+
+
+def test_peek_is_the_last_move():
+    pos = Position.from_moves(C4, "4453")
+    assert pos.peek() == 2
+    pos.pop()
+    assert pos.peek() == 4
+    with pytest.raises(MnkError, match="no move"):
+        Position(C4).peek()
+
+
+@pytest.mark.parametrize("spec", [TTT, C4, GameSpec(5, 4, 3), GameSpec(26, 3, 3), GameSpec(10, 4, 4, True)])
+def test_repr_evaluates_to_an_equal_position(spec):
+    rng = random.Random(spec.cells)
+    for _ in range(20):
+        pos = Position(spec)
+        for _ in range(rng.randint(0, spec.cells)):
+            if pos.is_game_over():
+                break
+            pos.push(rng.choice(pos.legal_moves()))
+        for candidate in (pos, Position.from_board(spec, pos.board_text())):
+            text = repr(candidate)
+            back = eval(text, {"GameSpec": GameSpec, "Position": Position})
+            assert back == candidate, text
+            assert text.startswith("Position.from_moves(" if candidate.move_stack or not candidate.ply
+                                   else "Position.from_board(")

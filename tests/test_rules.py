@@ -289,3 +289,46 @@ def test_board_text_round_trip(spec):
         text = format_board_text(spec, x, o)
         assert len(text.split("/")) == spec.rows
         assert parse_board_text(spec, text) == (x, o)
+
+
+# ---------------------------------------------------------------- Value and the error classes
+def test_value_is_a_str_enum_that_reads_as_its_word():
+    import json
+
+    from parallel_mnk import Value
+    from parallel_mnk.rules import value_of_score
+
+    assert value_of_score(3) is Value.WIN and value_of_score(0) is Value.DRAW and value_of_score(-1) is Value.LOSS
+    for v, word in [(Value.WIN, "win"), (Value.DRAW, "draw"), (Value.LOSS, "loss"), (Value.UNKNOWN, "unknown")]:
+        assert v == word and str(v) == word and f"{v}" == word and f"{v:>8}" == f"{word:>8}"
+        assert json.dumps({"value": v}) == json.dumps({"value": word})
+    assert [v.negated() for v in Value] == [Value.LOSS, Value.DRAW, Value.WIN, Value.UNKNOWN]
+    assert [Value.WIN.rank, Value.DRAW.rank, Value.LOSS.rank] == [1, 0, -1]
+    assert all(v.known for v in (Value.WIN, Value.DRAW, Value.LOSS)) and not Value.UNKNOWN.known
+    with pytest.raises(ValueError):
+        Value.UNKNOWN.rank
+
+
+@pytest.mark.parametrize("call, error", [
+    (lambda: parse_cell(GameSpec(3, 3, 3), "z9"), "NotationError"),
+    (lambda: parse_move_list(GameSpec(7, 6, 4, True), "48"), "NotationError"),
+    (lambda: parse_board_text(GameSpec(3, 3, 3), "x?./.../..."), "NotationError"),
+    (lambda: GameSpec(27, 2, 3), "UnsupportedError"),
+    (lambda: GameSpec(9, 9, 5).require_exact(), "UnsupportedError"),
+])
+def test_errors_are_mnk_errors_of_a_named_kind(call, error):
+    from parallel_mnk import rules
+
+    with pytest.raises(MnkError) as info:
+        call()
+    assert type(info.value) is getattr(rules, error) and issubclass(type(info.value), MnkError)
+    assert "\n" not in str(info.value)
+
+
+def test_generic_bounds_and_terminal_score():
+    from parallel_mnk.rules import generic_bounds, terminal_score
+
+    c4 = GameSpec(7, 6, 4, True)
+    assert generic_bounds(c4.cells, 0) == (-21, 21)   # Pons' range on the empty board
+    assert generic_bounds(c4.cells, 41) == (0, 1)
+    assert terminal_score(c4, 7, won=True) == -win_score(c4, 7) and terminal_score(c4, 42, won=False) == 0

@@ -1,0 +1,107 @@
+"""parallel_mnk.options: ``Limit`` (time, depth, nodes) and ``SolveOptions``, and
+how solve, analyze and best_move honour a Limit (never a guess: an exact search
+stopped by its limit answers ``unknown``)."""
+from __future__ import annotations
+
+import pytest
+
+from parallel_mnk import GameSpec, Limit, MnkError, Position, Value, analyze, best_move, solve
+from parallel_mnk.options import SolveOptions
+
+C4 = GameSpec(7, 6, 4, True)
+HARD = Position.from_moves(C4, "4453")        # about 38 M nodes serially
+EASY = Position.from_moves(GameSpec(4, 4, 3, True), "2233")
+TT_BITS = 18
+
+
+@pytest.mark.parametrize("kwargs, fragment", [
+    ({"time": 0}, "time limit must be positive"),
+    ({"time": -1.5}, "time limit must be positive"),
+    ({"depth": 0}, "depth limit"),
+    ({"depth": 2.5}, "depth limit"),
+    ({"depth": True}, "depth limit"),
+    ({"nodes": 0}, "node limit"),
+    ({"nodes": "10"}, "node limit"),
+])
+def test_bad_limits_are_refused(kwargs, fragment):
+    with pytest.raises(MnkError, match=fragment):
+        Limit(**kwargs)
+
+
+def test_limit_merges_the_older_keywords_once():
+    assert Limit.of() == Limit()
+    assert Limit.of(None, time=2.0, depth=3) == Limit(time=2.0, depth=3)
+    assert Limit.of(Limit(nodes=5), time=1.0) == Limit(time=1.0, nodes=5)
+    with pytest.raises(MnkError, match="once"):
+        Limit.of(Limit(time=1.0), time=2.0)
+    with pytest.raises(MnkError, match="once"):
+        Limit.of(Limit(depth=1), depth=2)
+    with pytest.raises(MnkError, match="Limit"):
+        Limit.of(3.0)
+
+
+@pytest.mark.parametrize("kwargs, fragment", [
+    ({"workers": 0}, "workers"),
+    ({"workers": True}, "workers"),
+    ({"limit": Limit(depth=3)}, "no depth"),
+    ({"split_depth": 0}, "split depth"),
+    ({"split_depth": 9}, "split depth"),
+    ({"serial_budget": -1}, "serial budget"),
+    ({"backend": "dask"}, "unknown backend"),
+    ({"address": "h:1"}, "ray backend"),
+])
+def test_bad_solve_options_are_refused(kwargs, fragment):
+    with pytest.raises(MnkError, match=fragment):
+        SolveOptions(**kwargs)
+
+
+def test_which_solves_are_parallel():
+    assert not SolveOptions().parallel
+    assert SolveOptions(workers=2).parallel
+    assert SolveOptions(backend="ray").parallel
+    assert SolveOptions(checkpoint="x.ckpt").parallel
+
+
+def test_time_limit_as_a_limit_or_the_older_keyword():
+    for r in (solve(HARD, Limit(time=0.05), tt_bits=TT_BITS, progress=False),
+              solve(HARD, time_limit=0.05, tt_bits=TT_BITS, progress=False)):
+        assert r.value is Value.UNKNOWN and r.score is None and r.best_move is None and r.pv == []
+    with pytest.raises(MnkError, match="once"):
+        solve(HARD, Limit(time=1.0), time_limit=1.0)
+    with pytest.raises(MnkError, match="no depth"):
+        solve(EASY, Limit(depth=4))
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_node_limit_stops_an_exact_solve_without_a_guess(workers):
+    r = solve(HARD, Limit(nodes=20_000), workers=workers, tt_bits=TT_BITS, progress=False)
+    assert r.value is Value.UNKNOWN and r.score is None and r.pv == []
+    assert r.nodes >= 20_000
+    if workers == 1:   # the kernel checks every 1024 nodes
+        assert r.nodes < 20_000 + 2048
+    # a generous limit changes nothing
+    full = solve(EASY, tt_bits=TT_BITS)
+    r = solve(EASY, Limit(nodes=10_000_000), workers=workers, tt_bits=TT_BITS, progress=False)
+    assert (r.value, r.score) == (full.value, full.score)
+
+
+def test_analyze_takes_a_time_limit_only():
+    a = analyze(EASY, Limit(time=30), tt_bits=TT_BITS)
+    assert a.complete and a.value == solve(EASY, tt_bits=TT_BITS).value
+    with pytest.raises(MnkError, match="time limit only"):
+        analyze(EASY, Limit(nodes=100))
+
+
+def test_best_move_limits():
+    gomoku = GameSpec(15, 15, 5)
+    pos = Position.from_moves(gomoku, "h8,i9,h9,h10,g10,i8")
+    by_limit = best_move(pos, Limit(depth=3), fours=False)
+    by_keyword = best_move(pos, depth=3, fours=False)
+    assert (by_limit.move, by_limit.score, by_limit.depth, by_limit.nodes) == \
+        (by_keyword.move, by_keyword.score, by_keyword.depth, by_keyword.nodes)
+    # a node budget ends the iterations early, keeping the deepest finished one
+    deep = best_move(pos, Limit(depth=6), fours=False)
+    cut = best_move(pos, Limit(depth=6, nodes=max(1, deep.nodes // 20)), fours=False)
+    assert 1 <= cut.depth < deep.depth
+    with pytest.raises(MnkError, match="once"):
+        best_move(pos, Limit(depth=2), depth=3)
