@@ -163,11 +163,6 @@ def _winning_cells_by_shifts(own: int, empty: int, rows: int, cols: int, k: int)
     return wins & empty
 
 
-def column_mask(spec: GameSpec, col: int) -> int:
-    """Bits of one column."""
-    return _cells_mask(spec, lambda r, c: c == col)
-
-
 def board_mask(spec: GameSpec) -> int:
     """Bits of every cell."""
     return (1 << spec.cells) - 1

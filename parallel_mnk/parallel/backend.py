@@ -34,7 +34,6 @@ class Backend(ABC):
     searches (``tt``; shared with the workers of its machine), and whether idle
     workers may join running tasks (``helpers``: they need a shared table)."""
 
-    name = "?"
     helpers = False
     closed = True
     n: int

@@ -52,7 +52,6 @@ class _Proc:
 class ProcessPool(Backend):
     """``workers`` forked processes sharing one table of ``2**tt_bits`` entries."""
 
-    name = "process"
     helpers = True
 
     def __init__(self, workers: int, tt_bits: int) -> None:

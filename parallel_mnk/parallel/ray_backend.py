@@ -47,8 +47,6 @@ REACH_TIMEOUT_S = 5.0
 class RayBackend(Backend):
     """``workers`` task slots on Ray (local, or the cluster at ``address``)."""
 
-    name = "ray"
-
     def __init__(self, workers: int, tt_bits: int, address: Optional[str] = None) -> None:
         ray = import_ray()
         if workers < 1:
@@ -77,7 +75,7 @@ class RayBackend(Backend):
         t = time.perf_counter()
         warm = ray.remote(num_cpus=1, max_retries=0)(warm_remote)
         try:
-            self.worker_pids = sorted(set(ray.get([warm.remote(self.token, tt_bits) for _ in range(workers)])))
+            ray.get([warm.remote(self.token, tt_bits) for _ in range(workers)])
         except ray.exceptions.RayTaskError as e:
             self.close()
             raise _task_error(e) from None
