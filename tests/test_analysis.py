@@ -5,30 +5,22 @@ from __future__ import annotations
 
 import io
 import json
-import random
 from pathlib import Path
 
 import pytest
 
+from checks import C4, random_positions
 from naive import naive_score
 from parallel_mnk import GameSpec, MnkError, Position, solve
 from parallel_mnk import analysis as analysis_module
 from parallel_mnk.analysis import ILLEGAL, analyze, pons_line
 from parallel_mnk.cli import main
 from parallel_mnk.rules import format_move, parse_move_list, value_of_score, win_score
-from parallel_mnk.runtime import load_kernels
 
-C4 = GameSpec(7, 6, 4, True)
 TTT = ["--game", "tictactoe"]
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "connect4"
 NO_DATA = "../shared/data/connect4 not found: Pons' test sets are third-party data that is not shipped"
 TT_BITS = 16
-
-
-@pytest.fixture(scope="module", autouse=True)
-def warm_kernels():
-    """Load (or compile) the numba kernels once, outside any single test's time."""
-    load_kernels()
 
 
 def run(argv, stdin_text=""):
@@ -50,23 +42,13 @@ RANDOM_GAMES = [
 ]
 
 
-def random_position(spec: GameSpec, rng: random.Random, min_stones: int) -> Position:
-    """A position that is not over with at least ``min_stones`` stones, by random play."""
-    while True:
-        pos = Position(spec)
-        target = rng.randint(min_stones, spec.cells - 1)
-        while pos.ply < target and not pos.is_game_over():
-            pos.push(rng.choice(pos.legal_moves()))
-        if not pos.is_game_over() and pos.ply >= min_stones:
-            return pos
-
-
 @pytest.mark.parametrize("cols, rows, k, gravity, min_stones", RANDOM_GAMES)
 def test_every_move_scores_minus_the_naive_score_of_its_child(cols, rows, k, gravity, min_stones):
     spec = GameSpec(cols, rows, k, gravity)
-    rng = random.Random(cols * 1000 + rows * 100 + k * 10 + gravity)
-    for _ in range(6):
-        pos = random_position(spec, rng, min_stones)
+    seed = cols * 1000 + rows * 100 + k * 10 + gravity
+    # (few random games of Connect Four reach 32 stones: 401 games for these 6)
+    for pos in random_positions(spec, 6, (min_stones, spec.cells - 1), seed=seed, min_stones=min_stones,
+                                distinct=False, tries=500):
         before = (pos.x, pos.o, list(pos.move_stack))
         a = analyze(pos, tt_bits=TT_BITS)
         assert (pos.x, pos.o, list(pos.move_stack)) == before, "analyze changed the position"

@@ -1,5 +1,4 @@
-"""Resumable solves (``--checkpoint``, parallel/checkpoint.py) and the table size
-(``--tt-size``).
+"""Resumable solves (``--checkpoint``, parallel/checkpoint.py).
 
 * a CLI solve killed with SIGKILL halfway resumes from its journal: the answer
   is the uninterrupted one, the resumed run takes tasks from the journal and
@@ -8,9 +7,7 @@
   and split depth (options that do not change what is true);
 * a finished journal answers at once; a weak run reuses an exact run's journal;
 * journals of another position or game, of another program, or in use by a
-  live process are refused with a clear message;
-* ``--tt-size``: parsing, the power of two chosen, refusals (too big for the
-  memory, too small, both size options), the default.
+  live process are refused with a clear message.
 """
 from __future__ import annotations
 
@@ -26,24 +23,12 @@ from pathlib import Path
 import psutil
 import pytest
 
+from checks import C4, KILL_MOVES, KILL_SCORE
 from parallel_mnk import GameSpec, MnkError, Position, solve
 from parallel_mnk.parallel.checkpoint import journal_keys
-from parallel_mnk.parallel.backends import shutdown_backends as shutdown_pool
-from parallel_mnk.ttable import (DEFAULT_TT_CAP, MAX_TT_BITS, default_tt_bits, parse_size, resolve_tt_bits,
-                                 tt_bits_for_size)
 
 ROOT = Path(__file__).resolve().parents[1]
-C4 = GameSpec(7, 6, 4, True)
-# Pons' Test_L1_R3, line 18: exact score 2 (checked serially in test_parallel's slow
-# test); 70 tasks over 8 null-window probes, a few seconds on 2 workers here
-KILL_MOVES, KILL_SCORE = "53476", 2
 SMALL = Position.from_moves(GameSpec(6, 5, 4, True), "34")  # a draw, about a million nodes
-
-
-@pytest.fixture(scope="module", autouse=True)
-def stop_pool():
-    yield
-    shutdown_pool()
 
 
 def cli(*args: str) -> list[str]:
@@ -243,64 +228,3 @@ def test_cli_human_output_names_the_journal(tmp_path):
     assert first.returncode == again.returncode == 0, (first.stderr, again.stderr)
     assert "value: draw" in first.stdout and f"checkpoint {journal} (run 1)" in first.stdout
     assert "value: draw" in again.stdout and f"checkpoint {journal} (run 2)" in again.stdout
-
-
-# ---------------------------------------------------------------- --tt-size
-@pytest.mark.parametrize("text, size", [
-    ("512M", 512 << 20), ("2G", 2 << 30), ("1.5g", 3 << 29), ("64KiB", 64 << 10), ("64kb", 64 << 10),
-    ("1048576", 1 << 20), ("4096B", 4096), (" 1 T ", 1 << 40),
-])
-def test_parse_size(text, size):
-    assert parse_size(text) == size
-
-
-@pytest.mark.parametrize("text", ["", "M", "2X", "-1M", "0", "1Mi", "1e3", "two"])
-def test_parse_size_refuses(text):
-    with pytest.raises(MnkError, match="bad size"):
-        parse_size(text)
-
-
-def test_tt_size_picks_the_largest_power_of_two_that_fits():
-    assert tt_bits_for_size("8M") == 20            # 2**20 entries of 8 bytes = 8 MiB
-    assert tt_bits_for_size((8 << 20) - 1) == 19
-    assert tt_bits_for_size("100M") == 23          # 64 MiB
-    assert tt_bits_for_size(8 << 10) == 10
-    with pytest.raises(MnkError, match="too small"):
-        tt_bits_for_size(8 << 9)
-    with pytest.raises(MnkError, match="available"):
-        tt_bits_for_size(psutil.virtual_memory().total * 2)
-    assert resolve_tt_bits(17, None) == 17 and resolve_tt_bits(None, "1M") == 17
-    with pytest.raises(MnkError, match="not both"):
-        resolve_tt_bits(17, "1M")
-    with pytest.raises(MnkError, match="not both"):
-        solve(SMALL, tt_bits=17, tt_size="1M")
-
-
-def test_default_table_follows_available_memory(monkeypatch):
-    bits = default_tt_bits()
-    assert 8 << bits <= DEFAULT_TT_CAP
-    assert 8 << bits <= psutil.virtual_memory().available // 4 or bits == 10
-
-    class Little:
-        available = 64 << 20  # a small container: a quarter is 16 MiB
-
-    monkeypatch.setattr(psutil, "virtual_memory", lambda: Little)
-    assert default_tt_bits() == 21
-    assert MAX_TT_BITS == 34
-
-
-def test_cli_tt_size(tmp_path):
-    ok = subprocess.run(cli("solve", "--game", "tictactoe", "--moves", "b2", "--tt-size", "1M", "--json"),
-                        capture_output=True, text=True, timeout=60, cwd=ROOT)
-    assert ok.returncode == 0 and json.loads(ok.stdout)["value"] == "draw", ok.stderr
-    total = psutil.virtual_memory().total
-    t = time.monotonic()
-    big = subprocess.run(cli("solve", "--game", "tictactoe", "--moves", "b2", "--tt-size", str(2 * total)),
-                         capture_output=True, text=True, timeout=60, cwd=ROOT)
-    assert big.returncode == 2 and big.stdout == ""
-    assert big.stderr.count("\n") == 1 and "GiB of memory is available" in big.stderr, big.stderr
-    assert time.monotonic() - t < 20  # refused up front, not after an allocation
-    for bad in (["--tt-size", "lots"], ["--tt-size", "1M", "--tt-bits", "20"], ["--tt-bits", "40"]):
-        p = subprocess.run(cli("solve", "--game", "tictactoe", "--moves", "b2", *bad), capture_output=True, text=True,
-                           timeout=60, cwd=ROOT)
-        assert p.returncode == 2 and p.stderr.count("\n") == 1, (bad, p.stderr)

@@ -1,10 +1,11 @@
-"""The Ray backend (parallel/cluster.py) against the process pool.
+"""The Ray backend (parallel/ray_backend.py, ray_worker.py, ray_board.py) against
+the process pool.
 
 One local Ray for the whole session (``ray.init(num_cpus=2)``: it takes seconds
 to start); every test that needs it skips with a reason when Ray (the
 ``cluster`` extra) is not installed. Checked:
 
-* on a few dozen random small positions (boards of tests/test_parallel.py):
+* on a few dozen random small positions (the boards of checks.BOARDS):
   the same value and exact score as the pool and the serial solver, an optimal
   best move, the weak value, and the same accounting (one entry per worker slot
   plus the coordinator; per-worker nodes add up to the total);
@@ -30,15 +31,15 @@ from pathlib import Path
 import psutil
 import pytest
 
+from checks import (BOARDS, C4, KILL_MOVES, KILL_SCORE, check_accounting, check_best_move, check_pv,
+                    random_positions, serial_score)
 from parallel_mnk import GameSpec, MnkError, Position, solve
 from parallel_mnk.parallel.backends import get_coordinator, shutdown_backends
 from parallel_mnk.rules import value_of_score
-from test_parallel import (BOARDS, C4, KILL_MOVES, KILL_SCORE, check_accounting, check_best_move, check_pv,
-                           random_positions, serial_score)
 
 ROOT = Path(__file__).resolve().parents[1]
 TT_BITS = 16
-POSITIONS_PER_BOARD = 4   # of each board of test_parallel.BOARDS: 36 positions in all
+POSITIONS_PER_BOARD = 4   # of each board of checks.BOARDS: 36 positions in all
 
 
 @pytest.fixture(scope="session")
@@ -68,7 +69,7 @@ def pool_solve(pos: Position, workers: int = 2, **kw):
 def test_ray_agrees_with_the_pool_on_random_positions(ray_session):
     checked = used = 0
     for b, (spec, lo, hi, _) in enumerate(BOARDS):
-        for i, pos in enumerate(random_positions(spec, lo, hi, POSITIONS_PER_BOARD, seed=5000 + b)):
+        for i, pos in enumerate(random_positions(spec, POSITIONS_PER_BOARD, (lo, hi), seed=5000 + b)):
             where = f"{spec} moves={pos.move_stack}"
             expect = serial_score(pos)
             depth = (None, 1, 2)[(b + i) % 3]

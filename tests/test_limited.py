@@ -19,16 +19,10 @@ from parallel_mnk.kernels import grid as G
 from parallel_mnk.kernels import grid_layout as GL
 from parallel_mnk.kernels.limited import F_FAST, F_ORDER, F_PRUNE, F_THREATS, F_TT, WIN
 from parallel_mnk.rules import format_move, parse_move_list, ply_of_score
+from checks import random_positions
 from naive import naive_score
 
 GOMOKU = GameSpec(15, 15, 5)
-
-
-def random_position(spec: GameSpec, rng: random.Random, stones: int) -> Position:
-    pos = Position(spec)
-    while pos.ply < stones and not pos.is_game_over():
-        pos.push(rng.choice(pos.legal_moves()))
-    return pos
 
 
 def gomoku(moves: str) -> Position:
@@ -41,8 +35,8 @@ def gomoku(moves: str) -> Position:
 def test_play_and_unplay_keep_the_state_equal_to_a_fresh_one(spec):
     rng = random.Random(spec.cells)
     geo = geometry.build_grid_geometry(spec)
-    for _ in range(20):
-        pos = random_position(spec, rng, rng.randint(0, spec.cells // 2))
+    for _ in range(20):  # (the games below draw from rng too: one position at a time)
+        pos = random_positions(spec, 1, (0, spec.cells // 2), rng=rng, keep_over=True, distinct=False)[0]
         if pos.is_game_over():
             continue
         st = LM.state_of(pos)
@@ -98,9 +92,8 @@ def test_winning_cells_respects_gravity():
 def test_full_depth_search_gives_the_exact_score(spec):
     """With depth = empty cells and F_FAST, WIN - score is the number of plies to
     the end of the game under perfect play, so it must match the naive score."""
-    rng = random.Random(7 * spec.cells + spec.k)
-    for _ in range(25):
-        pos = random_position(spec, rng, rng.randint(max(0, spec.cells - 9), spec.cells - 1))
+    for pos in random_positions(spec, 25, (max(0, spec.cells - 9), spec.cells - 1), seed=7 * spec.cells + spec.k,
+                                keep_over=True, distinct=False):
         if pos.is_game_over():
             continue
         exact = naive_score(spec, pos.x, pos.o)
@@ -123,9 +116,7 @@ def test_full_depth_search_gives_the_exact_score(spec):
 @pytest.mark.parametrize("spec", [GameSpec(7, 6, 4, True), GameSpec(7, 6, 3, True), GameSpec(6, 6, 4),
                                   GameSpec(8, 7, 4, True)])
 def test_pruning_and_ordering_never_change_a_depth_limited_value(spec):
-    rng = random.Random(spec.cells * spec.k)
-    for _ in range(6):
-        pos = random_position(spec, rng, rng.randint(2, 12))
+    for pos in random_positions(spec, 6, (2, 12), seed=spec.cells * spec.k, keep_over=True, distinct=False):
         if pos.is_game_over():
             continue
         st = LM.state_of(pos)
@@ -279,10 +270,8 @@ def test_tactics_with_two_workers():
 
 
 def test_two_workers_find_a_move_as_good_as_one():
-    rng = random.Random(11)
     spec = GameSpec(7, 6, 4, True)
-    for _ in range(5):
-        pos = random_position(spec, rng, 10)
+    for pos in random_positions(spec, 5, 10, seed=11, keep_over=True, distinct=False):
         if pos.is_game_over():
             continue
         one = LM.best_move(pos, depth=4, width=0, fours=False)

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from checks import random_positions
 from parallel_mnk import GameSpec, Position
 from parallel_mnk import solver as solver_module
 from parallel_mnk.cli import main
@@ -175,17 +176,8 @@ def test_hint_gives_a_move_and_its_value():
 
 def test_hint_and_moves_count_the_winners_moves():
     """'win in N moves' = the winner's stones from now in a perfect game (the PV)."""
-    rng = random.Random(5)
     engine = Engine(G443, time_limit=5)
-    checked = 0
-    while checked < 25:
-        pos = Position(G443)
-        for _ in range(rng.randrange(0, 8)):
-            if pos.is_game_over():
-                break
-            pos.push(rng.choice(pos.legal_moves()))
-        if pos.is_game_over():
-            continue
+    for pos in random_positions(G443, 25, (0, 7), seed=5, distinct=False):
         choice = engine.choose(pos)
         assert choice.exact
         kind, n = choice.outlook(G443)
@@ -195,7 +187,6 @@ def test_hint_and_moves_count_the_winners_moves():
             assert n == (len(result.pv) + 1) // 2
         elif kind == "loss":
             assert n == len(result.pv) // 2
-        checked += 1
 
 
 def test_side_question_and_end_of_input():

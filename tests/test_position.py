@@ -3,6 +3,7 @@ import random
 
 import pytest
 
+from checks import random_positions
 from naive import all_lines
 from parallel_mnk import GameSpec, MnkError, Outcome, Position
 from parallel_mnk.rules import parse_cell
@@ -248,12 +249,7 @@ def test_from_board_side_to_move_follows_the_counts():
 def test_from_board_round_trips_random_games():
     rng = random.Random(7)
     for spec in (TTT, C4, GameSpec(4, 4, 3), GameSpec(5, 3, 3, True)):
-        for _ in range(40):
-            pos = Position(spec)
-            for _ in range(rng.randrange(spec.cells + 1)):
-                if pos.is_game_over():
-                    break
-                pos.push(rng.choice(pos.legal_moves()))
+        for pos in random_positions(spec, 40, (0, spec.cells), rng=rng, keep_over=True, distinct=False):
             again = Position.from_board(spec, pos.board_text())
             assert (again.x, again.o, again.ply, again.turn) == (pos.x, pos.o, pos.ply, pos.turn)
             assert again.outcome() == pos.outcome()

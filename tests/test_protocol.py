@@ -1,9 +1,9 @@
 """parallel_mnk.protocol and ``parallel-mnk nmk``: the NMK assignment's stdin/stdout protocol.
 
-Hand-made inputs for each command and edge case, malformed inputs, the line
-helpers against brute force, SOLVE against the naive reference solver on random
-positions (the player to move given explicitly), and the assignment's official
-test files from ``../shared/data/nmk_protocol`` (skipped when absent).
+Hand-made inputs for each command and edge case, malformed inputs, SOLVE
+against the naive reference solver on random positions (the player to move
+given explicitly), and the assignment's official test files from
+``../shared/data/nmk_protocol`` (skipped when absent).
 """
 from __future__ import annotations
 
@@ -16,9 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from naive import all_lines, naive_solver
+from naive import naive_solver
 from parallel_mnk import GameSpec
-from parallel_mnk import geometry
 from parallel_mnk.cli import main
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "nmk_protocol"
@@ -275,39 +274,6 @@ def test_module_entry_point_writes_exact_bytes():
     assert proc.returncode == 2
     assert proc.stdout == b""
     assert proc.stderr.decode().startswith("parallel-mnk: error: ") and proc.stderr.count(b"\n") == 1
-
-
-# ---------------------------------------------------------------- line helpers against brute force
-def brute_lines(rows: int, cols: int, k: int) -> list[int]:
-    return all_lines(cols, rows, k)  # naive.py's own line list (cols first)
-
-
-@pytest.mark.parametrize("rows,cols,k", [(1, 1, 1), (1, 5, 3), (5, 1, 2), (3, 3, 3), (3, 4, 3), (4, 4, 4),
-                                         (2, 7, 2), (5, 5, 4), (3, 3, 5), (9, 9, 5), (7, 13, 4), (10, 10, 1)])
-def test_has_line_and_winning_cells_match_brute_force(rows, cols, k):
-    rng = random.Random(rows * 1000 + cols * 10 + k)
-    lines = brute_lines(rows, cols, k)
-    n = rows * cols
-    for _ in range(300):
-        own = opp = 0
-        for cell in range(n):
-            r = rng.random()
-            if r < 0.35:
-                own |= 1 << cell
-            elif r < 0.55:
-                opp |= 1 << cell
-        empty = ((1 << n) - 1) & ~(own | opp)
-        expect_line = any(own & m == m for m in lines)
-        expect_wins = 0
-        for cell in range(n):
-            if empty >> cell & 1 and any((own | 1 << cell) & m == m for m in lines if m >> cell & 1):
-                expect_wins |= 1 << cell
-        assert geometry.has_line(own, rows, cols, k) == expect_line
-        assert geometry._has_line_by_shifts(own, rows, cols, k) == expect_line
-        assert geometry.winning_cells(own, empty, rows, cols, k) == expect_wins
-        assert geometry._winning_cells_by_shifts(own, empty, rows, cols, k) == expect_wins
-        if n <= 64:
-            assert geometry._winning_cells_by_lines(own, empty, rows, cols, k) == expect_wins
 
 
 def test_gen_on_a_board_bigger_than_the_solver_takes():

@@ -2,45 +2,18 @@
 solver on random positions, Pons' Connect Four sets, finished games."""
 from __future__ import annotations
 
-import random
 import sys
 from pathlib import Path
 
 import pytest
 
+from checks import C4, random_positions, sign, spec_id
 from naive import naive_solver
 from parallel_mnk import GameSpec, MnkError, Position, solve
 from parallel_mnk.rules import parse_move_list, value_of_score, win_score
 
-C4 = GameSpec(7, 6, 4, True)
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "connect4"
 NO_DATA = "../shared/data/connect4 not found: Pons' test sets are third-party data that is not shipped"
-
-
-@pytest.fixture(scope="session", autouse=True)
-def warm_kernels():
-    """Load (or compile) the numba kernels once, outside any single test's time."""
-    solve(Position(GameSpec(3, 3, 3)))
-    solve(Position(GameSpec(4, 3, 3, True)), weak=True)
-
-
-def play_random_until(pos: Position, rng: random.Random, stones: int) -> None:
-    """Push random moves that do not end the game until ``stones`` are on the board
-    (or every move would end it)."""
-    while pos.ply < stones:
-        moves = pos.legal_moves()
-        rng.shuffle(moves)
-        for m in moves:  # the first random move that does not end the game
-            pos.push(m)
-            if pos.outcome() is None:
-                break
-            pos.pop()
-        else:
-            return
-
-
-def sign(v: int) -> int:
-    return (v > 0) - (v < 0)
 
 
 # ---------------------------------------------------------------- (a) known values
@@ -172,27 +145,17 @@ def seed_of(spec: GameSpec) -> int:
     return spec.cols * 1000 + spec.rows * 100 + spec.k * 10 + spec.gravity
 
 
-def random_positions(spec: GameSpec, count: int, seed: int) -> list[list[int]]:
-    """Move lists of distinct positions that are not over, reached by random play."""
-    rng = random.Random(seed)
-    max_empty = MAX_EMPTY[spec.cols, spec.rows, spec.gravity] or spec.cells
-    min_stones = spec.cells - max_empty
-    found: dict[tuple[int, int], list[int]] = {}
-    for _ in range(count * 20):
-        if len(found) >= count:
-            break
-        pos = Position(spec)
-        target = rng.randint(min_stones, spec.cells - 1)
-        play_random_until(pos, rng, target)
-        if pos.ply >= min_stones and pos.outcome() is None:
-            found.setdefault((pos.x, pos.o), list(pos.move_stack))
-    return list(found.values())
+def random_cases(spec: GameSpec) -> list[Position]:
+    """Distinct positions that are not over, reached by random play that never ends
+    the game, with at most ``MAX_EMPTY`` empty cells."""
+    fewest = spec.cells - (MAX_EMPTY[spec.cols, spec.rows, spec.gravity] or spec.cells)
+    return random_positions(spec, POSITIONS_PER_GAME, (fewest, spec.cells - 1), seed=seed_of(spec), quiet=True,
+                            min_stones=fewest, tries=20, exact=False)
 
 
-def check_against_naive(spec: GameSpec, moves: list[int], tt_bits: int) -> list[str]:
+def check_against_naive(spec: GameSpec, pos: Position, tt_bits: int) -> list[str]:
     """Every way ``solve`` can disagree with the reference, as messages (empty: all good)."""
     naive = naive_solver(spec)
-    pos = Position.from_moves(spec, moves)
     expected = naive.score(pos.x, pos.o)
     result = solve(pos, tt_bits=tt_bits)
     errors = []
@@ -243,16 +206,16 @@ def check_against_naive(spec: GameSpec, moves: list[int], tt_bits: int) -> list[
     return errors
 
 
-@pytest.mark.parametrize("spec", RANDOM_CASES, ids=lambda s: f"{s.cols}x{s.rows}k{s.k}{'g' if s.gravity else ''}")
+@pytest.mark.parametrize("spec", RANDOM_CASES, ids=spec_id)
 def test_random_positions_match_the_naive_solver(spec):
-    cases = random_positions(spec, POSITIONS_PER_GAME, seed_of(spec))
+    cases = random_cases(spec)
     assert cases, "no random position generated"
     failures = []
     try:
-        for i, moves in enumerate(cases):
+        for i, pos in enumerate(cases):
             # every other position with a tiny table, to exercise replacement and collisions
-            for msg in check_against_naive(spec, moves, tt_bits=10 if i % 2 else 22):
-                failures.append(f"moves {moves}: {msg}")
+            for msg in check_against_naive(spec, pos, tt_bits=10 if i % 2 else 22):
+                failures.append(f"moves {pos.move_stack}: {msg}")
     finally:
         naive_solver(spec).score.cache_clear()
     assert not failures, f"{len(failures)} disagreements on {spec}:\n" + "\n".join(failures[:15])
@@ -260,7 +223,7 @@ def test_random_positions_match_the_naive_solver(spec):
 
 def test_random_case_count():
     """The random test really covers hundreds of positions."""
-    total = sum(len(random_positions(spec, POSITIONS_PER_GAME, seed_of(spec))) for spec in RANDOM_CASES)
+    total = sum(len(random_cases(spec)) for spec in RANDOM_CASES)
     assert total >= 1000
 
 
@@ -285,11 +248,8 @@ def symmetric_boards(spec: GameSpec, text: str) -> list[str]:
 def test_score_is_the_best_child_and_symmetric(spec, stones):
     """Where the naive solver is too slow: score(P) = max over moves of -score(P+m)
     (a win at once is worth its ply), and symmetric boards have the same score."""
-    rng = random.Random(seed_of(spec))
     failures = []
-    for _ in range(6):
-        pos = Position(spec)
-        play_random_until(pos, rng, stones)
+    for pos in random_positions(spec, 6, stones, seed=seed_of(spec), quiet=True, distinct=False):
         result = solve(pos, pv=False)
         best = None
         for m in pos.legal_moves():

@@ -1,15 +1,19 @@
 """Machine-level helpers numba does not expose: popcount, count trailing zeros,
 a cache prefetch, and an atomic load of an array element (so a value another process writes to
 shared memory is seen at once and the read is never hoisted out of a loop).
+
+They are LLVM intrinsics, which exist only in compiled code; under
+``NUMBA_DISABLE_JIT=1`` (the kernels as plain Python, for tests and debugging)
+the same names are plain-Python functions with the same results.
 """
 from numba import types
-from numba.core import cgutils
+from numba.core import cgutils, config
 from llvmlite import ir
 from numba.core.extending import intrinsic
 
 
 @intrinsic
-def popcount(typingctx, x):
+def _popcount_intrinsic(typingctx, x):
     """Number of set bits of a uint64, as int64 (LLVM ctpop: one POPCNT)."""
     sig = types.int64(types.uint64)
 
@@ -20,7 +24,7 @@ def popcount(typingctx, x):
 
 
 @intrinsic
-def lowest_bit_index(typingctx, x):
+def _lowest_bit_index_intrinsic(typingctx, x):
     """Index of the lowest set bit of a non-zero uint64, as int64 (LLVM cttz)."""
     sig = types.int64(types.uint64)
 
@@ -36,7 +40,7 @@ def _item_pointer(context, builder, aryty, ary_value, idx):
 
 
 @intrinsic
-def atomic_load(typingctx, arr, idx):
+def _atomic_load_intrinsic(typingctx, arr, idx):
     """``arr[idx]`` read with a monotonic atomic load (a plain mov on x86).
 
     Unlike a normal read it cannot be hoisted out of a loop or merged with an
@@ -52,7 +56,7 @@ def atomic_load(typingctx, arr, idx):
 
 
 @intrinsic
-def prefetch(typingctx, arr, idx):
+def _prefetch_intrinsic(typingctx, arr, idx):
     """Hint the CPU to bring ``arr[idx]`` into the cache (LLVM prefetch, read, high locality)."""
     sig = types.void(arr, types.intp)
 
@@ -66,3 +70,29 @@ def prefetch(typingctx, arr, idx):
         return context.get_dummy_value()
 
     return sig, codegen
+
+
+
+# ------------------------------------------------------------------ the same in plain Python
+def _popcount_plain(x):
+    return int(x).bit_count()
+
+
+def _lowest_bit_index_plain(x):
+    x = int(x)
+    return (x & -x).bit_length() - 1
+
+
+def _atomic_load_plain(arr, idx):
+    return arr[idx]
+
+
+def _prefetch_plain(arr, idx):
+    return None
+
+
+_PLAIN = bool(getattr(config, "DISABLE_JIT", False))   # set from NUMBA_DISABLE_JIT
+popcount = _popcount_plain if _PLAIN else _popcount_intrinsic
+lowest_bit_index = _lowest_bit_index_plain if _PLAIN else _lowest_bit_index_intrinsic
+atomic_load = _atomic_load_plain if _PLAIN else _atomic_load_intrinsic
+prefetch = _prefetch_plain if _PLAIN else _prefetch_intrinsic

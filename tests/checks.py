@@ -1,0 +1,331 @@
+"""Helpers shared by the test modules (imported as ``from checks import ...``, as
+naive.py is; no tests here):
+
+* :func:`random_positions`: the one generator of random positions;
+* references and checkers of an answer: :func:`serial_score`,
+  :func:`check_best_move`, :func:`check_pv`, :func:`check_accounting`,
+  :func:`pool_tasks`, and :func:`split_solve` (a parallel solve that always splits);
+* :data:`BOARDS` (the random boards of the parallel tests), :data:`C4`,
+  :data:`KILL_MOVES`/:data:`KILL_SCORE` (a Connect Four solve of a few seconds
+  on 2 workers, for the fault tests);
+* :func:`alive` (whether a process still runs);
+* split trees over fake games, with no kernels (:class:`FakeGame`,
+  :func:`make_tree`, the small game :data:`ABC` and :func:`abc_nodes`).
+"""
+from __future__ import annotations
+
+import random
+import time
+from typing import Optional, Union
+
+import psutil
+
+from parallel_mnk import GameSpec, Position, solve
+from parallel_mnk.parallel.split import SplitTree
+from parallel_mnk.rules import win_score
+
+C4 = GameSpec(7, 6, 4, True)
+TT_BITS = 16          # small shared tables: light pools for the many small solves
+BIG_TT_BITS = 20      # for the few searches of several seconds
+# Pons' Test_L1_R3, line 18: exact score 2 (checked serially by the slow test of
+# test_procpool.py); 70 tasks over 8 null-window probes, a few seconds on 2 workers
+KILL_MOVES, KILL_SCORE = "53476", 2
+
+
+def sign(v: int) -> int:
+    return (v > 0) - (v < 0)
+
+
+# ---------------------------------------------------------------- random positions
+def _random_game(spec: GameSpec, rng: random.Random, stones: int, quiet: bool) -> Position:
+    """A game of ``stones`` random moves from the empty board, stopped early when it
+    ends; ``quiet``: never a move that ends it (stopped early when every move would)."""
+    pos = Position(spec)
+    while pos.ply < stones and not pos.is_game_over():
+        if not quiet:
+            pos.push(rng.choice(pos.legal_moves()))
+            continue
+        moves = pos.legal_moves()
+        rng.shuffle(moves)
+        for m in moves:  # the first random move that does not end the game
+            pos.push(m)
+            if pos.outcome() is None:
+                break
+            pos.pop()
+        else:
+            break
+    return pos
+
+
+def random_positions(spec: GameSpec, count: int, stones: Union[int, tuple[int, int]], *,
+                     seed: Optional[int] = None, rng: Optional[random.Random] = None, quiet: bool = False,
+                     min_stones: int = 0, keep_over: bool = False, distinct: bool = True, tries: int = 50,
+                     exact: bool = True) -> list[Position]:
+    """``count`` positions of ``spec`` reached by random games from the empty board.
+
+    Each game plays ``stones`` moves (an int, or ``(lo, hi)``: a number drawn with
+    ``rng.randint(lo, hi)`` for each game) chosen by ``rng`` (or by
+    ``random.Random(seed)``), and stops early when the game ends. With ``quiet``
+    it never plays a move that ends the game (it tries the legal moves in a random
+    order) and stops early when every move would.
+
+    A game is played again, up to ``tries * count`` games in all, when it ended
+    (unless ``keep_over``), when it stopped short of ``min_stones`` stones, or,
+    with ``distinct``, when its position was found before. ``exact``: assert that
+    ``count`` positions were found (else return those found).
+    """
+    if rng is None:
+        rng = random.Random(seed)
+    seen: set[tuple[int, int]] = set()
+    out: list[Position] = []
+    games = 0
+    while len(out) < count and games < tries * count:
+        games += 1
+        n = stones if isinstance(stones, int) else rng.randint(*stones)
+        pos = _random_game(spec, rng, n, quiet)
+        if (pos.is_game_over() and not keep_over) or pos.ply < min_stones:
+            continue
+        if distinct:
+            if (pos.x, pos.o) in seen:
+                continue
+            seen.add((pos.x, pos.o))
+        out.append(pos)
+    assert len(out) == count or not exact, f"{len(out)} of {count} random positions of {spec}"
+    return out
+
+
+# ---------------------------------------------------------------- references
+_serial_cache: dict[tuple, int] = {}
+
+
+def serial_score(pos: Position) -> int:
+    """Exact score from the side to move by the serial solver (cached)."""
+    key = (pos.spec, pos.x, pos.o)
+    if key not in _serial_cache:
+        r = solve(pos, workers=1, pv=False)
+        assert r.score is not None, r
+        _serial_cache[key] = r.score
+    return _serial_cache[key]
+
+
+def check_best_move(pos: Position, move: int, score: int, weak: bool) -> None:
+    """``move`` is optimal: it wins at once, or the child's serial score is
+    ``-score`` (weak: the child's value is the opposite of ``sign(score)``)."""
+    assert move in pos.legal_moves(), (move, pos.legal_moves())
+    child = pos.copy()
+    mover = child.turn
+    child.push(move)
+    out = child.outcome()
+    if out is not None:
+        if out.winner == mover:
+            got = win_score(pos.spec, child.ply)
+        else:
+            assert out.winner is None, "a move cannot make the opponent win"
+            got = 0
+        if weak:
+            assert sign(got) == sign(score), (move, got, score)
+        else:
+            assert got == score, (move, got, score)
+        return
+    child_score = serial_score(child)
+    if weak:
+        assert sign(-child_score) == sign(score), (move, child_score, score)
+    else:
+        assert -child_score == score, (move, child_score, score)
+
+
+def check_pv(pos: Position, pv: list[int], score: int) -> None:
+    """Each move of ``pv`` is legal and keeps the score; the line ends the game."""
+    assert pv, "empty principal variation"
+    cur = pos.copy()
+    s = score
+    for i, move in enumerate(pv):
+        assert move in cur.legal_moves(), (i, move, pv)
+        check_best_move(cur, move, s, weak=False)
+        cur.push(move)
+        s = -s
+        if cur.is_game_over():
+            assert i == len(pv) - 1, f"the line goes on after the game ended at move {i}: {pv}"
+    assert cur.is_game_over(), f"the line stops before the end: {pv}"
+
+
+def split_solve(pos: Position, workers: int, **kw):
+    """A parallel solve that always splits (no serial try first: ``serial_budget=0``),
+    so that even easy positions go through the split tree and the pool."""
+    kw.setdefault("tt_bits", TT_BITS)
+    kw.setdefault("progress", False)
+    return solve(pos, workers=workers, serial_budget=0, **kw)
+
+
+def pool_tasks(result) -> int:
+    """Tasks the pool's workers ran for ``result``."""
+    return sum(w.tasks for w in result.workers[1:])
+
+
+def check_accounting(result, workers: int) -> None:
+    """One entry per process (the coordinator, then each worker); nodes add up."""
+    assert len(result.workers) == workers + 1
+    assert [w.worker for w in result.workers] == list(range(workers + 1))
+    assert sum(w.nodes for w in result.workers) == result.nodes
+    for w in result.workers:
+        assert w.nodes >= 0 and w.tasks >= 0 and w.cpu_s >= 0 and w.peak_rss >= 0, w
+
+
+# (spec, fewest stones, most stones, positions) of the parallel tests' random
+# positions; the ranges keep every serial solve well under a tenth of a second.
+BOARDS = [
+    (GameSpec(3, 3, 3), 0, 6, 30),
+    (GameSpec(4, 4, 3), 0, 10, 48),
+    (GameSpec(4, 4, 4), 0, 10, 48),
+    (GameSpec(5, 4, 4), 2, 12, 48),
+    (GameSpec(4, 4, 3, True), 0, 10, 48),
+    (GameSpec(4, 4, 4, True), 0, 10, 48),
+    (GameSpec(5, 4, 4, True), 0, 12, 48),
+    (GameSpec(6, 5, 4, True), 10, 26, 48),
+    (GameSpec(7, 6, 4, True), 24, 36, 48),
+]
+
+
+def spec_id(spec: GameSpec) -> str:
+    """A short test id: ``4x4k3g`` (``g``: gravity)."""
+    return f"{spec.cols}x{spec.rows}k{spec.k}{'g' if spec.gravity else ''}"
+
+
+# ---------------------------------------------------------------- processes
+def alive(pid: int, timeout: float = 0.0) -> bool:
+    """Whether ``pid`` still runs (zombies count as dead) after up to ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            running = psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+        except psutil.NoSuchProcess:
+            running = False
+        if not running or time.monotonic() >= deadline:
+            return running
+        time.sleep(0.05)
+
+
+# ---------------------------------------------------------------- split trees of fake games
+FAKE_CELLS = 30     # board size the tree believes in (generic bounds +-15 at the root)
+WIDE = (-100, 100)  # a window wider than any score
+
+
+class FakeGame:
+    """A game tree from nested lists: an int is a finished position's score (from
+    its side to move), a list holds the children. Every edge has its own cell, so a
+    node is known by the union ``own | opp`` of the cells on its path."""
+
+    def __init__(self, tree, rng=None, static=False):
+        self.tree = tree
+        self.nodes = {}        # union of path cells -> subtree
+        self.child_cells = {}  # union -> cells of the children, in order
+        self.static = {}       # union -> (lo, hi) the expander reports (default: no information)
+        next_cell = [0]
+
+        def walk(sub, union):
+            self.nodes[union] = sub
+            if not isinstance(sub, list):
+                return
+            if static:
+                v = self.value(sub)
+                self.static[union] = (v - rng.randint(0, 3), v + rng.randint(0, 3))
+            cells = self.child_cells[union] = []
+            for child in sub:
+                cells.append(next_cell[0])
+                next_cell[0] += 1
+                walk(child, union | 1 << cells[-1])
+        walk(tree, 0)
+
+    @staticmethod
+    def value(sub) -> int:
+        if isinstance(sub, int):
+            return sub
+        return max(-FakeGame.value(c) for c in sub)
+
+    def true_value(self, node) -> int:
+        return self.value(self.nodes[node.own | node.opp])
+
+    def expander(self, own: int, opp: int, ply: int):
+        union = own | opp
+        sub = self.nodes[union]
+        if isinstance(sub, int):
+            return 0, sub, sub, [0]
+        lo, hi = self.static.get(union, WIDE)
+        cells = self.child_cells[union]
+        return len(cells), lo, hi, list(cells)
+
+
+def make_tree(game: FakeGame, alpha: int, beta: int, depth: int, ybw: bool = True, **kw) -> SplitTree:
+    """The split tree of ``game`` for the window ``(alpha, beta)``."""
+    return SplitTree(FAKE_CELLS, game.expander, 0, 0, 0, alpha, beta, depth=depth, ybw=ybw, **kw)
+
+
+def all_nodes(tree: SplitTree):
+    """Every node of ``tree``."""
+    stack = [tree.root]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
+
+
+#   root (ply 0)
+#   +- A: a1 = 2            A = -2, root via A = 2
+#   +- B: b1 = 1, b2 = -3   B = max(-1, 3) = 3, root via B = -3
+#   +- C: c1 = 5, c2 = 0    C = max(-5, 0) = 0, root via C = 0
+#   root = 2 (move A); cells: A 0, a1 1, B 2, b1 3, b2 4, C 5, c1 6, c2 7
+ABC = [[2], [1, -3], [5, 0]]
+
+
+def abc_nodes(tree):
+    """``A, B, C, a1, b1, b2, c1, c2`` of a tree of :data:`ABC`."""
+    A, B, C = tree.root.children
+    return A, B, C, A.children[0], B.children[0], B.children[1], C.children[0], C.children[1]
+
+
+def subtree_size(node) -> int:
+    """Nodes in the subtree of ``node`` (itself included)."""
+    count, stack = 0, [node]
+    while stack:
+        n = stack.pop()
+        count += 1
+        stack.extend(n.children)
+    return count
+
+
+def count_refreshes(monkeypatch) -> list[tuple[int, int, int]]:
+    """Wrap ``SplitTree.record`` and ``SplitTree.refresh`` (for the test) and return a
+    list that gets, for each result recorded, ``(refreshed, under_top, tree)``: the
+    nodes whose windows ``refresh`` visited (the subtree under its ``top``, the whole
+    tree for none), the nodes under the highest node whose bounds the result
+    changed (the node itself when none changed), and the nodes in the tree."""
+    calls: list[tuple[int, int, int]] = []
+    visited = [0]
+    record, refresh = SplitTree.record, SplitTree.refresh
+    sizes: dict[SplitTree, int] = {}  # a tree's shape never changes once built
+
+    def size(tree, node) -> int:
+        if node is not tree.root:
+            return subtree_size(node)
+        if tree not in sizes:
+            sizes[tree] = subtree_size(node)
+        return sizes[tree]
+
+    def counting_refresh(self, top=None):
+        visited[0] += size(self, self.root if top is None else top)
+        refresh(self, top)
+
+    def counting_record(self, node, value, kind):
+        chain = [node]
+        while chain[-1].parent is not None:
+            chain.append(chain[-1].parent)
+        before = [(n.lo, n.hi) for n in chain]
+        visited[0] = 0
+        record(self, node, value, kind)
+        changed = [n for n, b in zip(chain, before) if (n.lo, n.hi) != b]
+        top = changed[-1] if changed else node
+        calls.append((visited[0], size(self, top), size(self, self.root)))
+
+    monkeypatch.setattr(SplitTree, "refresh", counting_refresh)
+    monkeypatch.setattr(SplitTree, "record", counting_record)
+    return calls

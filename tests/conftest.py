@@ -1,0 +1,33 @@
+"""Fixtures of every test module.
+
+* ``warm_kernels`` (session, autouse): load (or compile) the numba kernels of
+  both engines once, before the first test, so that no test's time includes it;
+* ``stop_pools`` (module, autouse): stop the process's worker pool (and Ray
+  backend) at the end of each module, so that no module leaves processes to
+  the next (the package keeps one pool per worker count and table size between
+  solves).
+
+Shared helpers are in checks.py, the reference solver in naive.py.
+"""
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(scope="session", autouse=True)
+def warm_kernels():
+    """Load the kernels of the exact engine (serial and parallel) and of the
+    depth-limited engine once per session."""
+    from parallel_mnk.runtime import load_kernels, load_limited_kernels
+
+    load_kernels(parallel=True)
+    load_limited_kernels()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def stop_pools():
+    """Shut the worker pools down at the end of the module (nothing when none runs)."""
+    yield
+    from parallel_mnk.parallel.backends import shutdown_backends
+
+    shutdown_backends()

@@ -1,0 +1,43 @@
+"""parallel_mnk.geometry: the Python k-in-a-row code (``has_line``,
+``winning_cells``, each by shifts and by line masks) against brute force over
+naive.py's own list of lines."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from naive import all_lines
+from parallel_mnk import geometry
+
+
+def brute_lines(rows: int, cols: int, k: int) -> list[int]:
+    return all_lines(cols, rows, k)  # naive.py's own line list (cols first)
+
+
+@pytest.mark.parametrize("rows,cols,k", [(1, 1, 1), (1, 5, 3), (5, 1, 2), (3, 3, 3), (3, 4, 3), (4, 4, 4),
+                                         (2, 7, 2), (5, 5, 4), (3, 3, 5), (9, 9, 5), (7, 13, 4), (10, 10, 1)])
+def test_has_line_and_winning_cells_match_brute_force(rows, cols, k):
+    rng = random.Random(rows * 1000 + cols * 10 + k)
+    lines = brute_lines(rows, cols, k)
+    n = rows * cols
+    for _ in range(300):
+        own = opp = 0
+        for cell in range(n):
+            r = rng.random()
+            if r < 0.35:
+                own |= 1 << cell
+            elif r < 0.55:
+                opp |= 1 << cell
+        empty = ((1 << n) - 1) & ~(own | opp)
+        expect_line = any(own & m == m for m in lines)
+        expect_wins = 0
+        for cell in range(n):
+            if empty >> cell & 1 and any((own | 1 << cell) & m == m for m in lines if m >> cell & 1):
+                expect_wins |= 1 << cell
+        assert geometry.has_line(own, rows, cols, k) == expect_line
+        assert geometry._has_line_by_shifts(own, rows, cols, k) == expect_line
+        assert geometry.winning_cells(own, empty, rows, cols, k) == expect_wins
+        assert geometry._winning_cells_by_shifts(own, empty, rows, cols, k) == expect_wins
+        if n <= 64:
+            assert geometry._winning_cells_by_lines(own, empty, rows, cols, k) == expect_wins
