@@ -58,7 +58,7 @@ def main(argv=None) -> int:
     facts["cpu_busy_percent_at_start"] = common.cpu_busy_others()
     if facts["shared_memory_huge_pages"] == "never" and {"scaling", "boards", "cluster"} & set(suites):
         print("note: shared memory gets no huge pages here (transparent_hugepage/shmem_enabled is 'never'), "
-              "so a parallel node costs a few % more than a serial one; see README", flush=True)
+              "so a parallel node costs a few % more than a serial one; see bench/README.md", flush=True)
     rows: list[dict] = []
     for suite in suites:
         print(f"== {suite}", flush=True)

@@ -189,17 +189,15 @@ class Coordinator:
             job.node.running -= 1
             job.node = None
 
-    def _collect(self, tree: Optional[SplitTree], timeout: float) -> list[AnyResult]:
-        """Record what came back (results, losses); returns the results."""
-        results = []
+    def _collect(self, tree: Optional[SplitTree], timeout: float) -> None:
+        """Record what came back (results, losses), waiting up to ``timeout`` s."""
         for index, event in self.backend.collect(timeout):
             slot = self.slots[index - 1]
             if isinstance(event, Lost):
                 if self._lost(slot, event.how):
                     self.backend.restart(index)
-            elif self._record(slot, event, tree):
-                results.append(event)
-        return results
+            else:
+                self._record(slot, event, tree)
 
     def _record(self, slot: Slot, result: AnyResult, tree: Optional[SplitTree]) -> bool:
         """Account for ``slot``'s result and, for a split-tree task, record it in
