@@ -7,11 +7,21 @@
   the next (the package keeps one pool per worker count and table size between
   solves).
 
+A test run started as a background job of a shell (``nohup pytest &``) inherits
+SIGINT *ignored*, and so would every CLI it starts: its Ctrl-C tests would see
+an interrupt do nothing. The handler is put back here, so the CLIs the tests
+start get SIGINT as a terminal gives it.
+
 Shared helpers are in checks.py, the reference solver in naive.py.
 """
 from __future__ import annotations
 
+import signal
+
 import pytest
+
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session", autouse=True)
