@@ -35,6 +35,7 @@ import numpy as np
 
 from .kernels import grid_layout as GL
 from .kernels import layout as L
+from .kernels.proof_layout import fill_proof_tables
 from .rules import MAX_CELLS, GameSpec
 
 # (row step, col step) of the four line directions: E, S, SE, SW
@@ -258,6 +259,7 @@ def _context_template(spec: GameSpec) -> np.ndarray:
     ctx[L.C_NLINES] = len(lines)
     for i, m in enumerate(lines):
         ctx[L.OFF_LINES + i] = m
+    fill_proof_tables(ctx, lines)
     for cell in range(spec.cells):
         dr, dc = _centre_distance(spec, cell)
         # centre first: closeness to the centre, in 0..63, breaks ties in move ordering

@@ -18,13 +18,13 @@ import numpy as np
 import psutil
 
 from .geometry import build_context, build_grid_geometry
-from .kernels import cache_guard, grid, limited, lines, negamax, root, table
+from .kernels import cache_guard, grid, limited, lines, negamax, pairing, root, table
 from .kernels import grid_layout as GL
 from .kernels import layout as L
 from .rules import GameSpec
 
 T = TypeVar("T")
-KERNEL_MODULES = [grid, limited, lines, negamax, root, table]
+KERNEL_MODULES = [grid, limited, lines, negamax, pairing, root, table]
 
 _loaded: set[str] = set()
 
@@ -60,6 +60,21 @@ def load_kernels(parallel: bool = False) -> float:
         root.expand(ctx, tt, zero, zero, 0, np.zeros(L.MAX_CELLS, dtype=np.int64))
         root.run_task(ctx, tt, ctl, zero, zero, 0, -1, 1, L.CTL_WORKERS + L.CTL_LIVE_WINDOW)
         _loaded.add("parallel")
+    return time.perf_counter() - t
+
+
+def load_proof_kernels() -> float:
+    """Compile or load the proof machinery's kernels (pairing certificates) once
+    per process; returns the seconds it took (0 once done)."""
+    if "proofs" in _loaded:
+        return 0.0
+    t = time.perf_counter()
+    _check_cache()
+    ctx = build_context(GameSpec(3, 3, 3))
+    zero = np.uint64(0)
+    pairing.search_certificate(ctx, zero, zero, np.int64(1))
+    pairing.defender_has_certificate(ctx, zero, zero, np.int64(0), True)
+    _loaded.add("proofs")
     return time.perf_counter() - t
 
 

@@ -27,11 +27,12 @@ if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
 @pytest.fixture(scope="session", autouse=True)
 def warm_kernels():
     """Load the kernels of the exact engine (serial and parallel) and of the
-    depth-limited engine once per session."""
-    from parallel_mnk.runtime import load_kernels, load_limited_kernels
+    depth-limited engine and the proof machinery once per session."""
+    from parallel_mnk.runtime import load_kernels, load_limited_kernels, load_proof_kernels
 
     load_kernels(parallel=True)
     load_limited_kernels()
+    load_proof_kernels()
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -26,7 +26,7 @@ LAYERS = [
     ["kernels"],
     ["rules", "geometry", "position", "results", "options", "ttable"],
     ["runtime"],
-    ["search", "limited"],
+    ["search", "limited", "prover"],
     ["parallel"],
     ["solver"],
     ["analysis", "play", "protocol"],

@@ -55,7 +55,9 @@ OFF_HASH = OFF_INVPERM + MAX_SYM * MAX_CELLS       # scratch [ply][sym]
 OFF_MOVES = OFF_HASH + MAX_PLY * MAX_SYM          # scratch [ply][i]
 OFF_SCORES = OFF_MOVES + MAX_PLY * MAX_CELLS      # scratch [ply][cell] per-cell scores, then [ply][i] sorted
 OFF_TMP = OFF_SCORES + MAX_PLY * 2 * MAX_CELLS    # scratch for one kernel call (no recursion)
-CTX_SIZE = OFF_TMP + MAX_CELLS + 2
+OFF_PROOF = OFF_TMP + MAX_CELLS + 2               # the proof machinery's region (kernels/proof_layout.py)
+PROOF_SIZE = 4096
+CTX_SIZE = OFF_PROOF + PROOF_SIZE
 
 # control array ``ctl`` (int64, may live in shared memory): polled by the search
 CTL_ABORT = 0        # non-zero: every search stops as soon as possible

@@ -1,0 +1,219 @@
+"""Pairing (Hales-Jewett) certificates on bitboards: the exact finder, the check
+of a remembered certificate, and the bound they give the exact search.
+
+A *pairing certificate for the defender D against the attacker A* in a position
+is a set of disjoint pairs of empty cells such that every window live for A
+(holding no D stone) contains both cells of some pair. D answers A's move on a
+paired cell with its partner; then A never owns both cells of a pair, so A never
+completes a live window: **A cannot win, whoever is to move** (an extra D stone
+only kills windows; the strong game's D threats only end the game sooner for D).
+So a certificate proves ``score <= 0`` for A, never a draw by itself
+(``../shared/notes/free-proofs.md``, 2.1).
+
+The finder (note 2.3a) is an exact, complete search: take the uncovered window
+with the fewest free cells (none with fewer than two, or it fails); some pair of
+the certificate lies inside it, so try each 2-subset of its free cells (best
+first: the one covering most uncovered windows), remove what it covers, recurse.
+It runs on an explicit stack in ``ctx`` (:mod:`.proof_layout`) with a node cap:
+``-1`` means "no certificate exists", ``-2`` "capped", unknown.
+
+Window sets are bitsets of ``WORDS`` words (:mod:`.proof_layout`).
+"""
+import numpy as np
+from numba import njit
+
+from .bits import lowest_bit_index, popcount
+from .common import insert_descending
+from .layout import C_BOARD, C_NLINES, OFF_LINES
+from .proof_layout import (
+    CERT_SIZE, LEVEL_CAND, LEVEL_F, LEVEL_I, LEVEL_N, LEVEL_SIZE, LEVEL_U, OFF_CELL_WIN, OFF_FOUND, OFF_RING,
+    OFF_RING_SCORE, OFF_STACK, P_CAP, P_CAPPED, P_DFS_NODES, P_FOUND, P_FRESH, P_REUSED, P_RING_NEXT, RING, WORDS,
+)
+
+ZERO = np.uint64(0)
+ONE = np.uint64(1)
+NONE_EXISTS = -1
+CAPPED = -2
+
+
+@njit(inline="always", cache=True)
+def _pair_covers(ctx, a, b, w):
+    """Word ``w`` of the windows holding both cells ``a`` and ``b``."""
+    return ctx[OFF_CELL_WIN + a * WORDS + w] & ctx[OFF_CELL_WIN + b * WORDS + w]
+
+
+@njit(cache=True)
+def live_windows(ctx, dfn, base):
+    """Write to ``ctx[base:base + WORDS]`` the windows holding no stone of ``dfn``."""
+    for w in range(WORDS):
+        ctx[base + w] = ZERO
+    for i in range(np.int64(ctx[C_NLINES])):
+        if ctx[OFF_LINES + i] & dfn == ZERO:
+            ctx[base + (i >> 6)] |= ONE << np.uint64(i & 63)
+
+
+@njit(cache=True)
+def _narrowest_window(ctx, base):
+    """The uncovered window (at stack level ``base``) with the fewest free cells.
+
+    Returns ``(status, free)``: status 0 when no window is uncovered (a
+    certificate), -1 when one has fewer than two free cells (a dead end), else 1
+    and that window's free cells."""
+    free_cells = ctx[base + LEVEL_F]
+    best, best_free = 1000, ZERO
+    for w in range(WORDS):
+        u = ctx[base + LEVEL_U + w]
+        while u != ZERO:
+            i = w * 64 + lowest_bit_index(u)
+            u &= u - ONE
+            free = ctx[OFF_LINES + i] & free_cells
+            n = popcount(free)
+            if n < 2:
+                return -1, ZERO
+            if n < best:
+                best, best_free = n, free
+    if best == 1000:
+        return 0, ZERO
+    return 1, best_free
+
+
+@njit(cache=True)
+def _push_candidates(ctx, base, free):
+    """Write every pair of the cells ``free`` to stack level ``base``, covering most
+    uncovered windows first; returns how many."""
+    n = 0
+    x = free
+    while x != ZERO:
+        a = lowest_bit_index(x)
+        x &= x - ONE
+        y = x
+        while y != ZERO:
+            b = lowest_bit_index(y)
+            y &= y - ONE
+            gain = 0
+            for w in range(WORDS):
+                gain += popcount(_pair_covers(ctx, a, b, w) & ctx[base + LEVEL_U + w])
+            pair = (ONE << np.uint64(a)) | (ONE << np.uint64(b))
+            insert_descending(ctx, ctx, base + LEVEL_CAND, OFF_RING_SCORE, n, pair, np.uint64(gain))
+            n += 1
+    ctx[base + LEVEL_N] = np.uint64(n)
+    ctx[base + LEVEL_I] = ZERO
+    return n
+
+
+@njit(cache=True)
+def _write_found(ctx, levels):
+    """Copy the pairs chosen on the first ``levels`` stack levels to ``OFF_FOUND``."""
+    ctx[OFF_FOUND] = np.uint64(levels)
+    for lvl in range(levels):
+        base = OFF_STACK + lvl * LEVEL_SIZE
+        ctx[OFF_FOUND + 1 + lvl] = ctx[base + LEVEL_CAND + np.int64(ctx[base + LEVEL_I]) - 1]
+
+
+@njit(cache=True)
+def search_certificate(ctx, att, dfn, cap):
+    """Search a certificate for the side with stones ``dfn`` against ``att`` (the
+    module docstring), visiting at most ``cap`` nodes.
+
+    Returns the number of pairs (>= 0; the pair masks are then at
+    ``ctx[OFF_FOUND + 1:]``), :data:`NONE_EXISTS` when the complete search found
+    none, or :data:`CAPPED`. Counts its nodes in ``ctx[P_DFS_NODES]``.
+    """
+    ctx[OFF_STACK + LEVEL_F] = ctx[C_BOARD] & ~(att | dfn)
+    live_windows(ctx, dfn, OFF_STACK + LEVEL_U)
+    lvl = 0
+    nodes = 0
+    fresh = True
+    while True:
+        base = OFF_STACK + lvl * LEVEL_SIZE
+        if fresh:
+            fresh = False
+            nodes += 1
+            if nodes > cap:
+                ctx[P_DFS_NODES] += np.uint64(nodes - 1)
+                return CAPPED
+            status, free = _narrowest_window(ctx, base)
+            if status == 0:
+                ctx[P_DFS_NODES] += np.uint64(nodes)
+                _write_found(ctx, lvl)
+                return lvl
+            if status < 0:
+                ctx[base + LEVEL_N] = ZERO
+                ctx[base + LEVEL_I] = ZERO
+            else:
+                _push_candidates(ctx, base, free)
+        i = ctx[base + LEVEL_I]
+        if i < ctx[base + LEVEL_N]:
+            ctx[base + LEVEL_I] = i + ONE
+            pair = ctx[base + LEVEL_CAND + np.int64(i)]
+            a = lowest_bit_index(pair)
+            b = lowest_bit_index(pair & (pair - ONE))
+            nxt = base + LEVEL_SIZE
+            for w in range(WORDS):
+                ctx[nxt + LEVEL_U + w] = ctx[base + LEVEL_U + w] & ~_pair_covers(ctx, a, b, w)
+            ctx[nxt + LEVEL_F] = ctx[base + LEVEL_F] & ~pair
+            lvl += 1
+            fresh = True
+        else:
+            if lvl == 0:
+                ctx[P_DFS_NODES] += np.uint64(nodes)
+                return NONE_EXISTS
+            lvl -= 1
+
+
+@njit(cache=True)
+def certificate_holds(ctx, cert, att, dfn):
+    """Whether the certificate stored at ``ctx[cert]`` (count, then pair masks) is
+    one in the position ``att``/``dfn``: its pairs with both cells empty cover
+    every window live for ``att`` (checked in full, so any earlier certificate
+    may be tried in any position)."""
+    stones = att | dfn
+    n = np.int64(ctx[cert])
+    c0 = c1 = c2 = c3 = ZERO
+    for j in range(n):
+        pair = ctx[cert + 1 + j]
+        if pair & stones != ZERO:
+            continue
+        a = lowest_bit_index(pair)
+        b = lowest_bit_index(pair & (pair - ONE))
+        c0 |= _pair_covers(ctx, a, b, 0)
+        c1 |= _pair_covers(ctx, a, b, 1)
+        c2 |= _pair_covers(ctx, a, b, 2)
+        c3 |= _pair_covers(ctx, a, b, 3)
+    for i in range(np.int64(ctx[C_NLINES])):
+        if ctx[OFF_LINES + i] & dfn == ZERO:
+            w = i >> 6
+            c = c0 if w == 0 else (c1 if w == 1 else (c2 if w == 2 else c3))
+            if (c >> np.uint64(i & 63)) & ONE == ZERO:
+                return False
+    return True
+
+
+@njit(cache=True)
+def defender_has_certificate(ctx, att, dfn, defender, fresh):
+    """Whether the side ``defender`` (0 first player, 1 second) with stones ``dfn``
+    holds a certificate against ``att``: one of its remembered certificates
+    holds, or (with ``fresh``) a search capped at ``ctx[P_CAP]`` nodes finds one,
+    which is then remembered. False means only "none known"."""
+    ring = OFF_RING + defender * RING * CERT_SIZE
+    for r in range(RING):
+        if ctx[ring + r * CERT_SIZE] != ZERO and certificate_holds(ctx, ring + r * CERT_SIZE, att, dfn):
+            ctx[P_REUSED] += ONE
+            return True
+    if not fresh:
+        return False
+    ctx[P_FRESH] += ONE
+    n = search_certificate(ctx, att, dfn, np.int64(ctx[P_CAP]))
+    if n == CAPPED:
+        ctx[P_CAPPED] += ONE
+    if n < 0:
+        return False
+    ctx[P_FOUND] += ONE
+    slot = np.int64(ctx[P_RING_NEXT + defender])
+    ctx[P_RING_NEXT + defender] = np.uint64((slot + 1) % RING)
+    dst = ring + slot * CERT_SIZE
+    for j in range(n + 1):
+        ctx[dst + j] = ctx[OFF_FOUND + j]
+    if n == 0:
+        ctx[dst] = ZERO   # no live window at all: nothing worth remembering
+    return True

@@ -1,0 +1,58 @@
+"""The layout of the proof machinery's region of the kernel context ``ctx``
+(``ctx[OFF_PROOF:OFF_PROOF + PROOF_SIZE]``, see :mod:`.layout`), and the
+function that fills its read-only part. Plain Python (no numba).
+
+Windows are the ``k``-cell lines of ``ctx[OFF_LINES + i]``; a set of windows
+is a bitset of ``WORDS`` uint64 words (window ``i`` is bit ``i % 64`` of word
+``i // 64``), enough for the at most ``4 * 64`` windows of a 64-cell board.
+
+A pairing certificate is a list of disjoint *pair masks* (two cells' bits in
+one uint64); see :mod:`.pairing`.
+"""
+from .layout import MAX_CELLS, MAX_LINES, OFF_PROOF, PROOF_SIZE
+
+WORDS = 4                # words of a window bitset
+MAX_PAIR_K = 7           # pairing searches run only for k <= 7 (a window's pairs: C(k, 2) <= 21)
+MAX_CAND = MAX_PAIR_K * (MAX_PAIR_K - 1) // 2
+MAX_PAIRS = MAX_CELLS // 2
+CERT_SIZE = MAX_PAIRS + 1   # a stored certificate: its pair count, then the pair masks
+RING = 4                    # certificates remembered per defender (tried again at later nodes)
+
+# scalar slots
+P_MIN_EMPTY = OFF_PROOF + 0    # negamax tests pairings at nodes with at least this many empty cells (0: off)
+P_CAP = OFF_PROOF + 1          # node cap of one fresh certificate search
+P_FRESH = OFF_PROOF + 2        # counters: fresh searches run,
+P_FOUND = OFF_PROOF + 3        #   fresh searches that found a certificate,
+P_CAPPED = OFF_PROOF + 4       #   fresh searches stopped by the cap,
+P_REUSED = OFF_PROOF + 5       #   nodes settled by a remembered certificate,
+P_DFS_NODES = OFF_PROOF + 6    #   nodes of all certificate searches
+P_RING_NEXT = OFF_PROOF + 8    # [defender]: the ring slot the next certificate goes to
+P_SCALARS_END = OFF_PROOF + 16
+
+OFF_CELL_WIN = P_SCALARS_END                 # [cell][word]: the windows through a cell (read-only)
+LEVEL_U = 0                                  # a level of the search's stack: uncovered windows (WORDS),
+LEVEL_F = WORDS                              #   free cells,
+LEVEL_N = WORDS + 1                          #   candidate pairs,
+LEVEL_I = WORDS + 2                          #   the next candidate to try,
+LEVEL_CAND = WORDS + 3                       #   the candidate pair masks, best first
+LEVEL_SIZE = LEVEL_CAND + MAX_CAND
+OFF_STACK = OFF_CELL_WIN + MAX_CELLS * WORDS
+OFF_FOUND = OFF_STACK + (MAX_PAIRS + 1) * LEVEL_SIZE   # the last certificate found (CERT_SIZE)
+OFF_RING = OFF_FOUND + CERT_SIZE                       # [defender][RING] certificates (CERT_SIZE each)
+OFF_RING_SCORE = OFF_RING + 2 * RING * CERT_SIZE       # scratch: move-ordering scores of the candidates
+PROOF_END = OFF_RING_SCORE + MAX_CAND
+assert PROOF_END <= OFF_PROOF + PROOF_SIZE, "the proof region of ctx is too small"
+assert MAX_LINES <= WORDS * 64
+
+
+def fill_proof_tables(ctx, lines) -> None:
+    """Write the read-only part of the proof region of ``ctx`` for a board whose
+    windows are the bit masks ``lines`` (in the order of ``ctx[OFF_LINES:]``)."""
+    for i, line in enumerate(lines):
+        cell = 0
+        while line:
+            if line & 1:
+                slot = OFF_CELL_WIN + cell * WORDS + i // 64
+                ctx[slot] = int(ctx[slot]) | (1 << (i % 64))
+            line >>= 1
+            cell += 1
