@@ -73,7 +73,7 @@ WINDOW_BIAS = 1024   # alpha and beta are stored + WINDOW_BIAS in 16 bits each
 
 def pack_window(task_id: int, alpha: int, beta: int) -> int:
     """The live-window word of a task: its id and window in one int64, so that a
-    reader sees both at once (the kernel unpacks it, ``negamax._live_window``)."""
+    reader sees both at once (the kernel unpacks it, ``sharing.live_window``)."""
     return (task_id << 32) | ((alpha + WINDOW_BIAS) << 16) | (beta + WINDOW_BIAS)
 
 
