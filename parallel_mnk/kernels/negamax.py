@@ -54,7 +54,7 @@ from .layout import (
 )
 from .lines import has_k_run, line_move_scores, live_line_summary, playable_cells, winning_cells
 from .sharing import live_window, mark_child, poll_abort, unmark_child
-from .table import canonical_key, probe, push_hashes, store
+from .table import canonical_key, probe, push_hashes, store, work_of
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
@@ -159,6 +159,7 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     counted in ``ctx[C_NODES]``; ``live_slot`` and aborts: see the module docstring.
     """
     ctx[C_NODES] += ONE
+    nodes_before = ctx[C_NODES]
     if (ctx[C_NODES] & ABORT_POLL_MASK) == ZERO and poll_abort(ctx, ctl):
         ctx[C_ABORTED] = ONE
     if ctx[C_ABORTED] != ZERO:
@@ -236,16 +237,15 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
         if v >= beta:
             break
         alpha = max(alpha, v)
-    # 4. store what was proven
+    # 4. store what was proven (exact when a bound meets the node's known bounds), with what it cost
     if best >= beta:
-        store(ctx, tt, key, sym, TT_LOWER, best, best_move)
-        ctx[C_RESULT_KIND] = result_kind(TT_LOWER, best, lower, upper)
+        kind = result_kind(TT_LOWER, best, lower, upper)
     elif best_exact:
-        store(ctx, tt, key, sym, TT_EXACT, best, best_move)
-        ctx[C_RESULT_KIND] = TT_EXACT
+        kind = TT_EXACT
     else:
-        store(ctx, tt, key, sym, TT_UPPER, best, -1)
-        ctx[C_RESULT_KIND] = result_kind(TT_UPPER, best, lower, upper)
+        kind = result_kind(TT_UPPER, best, lower, upper)
+    store(ctx, tt, key, sym, kind, best, best_move if kind != TT_UPPER else -1, work_of(ctx[C_NODES] - nodes_before))
+    ctx[C_RESULT_KIND] = kind
     return best
 
 
