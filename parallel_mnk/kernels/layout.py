@@ -75,18 +75,26 @@ WINDOW_BIAS = 1024   # alpha and beta are stored + WINDOW_BIAS in 16 bits each
 
 def pack_window(task_id: int, alpha: int, beta: int) -> int:
     """The live-window word of a task: its id and window in one int64, so that a
-    reader sees both at once (the kernel unpacks it, ``negamax._live_window``)."""
+    reader sees both at once (the kernel unpacks it, ``sharing.live_window``)."""
     return (task_id << 32) | ((alpha + WINDOW_BIAS) << 16) | (beta + WINDOW_BIAS)
 
 
-# transposition-table entry (one uint64):
-#   bits 63..17  key check (high 47 bits of the salted canonical hash)
-#   bits 16..10  best move + 1 (cell in the canonical orientation; 0 = none)
-#   bits  9..8   flag: 0 empty, 1 lower bound, 2 upper bound, 3 exact
-#   bits  7..0   score + 128
+# transposition-table entry (one uint64), in buckets of two (entries 2i and 2i+1):
+#   bits 63..23  key check (high 41 bits of the salted canonical hash)
+#   bits 22..20  generation (low 3 bits of the solve's salt): an entry of an
+#                older solve counts as empty when a slot is chosen
+#   bits 19..16  work: log8 of the nodes its search took (saturating at 15);
+#                a new entry replaces the one of the two with less work
+#   bits 15..9   best move + 1 (cell in the canonical orientation; 0 = none)
+#   bits  8..7   flag: 0 empty, 1 lower bound, 2 upper bound, 3 exact
+#   bits  6..0   score + 64
 TT_EMPTY = 0
 TT_LOWER = 1
 TT_UPPER = 2
 TT_EXACT = 3
-TT_KEY_SHIFT = 17
-TT_MOVE_SHIFT = 10
+TT_KEY_SHIFT = 23
+TT_GEN_SHIFT = 20
+TT_WORK_SHIFT = 16
+TT_MOVE_SHIFT = 9
+TT_FLAG_SHIFT = 7
+TT_SCORE_BIAS = 64

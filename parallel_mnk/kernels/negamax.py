@@ -45,20 +45,21 @@ import numpy as np
 from numba import njit
 
 from .bits import atomic_load, lowest_bit_index, popcount, prefetch
-from .common import budget_spent, insert_descending, stop_requested
+from .bounds import NO_SCORE, narrow, result_kind, table_bound
+from .common import insert_descending
 from .layout import (
-    C_ABORTED, C_BOARD, C_CELLS, C_COLS, C_CTL_SLOT, C_DEFER_MIN_EMPTY, C_GRAVITY, C_NODE_LIMIT, C_NODES,
-    C_RESULT_KIND, C_TASK_ID, C_WEIGHT, CTL_BUSY_BASE, CTL_BUSY_MASK, CTL_TASK_ABORT, MAX_CELLS,
-    OFF_MOVES, OFF_SCORES, OFF_STATIC, TT_EXACT, TT_LOWER, TT_UPPER, WINDOW_BIAS,
+    C_ABORTED, C_BOARD, C_CELLS, C_COLS, C_DEFER_MIN_EMPTY, C_GRAVITY, C_NODES, C_RESULT_KIND, C_TASK_ID,
+    C_WEIGHT, CTL_BUSY_BASE, CTL_BUSY_MASK, MAX_CELLS, OFF_MOVES, OFF_SCORES, OFF_STATIC, TT_EXACT, TT_LOWER,
+    TT_UPPER,
 )
 from .lines import has_k_run, line_move_scores, live_line_summary, playable_cells, winning_cells
-from .table import canonical_key, probe, push_hashes, store
+from .sharing import live_window, mark_child, poll_abort, unmark_child
+from .table import canonical_key, probe, push_hashes, store, work_of
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
 ABORT_POLL_MASK = np.uint64(1023)
 PREFETCH_CHILDREN = 4
-NO_SCORE = 1000   # beyond every score: an absent bound
 
 
 # ------------------------------------------------------------------ move ordering
@@ -146,98 +147,6 @@ def node_prelude(ctx, own, opp, ply):
     return cand, lo, hi
 
 
-@njit(inline="always", cache=True)
-def _narrow(alpha, beta, lower, upper):
-    """The window ``(alpha, beta)`` narrowed to known bounds ``lower <= s <= upper``.
-
-    Returns ``(alpha, beta, kind, value)``: ``kind`` 0 while the window is open;
-    else it closed and ``value`` is proven: a lower bound (``TT_LOWER``) or an
-    upper bound (``TT_UPPER``)."""
-    if alpha < lower:
-        alpha = lower
-        if alpha >= beta:
-            return alpha, beta, TT_LOWER, alpha
-    if beta > upper:
-        beta = upper
-        if alpha >= beta:
-            return alpha, beta, TT_UPPER, beta
-    return alpha, beta, 0, 0
-
-
-@njit(inline="always", cache=True)
-def _table_bound(flag, tt_score, alpha, beta, lower, upper):
-    """What a table entry adds to the known bounds and the window (for a bound
-    ``flag``; an exact entry is an answer by itself). Returns ``(alpha, beta, lower,
-    upper, kind, value)`` with ``kind``/``value`` as for :func:`_narrow`."""
-    if flag == TT_LOWER:
-        alpha, beta, kind, value = _narrow(alpha, beta, tt_score, NO_SCORE)
-        return alpha, beta, max(lower, tt_score), upper, kind, value
-    if flag == TT_UPPER:
-        alpha, beta, kind, value = _narrow(alpha, beta, -NO_SCORE, tt_score)
-        return alpha, beta, lower, min(upper, tt_score), kind, value
-    return alpha, beta, lower, upper, 0, 0
-
-
-@njit(inline="always", cache=True)
-def _result_kind(kind, value, lower, upper):
-    """What a fail-soft ``value`` proves at a node known to score in ``[lower, upper]``:
-    ``kind`` (a lower or an upper bound), or exact when the bound meets the known one
-    (a lower bound ``>= upper`` or an upper bound ``<= lower``). The window may have
-    been narrowed to those bounds, so without this a proven exact score would be
-    reported as a mere bound (and a split-tree node given the bound could never settle)."""
-    if kind == TT_LOWER and value >= upper:
-        return TT_EXACT
-    if kind == TT_UPPER and value <= lower:
-        return TT_EXACT
-    return kind
-
-
-# ------------------------------------------------------------------ sharing the work (parallel)
-@njit(inline="always", cache=True)
-def _poll_abort(ctx, ctl):
-    """True when the whole search or this searcher's current task must stop, or
-    the node budget is spent."""
-    if stop_requested(ctl) or budget_spent(ctx[C_NODES], ctx[C_NODE_LIMIT]):
-        return True
-    task = np.int64(ctx[C_TASK_ID])
-    return task != 0 and atomic_load(ctl, np.int64(ctx[C_CTL_SLOT]) + CTL_TASK_ABORT) == task
-
-
-@njit(inline="always", cache=True)
-def _live_window(word, task, alpha, beta):
-    """The window intersected with the live window ``word`` (``layout.pack_window``,
-    read from ``ctl``), unless that word is another task's."""
-    if (word >> 32) == task:
-        alpha = max(alpha, ((word >> 16) & 0xFFFF) - WINDOW_BIAS)
-        beta = min(beta, (word & 0xFFFF) - WINDOW_BIAS)
-    return alpha, beta
-
-
-@njit(inline="always", cache=True)
-def _mark_child(ctx, ctl, ply, busy_base, busy_mask, may_defer):
-    """Claim the busy mark of the child whose hashes are at ``ply + 1`` (with marks
-    in use: ``busy_base`` > 0).
-
-    Returns ``(mark, key)``: the mark's index and the key written there; ``mark``
-    is -2 when another searcher is inside that child and ``may_defer`` allows
-    putting it off to the second pass (nothing is claimed then)."""
-    child_key, _ = canonical_key(ctx, ply + 1)
-    mark_key = np.int64(child_key >> ONE)  # non-zero for any key that matters
-    mark = busy_base + (mark_key & busy_mask)
-    if may_defer and atomic_load(ctl, mark) == mark_key:
-        return -2, mark_key
-    ctl[mark] = mark_key
-    return mark, mark_key
-
-
-@njit(inline="always", cache=True)
-def _unmark_child(ctl, mark, mark_key):
-    """Release a busy mark claimed by :func:`_mark_child` (if still ours)."""
-    if ctl[mark] == mark_key:
-        ctl[mark] = 0
-
-
-# ------------------------------------------------------------------ the result
 # ------------------------------------------------------------------ the search
 @njit(cache=True)
 def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
@@ -250,7 +159,8 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     counted in ``ctx[C_NODES]``; ``live_slot`` and aborts: see the module docstring.
     """
     ctx[C_NODES] += ONE
-    if (ctx[C_NODES] & ABORT_POLL_MASK) == ZERO and _poll_abort(ctx, ctl):
+    nodes_before = ctx[C_NODES]
+    if (ctx[C_NODES] & ABORT_POLL_MASK) == ZERO and poll_abort(ctx, ctl):
         ctx[C_ABORTED] = ONE
     if ctx[C_ABORTED] != ZERO:
         return 0
@@ -260,9 +170,9 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     if cand == ZERO:
         ctx[C_RESULT_KIND] = TT_EXACT
         return lower
-    alpha, beta, kind, value = _narrow(alpha, beta, lower, upper)
+    alpha, beta, kind, value = narrow(alpha, beta, lower, upper)
     if kind != 0:
-        ctx[C_RESULT_KIND] = _result_kind(kind, value, lower, upper)
+        ctx[C_RESULT_KIND] = result_kind(kind, value, lower, upper)
         return value
     # 2. the table's bound
     key, sym = canonical_key(ctx, ply)
@@ -270,9 +180,9 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     if flag == TT_EXACT:
         ctx[C_RESULT_KIND] = TT_EXACT
         return tt_score
-    alpha, beta, lower, upper, kind, value = _table_bound(flag, tt_score, alpha, beta, lower, upper)
+    alpha, beta, lower, upper, kind, value = table_bound(flag, tt_score, alpha, beta, lower, upper)
     if kind != 0:
-        ctx[C_RESULT_KIND] = _result_kind(kind, value, lower, upper)
+        ctx[C_RESULT_KIND] = result_kind(kind, value, lower, upper)
         return value
     # 3. the moves, best first; with busy marks (ABDADA) a move whose child another
     #    searcher is inside is put off to a second pass, by when its value is
@@ -303,7 +213,7 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
         if second_pass and (deferred & bit) == ZERO:
             continue
         if live_slot >= 0:
-            alpha, beta = _live_window(atomic_load(ctl, live_slot), task, alpha, beta)
+            alpha, beta = live_window(atomic_load(ctl, live_slot), task, alpha, beta)
             if best_exact and best >= beta:
                 break  # proven fail-high against the narrowed window
             if alpha >= beta:
@@ -312,14 +222,14 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
         push_hashes(ctx, ply, cell, player)
         mark, mark_key = -1, np.int64(0)
         if busy_base > 0:
-            mark, mark_key = _mark_child(ctx, ctl, ply, busy_base, busy_mask, not second_pass and i > 1)
+            mark, mark_key = mark_child(ctx, ctl, ply, busy_base, busy_mask, not second_pass and i > 1)
             if mark == -2:
                 deferred |= bit
                 continue
         v = -negamax(ctx, tt, ctl, opp, own | bit, np.int64(ply + 1),
                      np.int64(-beta), np.int64(-alpha), np.int64(-1))
         if mark >= 0:
-            _unmark_child(ctl, mark, mark_key)
+            unmark_child(ctl, mark, mark_key)
         if ctx[C_ABORTED] != ZERO:
             return 0
         if v > best:
@@ -327,16 +237,15 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
         if v >= beta:
             break
         alpha = max(alpha, v)
-    # 4. store what was proven
+    # 4. store what was proven (exact when a bound meets the node's known bounds), with what it cost
     if best >= beta:
-        store(ctx, tt, key, sym, TT_LOWER, best, best_move)
-        ctx[C_RESULT_KIND] = _result_kind(TT_LOWER, best, lower, upper)
+        kind = result_kind(TT_LOWER, best, lower, upper)
     elif best_exact:
-        store(ctx, tt, key, sym, TT_EXACT, best, best_move)
-        ctx[C_RESULT_KIND] = TT_EXACT
+        kind = TT_EXACT
     else:
-        store(ctx, tt, key, sym, TT_UPPER, best, -1)
-        ctx[C_RESULT_KIND] = _result_kind(TT_UPPER, best, lower, upper)
+        kind = result_kind(TT_UPPER, best, lower, upper)
+    store(ctx, tt, key, sym, kind, best, best_move if kind != TT_UPPER else -1, work_of(ctx[C_NODES] - nodes_before))
+    ctx[C_RESULT_KIND] = kind
     return best
 
 

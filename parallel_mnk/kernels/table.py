@@ -1,10 +1,17 @@
-"""Transposition table: one uint64 per entry, lock-free.
+"""Transposition table: one uint64 per entry, two entries per bucket, lock-free.
 
 Key and payload share one 64-bit word (see :mod:`.layout`), so a reader never
 sees half an entry even when several processes share the table: it either
 matches the key check and is whole, or it does not match. Keys are canonical
 under the board's symmetries (the smallest of the per-symmetry Zobrist hashes),
 and the stored best move is in that canonical orientation.
+
+A key's bucket is the pair of entries ``2i, 2i+1`` holding index ``key & (size-1)``
+(one cache line). A store goes to the entry of its own key if there is one, else
+over the entry with less work (log8 of the nodes its search took), an entry of
+an older solve (another generation of the salt) counting as empty. An exact
+entry is never replaced by a bound of the same key; a bound that meets the
+opposite stored bound of the same key is stored as exact.
 """
 import numpy as np
 from numba import njit
@@ -12,11 +19,13 @@ from numba import njit
 from .bits import lowest_bit_index
 
 from .layout import (
-    C_NSYM, C_SALT, MAX_CELLS, MAX_SYM, OFF_HASH, OFF_INVPERM, OFF_PERM, OFF_ZOBRIST,
-    TT_KEY_SHIFT, TT_MOVE_SHIFT,
+    C_NSYM, C_SALT, MAX_CELLS, MAX_SYM, OFF_HASH, OFF_INVPERM, OFF_PERM, OFF_ZOBRIST, TT_EXACT, TT_FLAG_SHIFT,
+    TT_GEN_SHIFT, TT_KEY_SHIFT, TT_LOWER, TT_MOVE_SHIFT, TT_SCORE_BIAS, TT_UPPER, TT_WORK_SHIFT,
 )
 
 ZERO = np.uint64(0)
+ONE = np.uint64(1)
+MAX_WORK = 15
 
 
 @njit(cache=True)
@@ -61,16 +70,26 @@ def canonical_key(ctx, ply):
 
 
 @njit(inline="always", cache=True)
+def _tag(ctx, key):
+    """The bits an entry of ``key`` carries above its payload: key check and generation."""
+    return ((key >> np.uint64(TT_KEY_SHIFT)) << np.uint64(TT_KEY_SHIFT - TT_GEN_SHIFT)) | (ctx[C_SALT] & np.uint64(7))
+
+
+@njit(inline="always", cache=True)
 def probe(ctx, tt, key, sym):
     """Look ``key`` up. Returns ``(flag, score, move)``; flag 0 when absent, move -1 when none.
 
     ``move`` is translated back from the canonical orientation ``sym``.
     """
-    e = tt[key & np.uint64(len(tt) - 1)]
-    if e == ZERO or (e >> np.uint64(TT_KEY_SHIFT)) != (key >> np.uint64(TT_KEY_SHIFT)):
-        return 0, 0, -1
-    score = np.int64(e & np.uint64(255)) - 128
-    flag = np.int64((e >> np.uint64(8)) & np.uint64(3))
+    tag = _tag(ctx, key)
+    i = np.int64(key & np.uint64(len(tt) - 2))
+    e = tt[i]
+    if (e >> np.uint64(TT_GEN_SHIFT)) != tag:
+        e = tt[i + 1]
+        if (e >> np.uint64(TT_GEN_SHIFT)) != tag:
+            return 0, 0, -1
+    score = np.int64(e & np.uint64(127)) - TT_SCORE_BIAS
+    flag = np.int64((e >> np.uint64(TT_FLAG_SHIFT)) & np.uint64(3))
     m = np.int64((e >> np.uint64(TT_MOVE_SHIFT)) & np.uint64(127)) - 1
     if m >= 0:
         m = np.int64(ctx[OFF_INVPERM + sym * MAX_CELLS + m])
@@ -78,11 +97,45 @@ def probe(ctx, tt, key, sym):
 
 
 @njit(inline="always", cache=True)
-def store(ctx, tt, key, sym, flag, score, move):
-    """Store a bound (flag 1 lower, 2 upper, 3 exact) and best move (-1 for none)."""
+def work_of(nodes):
+    """log8 of a node count (0 for one node), at most ``MAX_WORK``: the table's
+    measure of what an entry cost."""
+    w = 0
+    while nodes >= 8 and w < MAX_WORK:
+        nodes >>= 3
+        w += 1
+    return w
+
+
+@njit(inline="always", cache=True)
+def _work(ctx, e):
+    """An entry's work, -1 for one of an older solve (or an empty entry)."""
+    if e == ZERO or (e >> np.uint64(TT_GEN_SHIFT)) & np.uint64(7) != ctx[C_SALT] & np.uint64(7):
+        return -1
+    return np.int64((e >> np.uint64(TT_WORK_SHIFT)) & np.uint64(15))
+
+
+@njit(inline="always", cache=True)
+def store(ctx, tt, key, sym, flag, score, move, work):
+    """Store a bound (flag 1 lower, 2 upper, 3 exact), best move (-1 for none) and
+    the ``work`` it cost (:func:`work_of`), by the bucket rules of the module docstring."""
+    tag = _tag(ctx, key)
+    i = np.int64(key & np.uint64(len(tt) - 2))
+    e = tt[i]
+    if (e >> np.uint64(TT_GEN_SHIFT)) != tag:
+        e1 = tt[i + 1]
+        if (e1 >> np.uint64(TT_GEN_SHIFT)) == tag or _work(ctx, e1) < _work(ctx, e):
+            i += 1
+            e = e1
+    if (e >> np.uint64(TT_GEN_SHIFT)) == tag:
+        old_flag = np.int64((e >> np.uint64(TT_FLAG_SHIFT)) & np.uint64(3))
+        if old_flag == TT_EXACT:
+            return
+        if old_flag + flag == TT_LOWER + TT_UPPER and np.int64(e & np.uint64(127)) - TT_SCORE_BIAS == score:
+            flag = TT_EXACT
     m = ZERO
     if move >= 0:
-        m = ctx[OFF_PERM + sym * MAX_CELLS + move] + np.uint64(1)
-    e = ((key >> np.uint64(TT_KEY_SHIFT)) << np.uint64(TT_KEY_SHIFT)) | (m << np.uint64(TT_MOVE_SHIFT)) \
-        | (np.uint64(flag) << np.uint64(8)) | np.uint64(score + 128)
-    tt[key & np.uint64(len(tt) - 1)] = e
+        m = ctx[OFF_PERM + sym * MAX_CELLS + move] + ONE
+    tt[i] = (tag << np.uint64(TT_GEN_SHIFT)) | (np.uint64(min(work, MAX_WORK)) << np.uint64(TT_WORK_SHIFT)) \
+        | (m << np.uint64(TT_MOVE_SHIFT)) | (np.uint64(flag) << np.uint64(TT_FLAG_SHIFT)) \
+        | np.uint64(score + TT_SCORE_BIAS)

@@ -1,0 +1,61 @@
+"""What a searcher reads from and writes to the control array ``ctl`` while it
+searches (:mod:`.layout`): the abort words, the live window of a parallel task's
+root, and the ABDADA busy marks of the nodes searchers are inside. Shared by
+both exact engines.
+
+Helpers that the searches inline take plain numbers where they can: an array
+handed to an inlined helper costs numba a reference count update per call.
+"""
+import numpy as np
+from numba import njit
+
+from .bits import atomic_load
+from .common import budget_spent, stop_requested
+from .layout import C_CTL_SLOT, C_NODE_LIMIT, C_NODES, C_TASK_ID, CTL_TASK_ABORT, WINDOW_BIAS
+from .table import canonical_key
+
+ONE = np.uint64(1)
+
+
+@njit(inline="always", cache=True)
+def poll_abort(ctx, ctl):
+    """True when the whole search or this searcher's current task must stop, or
+    the node budget is spent."""
+    if stop_requested(ctl) or budget_spent(ctx[C_NODES], ctx[C_NODE_LIMIT]):
+        return True
+    task = np.int64(ctx[C_TASK_ID])
+    return task != 0 and atomic_load(ctl, np.int64(ctx[C_CTL_SLOT]) + CTL_TASK_ABORT) == task
+
+
+@njit(inline="always", cache=True)
+def live_window(word, task, alpha, beta):
+    """The window intersected with the live window ``word`` (``layout.pack_window``,
+    read from ``ctl``), unless that word is another task's."""
+    if (word >> 32) == task:
+        alpha = max(alpha, ((word >> 16) & 0xFFFF) - WINDOW_BIAS)
+        beta = min(beta, (word & 0xFFFF) - WINDOW_BIAS)
+    return alpha, beta
+
+
+@njit(inline="always", cache=True)
+def mark_child(ctx, ctl, ply, busy_base, busy_mask, may_defer):
+    """Claim the busy mark of the child whose hashes are at ``ply + 1`` (with marks
+    in use: ``busy_base`` > 0).
+
+    Returns ``(mark, key)``: the mark's index and the key written there; ``mark``
+    is -2 when another searcher is inside that child and ``may_defer`` allows
+    putting it off to the second pass (nothing is claimed then)."""
+    child_key, _ = canonical_key(ctx, ply + 1)
+    mark_key = np.int64(child_key >> ONE)  # non-zero for any key that matters
+    mark = busy_base + (mark_key & busy_mask)
+    if may_defer and atomic_load(ctl, mark) == mark_key:
+        return -2, mark_key
+    ctl[mark] = mark_key
+    return mark, mark_key
+
+
+@njit(inline="always", cache=True)
+def unmark_child(ctl, mark, mark_key):
+    """Release a busy mark claimed by :func:`mark_child` (if still ours)."""
+    if ctl[mark] == mark_key:
+        ctl[mark] = 0
