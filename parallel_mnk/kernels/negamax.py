@@ -31,6 +31,8 @@ Pruning rules (each preserves the exact score):
 * free placement: cells on no line that either side could still complete are
   never played (a dead cell is a pass, and an extra stone never hurts in a
   game without gravity); when only dead cells are left the game is a draw;
+* free placement: the empty board is never lost by the first player (strategy
+  stealing: a second-player win could be stolen, and an extra stone never hurts);
 * a transposition table of bounds keyed by symmetry-canonical hashes.
 
 The preconditions of :func:`negamax` are written as code in
@@ -135,6 +137,8 @@ def node_prelude(ctx, own, opp, ply):
     lo = -((cells - 2 - ply) // 2)
     hi = (cells - 1 - ply) // 2
     if not gravity:
+        if ply == 0 and lo < 0:
+            lo = 0  # strategy stealing: the first player never loses the empty board
         own_live, opp_live, live_empty = live_line_summary(ctx, own, opp)
         if not own_live and hi > 0:
             hi = 0
