@@ -33,6 +33,8 @@ Pruning rules (each preserves the exact score):
   game without gravity); when only dead cells are left the game is a draw;
 * free placement: the empty board is never lost by the first player (strategy
   stealing: a second-player win could be stolen, and an extra stone never hurts);
+* free placement: a pairing certificate for one side proves that the other
+  cannot win (:mod:`.pairing`; at nodes with enough empty cells, where it would cut);
 * a transposition table of bounds keyed by symmetry-canonical hashes.
 
 The preconditions of :func:`negamax` are written as code in
@@ -55,6 +57,8 @@ from .layout import (
     TT_UPPER,
 )
 from .lines import has_k_run, line_move_scores, live_line_summary, playable_cells, winning_cells
+from .pairing import pairing_bounds
+from .proof_layout import P_DFS_NODES, P_MIN_EMPTY
 from .sharing import live_window, mark_child, poll_abort, unmark_child
 from .table import canonical_key, probe, push_hashes, store, work_of
 
@@ -151,6 +155,24 @@ def node_prelude(ctx, own, opp, ply):
     return cand, lo, hi
 
 
+@njit(inline="always", cache=True)
+def _pairing(ctx, tt, key, sym, own, opp, ply, alpha, beta, lower, upper):
+    """What pairing certificates add to the known bounds and the window
+    (:func:`.pairing.pairing_bounds`). Returns ``(alpha, beta, lower, upper, kind,
+    value)`` with ``kind``/``value`` as for :func:`.bounds.narrow`; a closed window
+    is stored in the table (the bound is proven), with the certificate search's
+    nodes as its work."""
+    searched = ctx[P_DFS_NODES]
+    lower2, upper2 = pairing_bounds(ctx, own, opp, ply, alpha, beta, lower, upper)
+    if lower2 == lower and upper2 == upper:
+        return alpha, beta, lower, upper, 0, 0
+    alpha, beta, kind, value = narrow(alpha, beta, lower2, upper2)
+    if kind != 0:
+        kind = result_kind(kind, value, lower2, upper2)
+        store(ctx, tt, key, sym, kind, value, -1, work_of(ctx[P_DFS_NODES] - searched + ONE))
+    return alpha, beta, lower2, upper2, kind, value
+
+
 # ------------------------------------------------------------------ the search
 @njit(cache=True)
 def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
@@ -185,6 +207,8 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
         ctx[C_RESULT_KIND] = TT_EXACT
         return tt_score
     alpha, beta, lower, upper, kind, value = table_bound(flag, tt_score, alpha, beta, lower, upper)
+    if kind == 0 and ctx[P_MIN_EMPTY] != ZERO:  # free placement: pairing certificates bound the score by 0
+        alpha, beta, lower, upper, kind, value = _pairing(ctx, tt, key, sym, own, opp, ply, alpha, beta, lower, upper)
     if kind != 0:
         ctx[C_RESULT_KIND] = result_kind(kind, value, lower, upper)
         return value

@@ -24,10 +24,10 @@ from numba import njit
 
 from .bits import lowest_bit_index, popcount
 from .common import insert_descending
-from .layout import C_BOARD, C_NLINES, OFF_LINES
+from .layout import C_BOARD, C_CELLS, C_NLINES, OFF_LINES
 from .proof_layout import (
     CERT_SIZE, LEVEL_CAND, LEVEL_F, LEVEL_I, LEVEL_N, LEVEL_SIZE, LEVEL_U, OFF_CELL_WIN, OFF_FOUND, OFF_RING,
-    OFF_RING_SCORE, OFF_STACK, P_CAP, P_CAPPED, P_DFS_NODES, P_FOUND, P_FRESH, P_REUSED, P_RING_NEXT, RING, WORDS,
+    OFF_RING_SCORE, OFF_STACK, P_CAP, P_CAPPED, P_DFS_NODES, P_FOUND, P_FRESH, P_MIN_EMPTY, P_REUSED, P_RING_NEXT, RING, WORDS,
 )
 
 ZERO = np.uint64(0)
@@ -217,3 +217,20 @@ def defender_has_certificate(ctx, att, dfn, defender, fresh):
     if n == 0:
         ctx[dst] = ZERO   # no live window at all: nothing worth remembering
     return True
+
+
+@njit(cache=True)
+def pairing_bounds(ctx, own, opp, ply, alpha, beta, lower, upper):
+    """The exact search's bounds ``lower <= score <= upper`` of the side to move
+    (stones ``own``, ``ply`` stones on the board) tightened to 0 by certificates,
+    tried only where 0 would close the window ``(alpha, beta)`` and the node has
+    at least ``ctx[P_MIN_EMPTY]`` empty cells: a certificate for the opponent
+    gives ``upper = 0``, one for the side to move ``lower = 0``."""
+    if np.int64(ctx[C_CELLS]) - ply < np.int64(ctx[P_MIN_EMPTY]):
+        return lower, upper
+    player = ply & 1
+    if upper > 0 and alpha >= 0 and defender_has_certificate(ctx, own, opp, 1 - player, True):
+        upper = 0
+    if lower < 0 and beta <= 0 and defender_has_certificate(ctx, opp, own, player, True):
+        lower = 0
+    return lower, upper
