@@ -259,7 +259,7 @@ def _context_template(spec: GameSpec) -> np.ndarray:
     ctx[L.C_NLINES] = len(lines)
     for i, m in enumerate(lines):
         ctx[L.OFF_LINES + i] = m
-    fill_proof_tables(ctx, lines, spec.k, spec.gravity)
+    fill_proof_tables(ctx, lines, spec.cells, spec.k, spec.gravity)
     for cell in range(spec.cells):
         dr, dc = _centre_distance(spec, cell)
         # centre first: closeness to the centre, in 0..63, breaks ties in move ordering

@@ -156,19 +156,20 @@ def node_prelude(ctx, own, opp, ply):
 
 
 @njit(inline="always", cache=True)
-def _pairing(ctx, tt, key, sym, own, opp, ply, alpha, beta, lower, upper):
+def _pairing(ctx, tt, own, opp, cand, ply, alpha, beta, lower, upper):
     """What pairing certificates add to the known bounds and the window
     (:func:`.pairing.pairing_bounds`). Returns ``(alpha, beta, lower, upper, kind,
     value)`` with ``kind``/``value`` as for :func:`.bounds.narrow`; a closed window
     is stored in the table (the bound is proven), with the certificate search's
     nodes as its work."""
     searched = ctx[P_DFS_NODES]
-    lower2, upper2 = pairing_bounds(ctx, own, opp, ply, alpha, beta, lower, upper)
+    lower2, upper2 = pairing_bounds(ctx, own, opp, cand, ply, alpha, beta, lower, upper)
     if lower2 == lower and upper2 == upper:
         return alpha, beta, lower, upper, 0, 0
     alpha, beta, kind, value = narrow(alpha, beta, lower2, upper2)
     if kind != 0:
         kind = result_kind(kind, value, lower2, upper2)
+        key, sym = canonical_key(ctx, ply)
         store(ctx, tt, key, sym, kind, value, -1, work_of(ctx[P_DFS_NODES] - searched + ONE))
     return alpha, beta, lower2, upper2, kind, value
 
@@ -208,7 +209,7 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
         return tt_score
     alpha, beta, lower, upper, kind, value = table_bound(flag, tt_score, alpha, beta, lower, upper)
     if kind == 0 and ctx[P_MIN_EMPTY] != ZERO:  # free placement: pairing certificates bound the score by 0
-        alpha, beta, lower, upper, kind, value = _pairing(ctx, tt, key, sym, own, opp, ply, alpha, beta, lower, upper)
+        alpha, beta, lower, upper, kind, value = _pairing(ctx, tt, own, opp, cand, ply, alpha, beta, lower, upper)
     if kind != 0:
         ctx[C_RESULT_KIND] = result_kind(kind, value, lower, upper)
         return value

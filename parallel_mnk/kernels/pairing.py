@@ -27,7 +27,7 @@ from .common import insert_descending
 from .layout import C_BOARD, C_CELLS, C_NLINES, OFF_LINES
 from .proof_layout import (
     CERT_SIZE, LEVEL_CAND, LEVEL_F, LEVEL_I, LEVEL_N, LEVEL_SIZE, LEVEL_U, OFF_CELL_WIN, OFF_FOUND, OFF_RING,
-    OFF_RING_SCORE, OFF_STACK, P_CAP, P_CAPPED, P_DFS_NODES, P_FOUND, P_FRESH, P_MIN_EMPTY, P_REUSED, P_RING_NEXT, RING, WORDS,
+    OFF_RING_SCORE, OFF_STACK, P_CAP, P_CAPPED, P_DFS_NODES, P_FOUND, P_FRESH, P_MIN_EMPTY, P_REUSED, P_SCAN_MIN_EMPTY, P_RING_NEXT, RING, WORDS,
 )
 
 ZERO = np.uint64(0)
@@ -220,7 +220,7 @@ def defender_has_certificate(ctx, att, dfn, defender, fresh):
 
 
 @njit(cache=True)
-def pairing_bounds(ctx, own, opp, ply, alpha, beta, lower, upper):
+def pairing_bounds(ctx, own, opp, cand, ply, alpha, beta, lower, upper):
     """The exact search's bounds ``lower <= score <= upper`` of the side to move
     (stones ``own``, ``ply`` stones on the board) tightened to 0 by certificates,
     tried only where 0 would close the window ``(alpha, beta)`` and the node has
@@ -231,6 +231,24 @@ def pairing_bounds(ctx, own, opp, ply, alpha, beta, lower, upper):
     player = ply & 1
     if upper > 0 and alpha >= 0 and defender_has_certificate(ctx, own, opp, 1 - player, True):
         upper = 0
-    if lower < 0 and beta <= 0 and defender_has_certificate(ctx, opp, own, player, True):
-        lower = 0
+    if lower < 0 and beta <= 0:
+        if defender_has_certificate(ctx, opp, own, player, True) or certificate_move(ctx, own, opp, ply, cand) >= 0:
+            lower = 0
     return lower, upper
+
+
+@njit(cache=True)
+def certificate_move(ctx, own, opp, ply, cand):
+    """A cell of ``cand`` after which the side to move (stones ``own``) holds a
+    certificate against ``opp`` (so it cannot lose: note 2.5), or -1 when none
+    is known; only at nodes with at least ``ctx[P_SCAN_MIN_EMPTY]`` empty cells."""
+    if ctx[P_SCAN_MIN_EMPTY] == ZERO or np.int64(ctx[C_CELLS]) - ply < np.int64(ctx[P_SCAN_MIN_EMPTY]):
+        return -1
+    player = ply & 1
+    c = cand
+    while c != ZERO:
+        cell = lowest_bit_index(c)
+        c &= c - ONE
+        if defender_has_certificate(ctx, opp, own | (ONE << np.uint64(cell)), player, True):
+            return cell
+    return -1

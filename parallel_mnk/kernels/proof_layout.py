@@ -26,6 +26,8 @@ P_FOUND = OFF_PROOF + 3        #   fresh searches that found a certificate,
 P_CAPPED = OFF_PROOF + 4       #   fresh searches stopped by the cap,
 P_REUSED = OFF_PROOF + 5       #   nodes settled by a remembered certificate,
 P_DFS_NODES = OFF_PROOF + 6    #   nodes of all certificate searches
+P_SCAN_MIN_EMPTY = OFF_PROOF + 7   # at nodes with at least this many empty cells (0: never), a side to move
+                                   # without a certificate tries each move for one (note 2.5)
 P_RING_NEXT = OFF_PROOF + 8    # [defender]: the ring slot the next certificate goes to
 P_SCALARS_END = OFF_PROOF + 16
 
@@ -46,19 +48,25 @@ assert MAX_LINES <= WORDS * 64
 
 
 # where the exact search tests pairings (measured on empty boards, 1 worker, weak: (4,8,4) with
-# 8: 4.6 M nodes, 4.2 s; 12: 7.7 M, 6.1 s; without: 71 s. A cap of 100..3000 changes little at k=4)
+# 8: 4.5 M nodes, 3.9 s; 12: 7.7 M, 6.1 s; without: 195 M, 80 s; caps of 100..3000 change little at k=4).
+# k >= 5: each move is tried for a certificate at the first SCAN_PLIES plies ((7,7,5): cap 100: 25 k
+# nodes, 1.2 s; cap 1000: 5 k nodes, 3 s; no scan: not settled in 60 s)
 PAIRING_MIN_EMPTY = 8
-PAIRING_CAP = 2000
+PAIRING_CAP = 100
+SCAN_PLIES = 6
 
 
-def fill_proof_tables(ctx, lines, k: int, gravity: bool) -> None:
+def fill_proof_tables(ctx, lines, cells: int, k: int, gravity: bool) -> None:
     """Write the read-only part of the proof region of ``ctx`` for a board whose
     windows are the bit masks ``lines`` (in the order of ``ctx[OFF_LINES:]``),
     and where the exact search tests pairings: free placement with
-    ``4 <= k <= MAX_PAIR_K`` (k = 3 boards are small, and their windows rarely pair)."""
+    ``4 <= k <= MAX_PAIR_K`` (k = 3 boards are small, and their windows rarely pair),
+    with the move scan from ``k = 5`` (at k = 4 certificates appear only deep in the tree)."""
     if not gravity and 4 <= k <= MAX_PAIR_K:
         ctx[P_MIN_EMPTY] = PAIRING_MIN_EMPTY
         ctx[P_CAP] = PAIRING_CAP
+        if k >= 5:
+            ctx[P_SCAN_MIN_EMPTY] = max(1, cells - SCAN_PLIES)
     for i, line in enumerate(lines):
         cell = 0
         while line:
