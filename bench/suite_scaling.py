@@ -24,7 +24,8 @@ TT_BITS = 23
 
 
 def hard_positions(quick: bool) -> list[tuple[str, list[Position]]]:
-    """(name, positions): Pons' Test_L1_R2 head, empty 6x6 gravity, empty (4,7,4)."""
+    """(name, positions): Pons' Test_L1_R2 head, empty 6x6 gravity, empty (4,8,4) (quick: 6x5
+    gravity, (4,7,4); pairing certificates made (5,5,4) and (4,7,4) too small to split)."""
     cases = []
     path = connect4_set("Test_L1_R2")
     if path is not None:
@@ -33,10 +34,10 @@ def hard_positions(quick: bool) -> list[tuple[str, list[Position]]]:
         cases.append((f"Test_L1_R2 first {n}", [Position.from_moves(CONNECT4, m) for m in lines]))
     if quick:
         cases.append(("empty 6x5 gravity k4", [Position(GameSpec(6, 5, 4, True))]))
-        cases.append(("empty 5x5 k4", [Position(GameSpec(5, 5, 4))]))
+        cases.append(("empty 4x7 k4", [Position(GameSpec(4, 7, 4))]))
     else:
         cases.append(("empty 6x6 gravity k4", [Position(GameSpec(6, 6, 4, True))]))
-        cases.append(("empty 4x7 k4", [Position(GameSpec(4, 7, 4))]))
+        cases.append(("empty 4x8 k4", [Position(GameSpec(4, 8, 4))]))
     return cases
 
 
@@ -121,16 +122,17 @@ def run(quick: bool = False, workers_list=(1, 2), overhead_workers=(1, 2, 4, 8, 
             wall = statistics.median(r[0] for r in runs[n])
             ratios = [b[0] / r[0] for b, r in zip(runs[base], runs[n])]
             nodes = runs[n][0][1]
-            busiest = max(runs[n][0][2][1:]) if n > 1 else nodes
+            busiest = max(runs[n][0][2][1:]) if n > 1 else nodes   # 0: the coordinator solved it alone
             speedup = statistics.median(ratios)
             row = {"suite": "scaling", "case": name, "workers": n, "time_s": wall,
                    "speedup": speedup, "speedup_runs": " ".join(f"{x:.2f}" for x in ratios),
                    "efficiency": speedup / n, "nodes": nodes, "overhead": nodes / serial[1],
-                   "node_speedup": serial[1] / busiest, "per_worker_nodes": " ".join(map(str, runs[n][0][2]))}
+                   "node_speedup": serial[1] / busiest if busiest else None,
+                   "per_worker_nodes": " ".join(map(str, runs[n][0][2]))}
             rows.append(row)
             log(f"scaling: {name}, {n} worker(s): {wall:.2f} s, speedup {speedup:.2f} (runs {row['speedup_runs']}), "
                 f"efficiency {row['efficiency']:.2f}, nodes x{row['overhead']:.2f}, "
-                f"node speedup {row['node_speedup']:.2f}")
+                f"node speedup {row['node_speedup'] or 0:.2f}")
         if not quick:
             alone, both = machine_throughput(positions)
             row = {"suite": "ceiling", "case": name, "workers": 2, "time_s": both, "speedup": 2 * alone / both}
