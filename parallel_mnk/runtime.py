@@ -18,13 +18,13 @@ import numpy as np
 import psutil
 
 from .geometry import build_context, build_grid_geometry
-from .kernels import bounds, cache_guard, common, grid, limited, lines, negamax, pairing, root, sharing, table
+from .kernels import bounds, cache_guard, common, grid, limited, lines, negamax, pairing, root, sharing, table, threats
 from .kernels import grid_layout as GL
 from .kernels import layout as L
 from .rules import GameSpec
 
 T = TypeVar("T")
-KERNEL_MODULES = [bounds, common, grid, limited, lines, negamax, pairing, root, sharing, table]
+KERNEL_MODULES = [bounds, common, grid, limited, lines, negamax, pairing, root, sharing, table, threats]
 
 _loaded: set[str] = set()
 
@@ -64,7 +64,7 @@ def load_kernels(parallel: bool = False) -> float:
 
 
 def load_proof_kernels() -> float:
-    """Compile or load the proof machinery's kernels (pairing certificates) once
+    """Compile or load the proof machinery's kernels (pairing certificates, VCF) once
     per process; returns the seconds it took (0 once done)."""
     if "proofs" in _loaded:
         return 0.0
@@ -74,6 +74,7 @@ def load_proof_kernels() -> float:
     zero = np.uint64(0)
     pairing.search_certificate(ctx, zero, zero, np.int64(1))
     pairing.defender_has_certificate(ctx, zero, zero, np.int64(0), True)
+    threats.vcf_win(ctx, zero, zero, np.int64(1), np.int64(1))
     _loaded.add("proofs")
     return time.perf_counter() - t
 

@@ -1,9 +1,9 @@
-"""The exact search with pairing bounds (kernels.negamax + kernels.pairing) and
-the empty board's strategy-stealing bound: the same scores as the naive solver
-with certificates tried at every node (also with a cap so small that every
-fresh search gives up, with a tiny table, and with every move tried for one),
-and the same scores as the search without pairings on bigger boards, both
-sides to move."""
+"""The exact search with its proof bounds (kernels.negamax with kernels.pairing
+and kernels.threats) and the empty board's strategy-stealing bound: the same
+scores as the naive solver with certificates and VCF tried at every node (also
+with caps so small that the proof searches give up, with a tiny table, and with
+every move tried for a certificate), and the same scores as the search without
+them on bigger boards, both sides to move."""
 from __future__ import annotations
 
 import numpy as np
@@ -16,17 +16,23 @@ from parallel_mnk.kernels import proof_layout as PL
 from parallel_mnk.search import Search
 
 SMALL = [GameSpec(4, 4, 4), GameSpec(5, 4, 4), GameSpec(4, 5, 4), GameSpec(5, 5, 4), GameSpec(5, 5, 5),
-         GameSpec(6, 4, 4), GameSpec(6, 5, 5), GameSpec(6, 6, 5), GameSpec(4, 4, 3), GameSpec(7, 4, 4)]
+         GameSpec(6, 4, 4), GameSpec(6, 5, 5), GameSpec(6, 6, 5), GameSpec(4, 4, 3), GameSpec(7, 4, 4),
+         GameSpec(3, 3, 3), GameSpec(4, 3, 3)]
 
 
-def searcher(spec: GameSpec, min_empty: int, cap: int, tt_bits: int = 16, scan: int = 0) -> Search:
+def searcher(spec: GameSpec, min_empty: int, cap: int, tt_bits: int = 16, scan: int = 0, vcf: int = 0,
+             vcf_moves: int = 8, vcf_cap: int = 50) -> Search:
     """A search of ``spec`` testing certificates at nodes with ``min_empty`` empty cells
     (0: never), fresh searches capped at ``cap`` nodes, each move tried for one at
-    nodes with ``scan`` empty cells (0: never)."""
+    nodes with ``scan`` empty cells (0: never), and VCF at nodes with ``vcf`` empty
+    cells (0: never) with ``vcf_moves`` fours and ``vcf_cap`` nodes."""
     s = Search(spec, np.zeros(1 << tt_bits, dtype=np.uint64))
     s.ctx[PL.P_MIN_EMPTY] = min_empty
     s.ctx[PL.P_CAP] = cap
     s.ctx[PL.P_SCAN_MIN_EMPTY] = scan
+    s.ctx[PL.P_VCF_MIN_EMPTY] = vcf
+    s.ctx[PL.P_VCF_MOVES] = vcf_moves
+    s.ctx[PL.P_VCF_NODE_CAP] = vcf_cap
     return s
 
 
@@ -35,33 +41,40 @@ def sign(v: int) -> int:
 
 
 @pytest.mark.parametrize("spec", SMALL, ids=str)
-def test_pairing_at_every_node_matches_the_naive_solver(spec):
-    positions = random_positions(spec, 30, (spec.cells - 11, spec.cells - 3), seed=spec.cells + spec.k, quiet=True,
-                                 exact=False)
+def test_proofs_at_every_node_match_the_naive_solver(spec):
+    # k = 3: with more stones almost every position has a win in one, and no search is needed
+    stones = (spec.cells - 11, spec.cells - 3) if spec.k > 3 else (max(0, spec.cells - 13), max(4, spec.cells - 10))
+    positions = random_positions(spec, 30, stones, seed=spec.cells + spec.k, quiet=True, exact=False)
     assert len(positions) >= 20
-    fired = 0
-    for cap, tt_bits, scan in ((2000, 16, 0), (1, 16, 0), (2000, 6, 0), (2000, 16, 1), (3, 6, 1)):
-        s = searcher(spec, 1, cap, tt_bits, scan)
+    fired = wins = 0
+    for cap, tt_bits, scan, vcf, vcf_moves, vcf_cap in ((2000, 16, 0, 0, 8, 50), (1, 16, 0, 0, 8, 50),
+                                                        (2000, 6, 0, 0, 8, 50), (2000, 16, 1, 0, 8, 50),
+                                                        (3, 6, 1, 1, 1, 3), (0, 16, 0, 1, 20, 10000),
+                                                        (2000, 6, 1, 1, 8, 50)):
+        s = searcher(spec, 1 if cap else 0, cap, tt_bits, scan, vcf, vcf_moves, vcf_cap)
         for pos in positions:
             own, opp = pos.stones()
             expected = naive_score(spec, pos.x, pos.o)
-            assert s.score(own, opp, pos.ply, False) == expected, (pos.board_text(), cap, tt_bits)
-            assert s.score(own, opp, pos.ply, True) == sign(expected), (pos.board_text(), cap, tt_bits)
+            settings = (pos.board_text(), cap, tt_bits, scan, vcf, vcf_moves, vcf_cap)
+            assert s.score(own, opp, pos.ply, False) == expected, settings
+            assert s.score(own, opp, pos.ply, True) == sign(expected), settings
         fired += int(s.ctx[PL.P_FOUND]) + int(s.ctx[PL.P_REUSED])
+        wins += int(s.ctx[PL.P_VCF_WINS])
     assert fired > 0 or spec.k < 4   # k = 3: windows of three rarely pair
+    assert wins > 0
 
 
 @pytest.mark.parametrize("spec,stones", [(GameSpec(5, 5, 4), (8, 12)), (GameSpec(4, 7, 4), (10, 14)),
                                          (GameSpec(6, 6, 5), (14, 20)), (GameSpec(6, 5, 4), (6, 10)),
                                          (GameSpec(7, 7, 5), (26, 32))], ids=str)
-def test_pairing_keeps_the_plain_searchs_scores_on_bigger_boards(spec, stones):
+def test_proofs_keep_the_plain_searchs_scores_on_bigger_boards(spec, stones):
     plain = searcher(spec, 0, 0, 20)
     proofs = Search(spec, np.zeros(1 << 20, dtype=np.uint64))   # the default policy
     assert proofs.ctx[PL.P_MIN_EMPTY] > 0 and (proofs.ctx[PL.P_SCAN_MIN_EMPTY] > 0) == (spec.k >= 5)
+    assert proofs.ctx[PL.P_VCF_MIN_EMPTY] > 0
     for pos in random_positions(spec, 12, stones, seed=7 * spec.cells + spec.k, quiet=True):
         own, opp = pos.stones()
         for weak in (True, False):
             assert proofs.score(own, opp, pos.ply, weak) == plain.score(own, opp, pos.ply, weak), \
                 (pos.board_text(), weak)
-    fired = int(proofs.ctx[PL.P_FOUND]) + int(proofs.ctx[PL.P_REUSED])
-    assert fired > 0
+    assert int(proofs.ctx[PL.P_FOUND]) + int(proofs.ctx[PL.P_REUSED]) > 0

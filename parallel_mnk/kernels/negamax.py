@@ -35,6 +35,7 @@ Pruning rules (each preserves the exact score):
   stealing: a second-player win could be stolen, and an extra stone never hurts);
 * free placement: a pairing certificate for one side proves that the other
   cannot win (:mod:`.pairing`; at nodes with enough empty cells, where it would cut);
+  a win by continuous fours (:mod:`.threats`) proves a win of its length;
 * a transposition table of bounds keyed by symmetry-canonical hashes.
 
 The preconditions of :func:`negamax` are written as code in
@@ -58,9 +59,10 @@ from .layout import (
 )
 from .lines import has_k_run, line_move_scores, live_line_summary, playable_cells, winning_cells
 from .pairing import pairing_bounds
-from .proof_layout import P_DFS_NODES, P_MIN_EMPTY
+from .proof_layout import P_DFS_NODES, P_MIN_EMPTY, P_VCF_MIN_EMPTY, P_VCF_TOTAL
 from .sharing import live_window, mark_child, poll_abort, unmark_child
 from .table import canonical_key, probe, push_hashes, store, work_of
+from .threats import vcf_bound
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
@@ -156,21 +158,23 @@ def node_prelude(ctx, own, opp, ply):
 
 
 @njit(inline="always", cache=True)
-def _pairing(ctx, tt, own, opp, cand, ply, alpha, beta, lower, upper):
-    """What pairing certificates add to the known bounds and the window
-    (:func:`.pairing.pairing_bounds`). Returns ``(alpha, beta, lower, upper, kind,
-    value)`` with ``kind``/``value`` as for :func:`.bounds.narrow`; a closed window
-    is stored in the table (the bound is proven), with the certificate search's
-    nodes as its work."""
-    searched = ctx[P_DFS_NODES]
-    lower2, upper2 = pairing_bounds(ctx, own, opp, cand, ply, alpha, beta, lower, upper)
+def _proofs(ctx, tt, own, opp, cand, ply, alpha, beta, lower, upper):
+    """What a VCF (:func:`.threats.vcf_bound`) and pairing certificates
+    (:func:`.pairing.pairing_bounds`) add to the known bounds and the window.
+    Returns ``(alpha, beta, lower, upper, kind, value)`` with ``kind``/``value`` as
+    for :func:`.bounds.narrow`; a closed window is stored in the table (the bound
+    is proven), with the proof searches' nodes as its work."""
+    searched = ctx[P_DFS_NODES] + ctx[P_VCF_TOTAL]
+    lower2, upper2 = vcf_bound(ctx, own, opp, ply, lower), upper
+    if lower2 <= 0:  # (a win rules certificates out)
+        lower2, upper2 = pairing_bounds(ctx, own, opp, cand, ply, alpha, beta, lower2, upper)
     if lower2 == lower and upper2 == upper:
         return alpha, beta, lower, upper, 0, 0
     alpha, beta, kind, value = narrow(alpha, beta, lower2, upper2)
     if kind != 0:
         kind = result_kind(kind, value, lower2, upper2)
         key, sym = canonical_key(ctx, ply)
-        store(ctx, tt, key, sym, kind, value, -1, work_of(ctx[P_DFS_NODES] - searched + ONE))
+        store(ctx, tt, key, sym, kind, value, -1, work_of(ctx[P_DFS_NODES] + ctx[P_VCF_TOTAL] - searched + ONE))
     return alpha, beta, lower2, upper2, kind, value
 
 
@@ -208,8 +212,8 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
         ctx[C_RESULT_KIND] = TT_EXACT
         return tt_score
     alpha, beta, lower, upper, kind, value = table_bound(flag, tt_score, alpha, beta, lower, upper)
-    if kind == 0 and ctx[P_MIN_EMPTY] != ZERO:  # free placement: pairing certificates bound the score by 0
-        alpha, beta, lower, upper, kind, value = _pairing(ctx, tt, own, opp, cand, ply, alpha, beta, lower, upper)
+    if kind == 0 and (ctx[P_MIN_EMPTY] | ctx[P_VCF_MIN_EMPTY]) != ZERO:  # free placement: VCF, pairings
+        alpha, beta, lower, upper, kind, value = _proofs(ctx, tt, own, opp, cand, ply, alpha, beta, lower, upper)
     if kind != 0:
         ctx[C_RESULT_KIND] = result_kind(kind, value, lower, upper)
         return value

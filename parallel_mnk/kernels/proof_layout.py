@@ -29,7 +29,14 @@ P_DFS_NODES = OFF_PROOF + 6    #   nodes of all certificate searches
 P_SCAN_MIN_EMPTY = OFF_PROOF + 7   # at nodes with at least this many empty cells (0: never), a side to move
                                    # without a certificate tries each move for one (note 2.5)
 P_RING_NEXT = OFF_PROOF + 8    # [defender]: the ring slot the next certificate goes to
-P_SCALARS_END = OFF_PROOF + 16
+P_VCF_MIN_EMPTY = OFF_PROOF + 10   # negamax looks for a VCF at nodes with at least this many empty cells
+P_VCF_MOVES = OFF_PROOF + 11       #   (0: never), with at most this many fours,
+P_VCF_NODE_CAP = OFF_PROOF + 12    #   visiting at most this many nodes
+P_VCF_NODES = OFF_PROOF + 13       # nodes of the current VCF search
+P_VCF_CAP = OFF_PROOF + 14         # its node cap
+P_VCF_WINS = OFF_PROOF + 15        # counters: VCF wins found at negamax nodes,
+P_VCF_TOTAL = OFF_PROOF + 16       #   nodes of all VCF searches there
+P_SCALARS_END = OFF_PROOF + 24
 
 OFF_CELL_WIN = P_SCALARS_END                 # [cell][word]: the windows through a cell (read-only)
 LEVEL_U = 0                                  # a level of the search's stack: uncovered windows (WORDS),
@@ -42,7 +49,9 @@ OFF_STACK = OFF_CELL_WIN + MAX_CELLS * WORDS
 OFF_FOUND = OFF_STACK + (MAX_PAIRS + 1) * LEVEL_SIZE   # the last certificate found (CERT_SIZE)
 OFF_RING = OFF_FOUND + CERT_SIZE                       # [defender][RING] certificates (CERT_SIZE each)
 OFF_RING_SCORE = OFF_RING + 2 * RING * CERT_SIZE       # scratch: move-ordering scores of the candidates
-PROOF_END = OFF_RING_SCORE + MAX_CAND
+VCF_MAX_MOVES = MAX_CELLS // 2 - 1
+OFF_VCF_LINE = OFF_RING_SCORE + MAX_CAND               # the last VCF's line (kernels/threats.py)
+PROOF_END = OFF_VCF_LINE + 2 * VCF_MAX_MOVES + 3
 assert PROOF_END <= OFF_PROOF + PROOF_SIZE, "the proof region of ctx is too small"
 assert MAX_LINES <= WORDS * 64
 
@@ -54,6 +63,11 @@ assert MAX_LINES <= WORDS * 64
 PAIRING_MIN_EMPTY = 8
 PAIRING_CAP = 100
 SCAN_PLIES = 6
+# VCF at nodes, free placement, k >= 3 ((4,8,4): 4.52 M -> 1.52 M nodes; (7,7,5) 24.8 k -> 20.0 k;
+# (6,5,4) 3.9 k -> 1.1 k; 8 fours / 1000 nodes instead: 1.42 M nodes on (4,8,4) but more time)
+VCF_MIN_EMPTY = 12
+VCF_MOVES = 8
+VCF_NODE_CAP = 50
 
 
 def fill_proof_tables(ctx, lines, cells: int, k: int, gravity: bool) -> None:
@@ -61,7 +75,12 @@ def fill_proof_tables(ctx, lines, cells: int, k: int, gravity: bool) -> None:
     windows are the bit masks ``lines`` (in the order of ``ctx[OFF_LINES:]``),
     and where the exact search tests pairings: free placement with
     ``4 <= k <= MAX_PAIR_K`` (k = 3 boards are small, and their windows rarely pair),
-    with the move scan from ``k = 5`` (at k = 4 certificates appear only deep in the tree)."""
+    with the move scan from ``k = 5`` (at k = 4 certificates appear only deep in the tree);
+    and where it looks for wins by continuous fours: free placement with ``k >= 3``."""
+    if not gravity and k >= 3:
+        ctx[P_VCF_MIN_EMPTY] = VCF_MIN_EMPTY
+        ctx[P_VCF_MOVES] = VCF_MOVES
+        ctx[P_VCF_NODE_CAP] = VCF_NODE_CAP
     if not gravity and 4 <= k <= MAX_PAIR_K:
         ctx[P_MIN_EMPTY] = PAIRING_MIN_EMPTY
         ctx[P_CAP] = PAIRING_CAP
