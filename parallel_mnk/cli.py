@@ -18,6 +18,9 @@ from .rules import PRESETS, GameSpec, MnkError, format_move
 from .ttable import DEFAULT_TT_BITS, resolve_tt_bits, transposition_table
 
 PROG = "parallel-mnk"
+PROOF_NAMES = {"pairing": "pairing certificates (the search cut with them)",
+               "threats": "wins by continuous fours (the search closed nodes with them)",
+               "search": "alpha-beta search"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -89,6 +92,8 @@ def _print_human(result: SolveResult, position: Position, out: TextIO) -> None:
     pool = len(result.workers) - 1  # entry 0 is this process (the serial search or the coordinator)
     how = "1 process" if pool <= 0 else f"{pool} worker process{'es' if pool != 1 else ''} + coordinator"
     out.write(f"nodes: {result.nodes:,}  time: {result.time_s:.3f} s  ({rate / 1e6:.2f} M nodes/s, {how})\n")
+    if result.proof is not None:
+        out.write(f"proof: {PROOF_NAMES[result.proof]}\n")
 
 
 def _solve_one(position: Position, args: argparse.Namespace) -> SolveResult:

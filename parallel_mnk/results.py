@@ -24,10 +24,27 @@ class WorkerStats:
     nodes: int = 0
     cpu_s: float = 0.0
     peak_rss: int = 0
+    certificates: int = 0   # nodes its search closed with pairing certificates
+    vcf_wins: int = 0       # nodes its search closed with wins by continuous fours
 
     def to_dict(self) -> dict[str, Any]:
         return {"worker": self.worker, "tasks": self.tasks, "nodes": self.nodes,
-                "cpu_s": round(self.cpu_s, 6), "peak_rss": self.peak_rss}
+                "cpu_s": round(self.cpu_s, 6), "peak_rss": self.peak_rss,
+                "certificates": self.certificates, "vcf_wins": self.vcf_wins}
+
+
+def prover_of(value: Value, workers: list[WorkerStats]) -> Optional[str]:
+    """Which prover settled ``value``, from what the processes' searches used:
+    ``"pairing"`` for a draw whose proof cut with pairing certificates,
+    ``"threats"`` for a win or a loss whose proof closed nodes with wins by
+    continuous fours, else ``"search"`` (alpha-beta alone); None when unknown."""
+    if not value.known:
+        return None
+    if value is Value.DRAW and sum(w.certificates for w in workers) > 0:
+        return "pairing"
+    if value is not Value.DRAW and sum(w.vcf_wins for w in workers) > 0:
+        return "threats"
+    return "search"
 
 
 @dataclass
@@ -38,7 +55,9 @@ class SolveResult:
     ``score`` the exact DESIGN.md score (None when weak or unknown);
     ``best_move`` and ``pv`` are moves (None/empty when the game is over or the
     value unknown); ``nodes`` counts every node searched, also those of the
-    best-move and variation searches; ``workers`` the per-process figures.
+    best-move and variation searches; ``workers`` the per-process figures;
+    ``proof`` which prover settled the value (:func:`prover_of`; None when the
+    game is over, the value unknown, or it came from a checkpoint journal).
     """
 
     spec: GameSpec
@@ -51,6 +70,7 @@ class SolveResult:
     workers: list[WorkerStats] = field(default_factory=list)
     terminal: bool = False
     checkpoint: Optional[dict] = None  # journal figures of a solve with a checkpoint
+    proof: Optional[str] = None        # which prover settled the value (:func:`prover_of`)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form of DESIGN.md (moves in the input's notation)."""
@@ -62,6 +82,7 @@ class SolveResult:
             "nodes": self.nodes,
             "workers": [w.to_dict() for w in self.workers],
             "time_s": round(self.time_s, 6),
+            "proof": self.proof,
             **({} if self.checkpoint is None else {"checkpoint": self.checkpoint}),
         }
 

@@ -16,10 +16,11 @@ import numpy as np
 from . import runtime
 from .geometry import build_context
 from .kernels import layout as L
+from .kernels import proof_layout as PL
 from .kernels import root
 from .options import SolveOptions
 from .position import Position
-from .results import SolveResult, WorkerStats
+from .results import SolveResult, WorkerStats, prover_of
 from .rules import GameSpec, Value, terminal_score, value_of_score
 from .ttable import new_salt, transposition_table
 
@@ -47,6 +48,12 @@ class Search:
     def nodes(self) -> int:
         """Nodes searched since the context was made (or :meth:`reset`)."""
         return int(self.ctx[L.C_NODES])
+
+    @property
+    def proof_counts(self) -> tuple[int, int]:
+        """Nodes closed by pairing certificates and by VCF wins since the context was made."""
+        ctx = self.ctx
+        return int(ctx[PL.P_FOUND]) + int(ctx[PL.P_REUSED]), int(ctx[PL.P_VCF_WINS])
 
     @property
     def aborted(self) -> bool:
@@ -167,9 +174,10 @@ def solve_serial(position: Position, opts: SolveOptions) -> SolveResult:
 
     result, _ = runtime.run_with_status(run, search.ctl, opts.limit.time, opts.progress, status)
     elapsed = time.perf_counter() - started
-    stats = [WorkerStats(0, 1, search.nodes, time.process_time() - cpu0)]
+    stats = [WorkerStats(0, 1, search.nodes, time.process_time() - cpu0, 0, *search.proof_counts)]
     if result is None:
         return SolveResult(position.spec, Value.UNKNOWN, None, None, [], search.nodes, elapsed, stats)
     score, line = result
-    return SolveResult(position.spec, value_of_score(score), None if opts.weak else score, line[0], line,
-                       search.nodes, elapsed, stats)
+    value = value_of_score(score)
+    return SolveResult(position.spec, value, None if opts.weak else score, line[0], line,
+                       search.nodes, elapsed, stats, proof=prover_of(value, stats))

@@ -12,7 +12,7 @@ from parallel_mnk.rules import parse_move_list
 
 TTT = ["--game", "tictactoe"]
 G44 = ["--cols", "4", "--rows", "4", "--k", "4", "--gravity"]
-RESULT_FIELDS = {"value", "score", "best_move", "pv", "nodes", "workers", "time_s"}
+RESULT_FIELDS = {"value", "score", "best_move", "pv", "nodes", "workers", "time_s", "proof"}
 
 
 def run(argv, stdin_text=""):
@@ -51,6 +51,7 @@ def check_result_object(d, spec):
         assert isinstance(w["cpu_s"], (int, float))
     assert sum(w["nodes"] for w in d["workers"]) == d["nodes"]
     assert isinstance(d["pv"], list)
+    assert d["proof"] in ("pairing", "threats", "search", None)
     if d["best_move"] is not None:
         assert isinstance(d["best_move"], str)
         assert d["pv"][0] == d["best_move"]
@@ -112,6 +113,18 @@ def test_json_fields_free():
     assert d["best_move"][0] in "abc"
     # the PV is a full perfect game: 7 more stones on the 3x3 board
     assert len(d["pv"]) == 7
+
+
+@pytest.mark.parametrize("board,value,proof", [
+    (["--cols", "6", "--rows", "6", "--k", "5"], "draw", "pairing"),
+    (["--cols", "6", "--rows", "5", "--k", "4"], "win", "threats"),
+    (["--cols", "4", "--rows", "4", "--k", "4", "--gravity"], "draw", "search"),
+])
+def test_json_says_which_prover_settled_it(board, value, proof):
+    code, out = run([*board, "--moves", "", "--weak", "--workers", "1", "--json"])
+    assert code == 0
+    d = json.loads(out)
+    assert (d["value"], d["proof"]) == (value, proof)
 
 
 def test_json_fields_gravity():

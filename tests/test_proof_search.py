@@ -78,3 +78,12 @@ def test_proofs_keep_the_plain_searchs_scores_on_bigger_boards(spec, stones):
             assert proofs.score(own, opp, pos.ply, weak) == plain.score(own, opp, pos.ply, weak), \
                 (pos.board_text(), weak)
     assert int(proofs.ctx[PL.P_FOUND]) + int(proofs.ctx[PL.P_REUSED]) > 0
+
+
+def test_a_parallel_solve_counts_the_workers_proofs():
+    """Always split: the certificates the workers cut with come back in their figures."""
+    from parallel_mnk import Position, solve
+
+    r = solve(Position(GameSpec(6, 6, 5)), weak=True, workers=2, serial_budget=0, tt_bits=18, pv=False)
+    assert (r.value, r.proof) == ("draw", "pairing")
+    assert sum(w.certificates for w in r.workers[1:]) > 0

@@ -77,7 +77,7 @@ def test_result_fields():
     assert sum(w.nodes for w in result.workers) == result.nodes
     assert result.pv[0] == result.best_move
     d = result.to_dict()
-    assert set(d) == {"value", "score", "best_move", "pv", "nodes", "workers", "time_s"}
+    assert set(d) == {"value", "score", "best_move", "pv", "nodes", "workers", "time_s", "proof"}
     assert parse_move_list(pos.spec, d["best_move"]) == [result.best_move]
     assert [parse_move_list(pos.spec, m)[0] for m in d["pv"]] == result.pv
     no_pv = solve(pos, pv=False)

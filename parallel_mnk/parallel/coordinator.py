@@ -210,6 +210,9 @@ class Coordinator:
         unstarted = isinstance(result, TaskResult) and result.abandoned and result.nodes == 0
         st.tasks += 0 if unstarted else 1
         st.nodes += result.nodes
+        if isinstance(result, TaskResult):
+            st.certificates += result.proofs[0]
+            st.vcf_wins += result.proofs[1]
         st.cpu_s += result.cpu_s
         st.peak_rss = max(st.peak_rss, result.peak_rss)
         node = job.node

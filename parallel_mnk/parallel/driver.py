@@ -18,7 +18,7 @@ from typing import Optional
 from ..kernels.root import next_probe
 from ..options import SolveOptions
 from ..position import Position
-from ..results import SolveResult, WorkerStats
+from ..results import SolveResult, WorkerStats, prover_of
 from ..rules import Value, generic_bounds, value_of_score
 from ..runtime import StatusLine, peak_rss
 from ..search import Search, answer_with_line, terminal_result
@@ -206,11 +206,11 @@ class ParallelSolve:
     def _result(self, score: Optional[int], line: list[int], serial: bool = False) -> SolveResult:
         """The SolveResult (``score`` None: unknown)."""
         cpu = time.process_time() - self.cpu0
-        stats = [WorkerStats(0, 1 if serial else 0, self.search.nodes, cpu, peak_rss())]
+        stats = [WorkerStats(0, 1 if serial else 0, self.search.nodes, cpu, peak_rss(), *self.search.proof_counts)]
         stats += [s.stats for s in self.coordinator.slots]
         nodes = sum(s.nodes for s in stats)
         value = Value.UNKNOWN if score is None else value_of_score(score)
         exact = None if (self.opts.weak or score is None) else score
         return SolveResult(self.spec, value, exact, line[0] if line else None, line, nodes,
-                           time.perf_counter() - self.started, stats)
+                           time.perf_counter() - self.started, stats, proof=prover_of(value, stats))
 

@@ -63,6 +63,7 @@ class TaskResult:
     nodes: int
     cpu_s: float
     peak_rss: int
+    proofs: tuple[int, int] = (0, 0)   # nodes closed by pairing certificates and by VCF wins
 
 
 @dataclass(frozen=True)
@@ -102,10 +103,12 @@ class Task:
         search = env.search(self.spec)
         defer = DEFER_MIN_EMPTY if env.ctl[L.CTL_BUSY_BASE] > 0 else 0
         cpu = time.process_time()
+        certificates, vcf_wins = search.proof_counts
         value, kind, abandoned = search.run_task(self.own, self.opp, self.ply, self.alpha, self.beta, self.task_id,
                                                  self.salt, env.slot, defer)
+        proofs = (search.proof_counts[0] - certificates, search.proof_counts[1] - vcf_wins)
         return TaskResult(self.task_id, env.index, value, kind, abandoned, search.nodes,
-                          time.process_time() - cpu, peak_rss())
+                          time.process_time() - cpu, peak_rss(), proofs)
 
 
 @dataclass(frozen=True)
