@@ -90,8 +90,8 @@ def main(argv=None) -> int:
                                  "ref_time_s", "ref_nodes", "time_vs_ref", "nodes_vs_ref"]))
     print()
     print(common.markdown_table([r for r in rows if r["suite"] in ("boards", "startup")],
-                                ["suite", "case", "workers", "value", "score", "nodes", "time_s", "ref_time_s",
-                                 "time_vs_ref"]))
+                                ["suite", "case", "workers", "value", "score", "nodes", "proof", "time_s",
+                                 "ref_time_s", "time_vs_ref"]))
     print()
     print(common.markdown_table([r for r in rows if r["suite"] in ("scaling", "ceiling", "overhead")],
                                 ["suite", "case", "workers", "time_s", "speedup", "efficiency", "nodes", "overhead",
