@@ -245,9 +245,9 @@ def cmd_play(args, stdin: TextIO, stdout: TextIO) -> int:
 
 def cmd_best(args, stdin: TextIO, stdout: TextIO) -> int:
     """Choose a move by iterative-deepening alpha-beta with an open-line evaluation and threat
-    detection (never misses a win in one or an opponent's win in one; finds wins by continuous
-    fours). For boards too big to solve exactly, such as Gomoku 15x15 k=5. Without --depth or
-    --time-limit it searches 4 plies."""
+    detection (never misses a win in one or an opponent's win in one), after a threat-space search
+    for a proven win by continuous fours, then by fours and threes. For boards too big to solve
+    exactly, such as Gomoku 15x15 k=5. Without --depth or --time-limit it searches 4 plies."""
     spec = _spec_from_args(args)
     if args.moves is not None and args.board is not None:
         raise MnkError("give either --moves or --board, not both")
@@ -261,12 +261,13 @@ def cmd_best(args, stdin: TextIO, stdout: TextIO) -> int:
     if args.json:
         stdout.write(json.dumps({
             "best_move": move, "score": r.score, "win_in": r.win_in, "loss_in": r.loss_in,
-            "depth": r.depth, "forced_fours": r.forced_fours, "nodes": r.nodes, "time_s": round(r.time_s, 6),
+            "depth": r.depth, "forced_fours": r.forced_fours, "threat_space": r.threat_space, "nodes": r.nodes,
+            "time_s": round(r.time_s, 6),
             "workers": [{"worker": i, "tasks": t, "nodes": n, "cpu_s": round(c, 6)} for i, t, n, c in r.per_worker],
         }) + "\n")
     else:
         stdout.write(f"{position}\n\n")
-        how = "a win by continuous fours" if r.forced_fours else r.describe()
+        how = r.describe()
         stdout.write(f"best move: {move} ({how}; depth {r.depth}, {r.nodes:,} nodes, {r.time_s:.2f} s)\n")
     return 0
 

@@ -31,8 +31,9 @@ from .geometry import MAX_LIMITED_DEPTH, build_grid_geometry
 from .kernels import grid as G
 from .kernels import grid_layout as GL
 from .kernels.grid_layout import F_FAST, F_NEAR, F_ORDER, F_PRUNE, F_THREATS, F_TT, INF, MATE_ZONE, WIN
-from .kernels.layout import CTL_SIZE
+from .kernels.layout import CTL_ABORT, CTL_SIZE
 from .kernels.limited import forced_win_by_fours, negamax_limited
+from .kernels.tss import MAX_FOURS, scratch_size, vct
 from .options import Limit
 from .position import Position
 from .results import LimitedResult
@@ -48,6 +49,10 @@ MAX_DEPTH = MAX_LIMITED_DEPTH
 DEFAULT_DEPTH = 4         # plies searched when neither a depth nor a time is given
 DEFAULT_TT_BITS = LIMITED_TT_BITS
 FOURS_MOVES = 12          # attacker moves tried by the search for a win by continuous fours
+THREES = 3                # three-moves tried by the threat-space search (free placement)
+THREAT_NODES = 1 << 19    # its node budget when no smaller one is given (about 1 s)
+THREAT_TIME_SHARE = 0.25  # of a time limit
+THREAT_TABLE_BITS = 16    # failures remembered by the threat-space search
 BIG_BOARD_WIDTH = 14      # on boards over 64 cells, moves tried per node (forced moves excepted)
 
 
@@ -179,6 +184,44 @@ class LimitedSearch:
                 break   # no four to make at all: longer searches find nothing either
         return None
 
+    def forcing_win(self) -> Optional[LimitedResult]:
+        """A win by continuous fours (:meth:`forced_fours`), else by fours and threes
+        (:meth:`threat_space`), or None."""
+        return self.forced_fours() or self.threat_space()
+
+    def threat_space(self, threes: int = THREES) -> Optional[LimitedResult]:
+        """A win by fours and threes proven by threat-space search (:mod:`.kernels.tss`;
+        free placement), with at most ``threes`` three-moves, fewest first, within
+        a share of the time and node limits; None when none is found."""
+        if self.spec.gravity:
+            return None
+        runtime.load_limited_kernels()
+        turn = int(self.st[GL.S_TURN])
+        scratch = np.zeros(scratch_size(self.spec.cells), dtype=np.int64)
+        fail = np.zeros(2 << THREAT_TABLE_BITS, dtype=np.int64)
+        budget = THREAT_NODES if self.limit.nodes is None else max(1, self.limit.nodes // 4)
+        share = None if self.limit.time is None else self.limit.time * THREAT_TIME_SHARE
+        for t in range(1, threes + 1):
+            work = self.st.copy()
+            work[GL.S_NODES] = work[GL.S_ABORTED] = 0
+            work[GL.S_NODE_LIMIT] = max(1, budget - self.nodes)
+            left = None if share is None else share - (time.perf_counter() - self.started)
+            if left is not None and left <= 0:
+                break
+
+            def run(work: np.ndarray = work, t: int = t) -> int:
+                return vct(self.geo, work, self.ctl, np.int64(turn), np.int64(t), np.int64(MAX_FOURS), scratch,
+                           fail, np.int64(0))
+
+            plies, _ = runtime.run_abortable(run, self.ctl, left)
+            self.ctl[CTL_ABORT] = 0   # a share of the time ran out: the search itself goes on
+            self.nodes += int(work[GL.S_NODES])
+            if plies and not work[GL.S_ABORTED]:
+                return self._result(int(work[GL.S_BEST]), WIN - int(plies), 0, threat_space=True)
+            if work[GL.S_ABORTED] or self.nodes >= budget:
+                break
+        return None
+
     def root_moves(self) -> list[int]:
         """The root cells the search tries, best-ordered and cut to the width; only
         the winning cell when there is a win in one, else only the block when the
@@ -241,4 +284,4 @@ def best_move(position: Position, limit: Optional[Limit] = None, *, width: Optio
     ``Limit(depth=)`` and ``Limit(time=)``. :func:`parallel_mnk.best_move` adds
     ``workers``."""
     search = LimitedSearch(position, Limit.of(limit, time=time_limit, depth=depth), width, tt_bits)
-    return (search.forced_fours() if fours else None) or search.iterate()
+    return (search.forcing_win() if fours else None) or search.iterate()

@@ -69,8 +69,8 @@ class EngineChoice:
         """How a heuristic move was found, e.g. ``searched 6 plies in 1.2 s``."""
         r = self.limited
         assert r is not None
-        if r.forced_fours:
-            return "a win by continuous fours"
+        if r.forced_fours or r.threat_space:
+            return r.describe()
         if r.depth == 0:
             return "an immediate win"
         return f"searched {r.depth} plies in {r.time_s:.1f} s"

@@ -104,12 +104,14 @@ class LimitedResult:
     evals: int
     time_s: float
     forced_fours: bool = False
+    threat_space: bool = False     # a win by fours and threes proven by threat-space search
     depths: list = field(default_factory=list)
     per_worker: list = field(default_factory=list)   # [index, tasks, nodes, cpu_s] per pool worker
 
     @property
     def win_in(self) -> Optional[int]:
-        """Plies (own moves included) to a proven win, or None."""
+        """Plies (own moves included) to a proven win (with :attr:`threat_space`, at
+        most that many: the longest line of the proof), or None."""
         return WIN - self.score if self.score > WIN - MATE_ZONE else None
 
     @property
@@ -119,6 +121,10 @@ class LimitedResult:
 
     def describe(self) -> str:
         """A short human reading of the score."""
+        if self.forced_fours:
+            return "a win by continuous fours"
+        if self.threat_space and self.win_in is not None:
+            return f"a win by fours and threes, in at most {(self.win_in + 1) // 2} move(s)"
         if self.win_in is not None:
             return f"wins in {(self.win_in + 1) // 2} move(s)"
         if self.loss_in is not None:

@@ -18,13 +18,15 @@ import numpy as np
 import psutil
 
 from .geometry import build_context, build_grid_geometry
-from .kernels import bounds, cache_guard, common, grid, limited, lines, negamax, pairing, root, sharing, table, threats
+from .kernels import (
+    bounds, cache_guard, common, grid, limited, lines, negamax, pairing, root, sharing, table, threats, tss,
+)
 from .kernels import grid_layout as GL
 from .kernels import layout as L
 from .rules import GameSpec
 
 T = TypeVar("T")
-KERNEL_MODULES = [bounds, common, grid, limited, lines, negamax, pairing, root, sharing, table, threats]
+KERNEL_MODULES = [bounds, common, grid, limited, lines, negamax, pairing, root, sharing, table, threats, tss]
 
 _loaded: set[str] = set()
 
@@ -96,6 +98,8 @@ def load_limited_kernels() -> float:
     limited.negamax_limited(geo, st, keys, data, ctl, np.int64(2), np.int64(-GL.INF), np.int64(GL.INF),
                             np.int64(flags), np.int64(0), np.int64(0))
     limited.forced_win_by_fours(geo, st, ctl, np.int64(1), False, np.int64(0))
+    tss.vct(geo, st, ctl, np.int64(1), np.int64(1), np.int64(1), np.zeros(tss.scratch_size(9), dtype=np.int64),
+            np.zeros(4, dtype=np.int64), np.int64(0))
     grid.set_stone(geo, st, 4, 1)
     grid.clear_stone(geo, st, 4)
     _loaded.add("limited")

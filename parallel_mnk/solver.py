@@ -71,7 +71,7 @@ def best_move(position: Position, limit: Optional[Limit] = None, *, workers: int
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise MnkError(f"workers must be at least 1, got {workers!r}")
     search = LimitedSearch(position, Limit.of(limit, time=time_limit, depth=depth), width, tt_bits)
-    found = search.forced_fours() if fours else None
+    found = search.forcing_win() if fours else None
     if found is not None:
         return found
     return best_move_parallel(search, workers) if workers > 1 else search.iterate()
