@@ -41,6 +41,7 @@ from .rules import MAX_CELLS, GameSpec
 DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 ZOBRIST_SEED = 0x6D6E6B   # both engines' hash keys come from this seed
 MAX_LIMITED_DEPTH = 64    # the depth-limited engine's deepest search
+ETC_MIN_EMPTY = 16        # gravity: enhanced transposition cutoff at nodes with this many empty cells
 
 
 # ------------------------------------------------------------------ lines on Python ints
@@ -242,12 +243,16 @@ def _symmetry_tables(ctx: np.ndarray, spec: GameSpec) -> None:
 
 @lru_cache(maxsize=None)
 def _context_template(spec: GameSpec) -> np.ndarray:
-    ctx = np.zeros(L.CTX_SIZE, dtype=np.uint64)
+    size = L.CTX_SIZE + (L.gravity_records_size(spec.cells, spec.cols) if spec.gravity else 0)
+    ctx = np.zeros(size, dtype=np.uint64)
     ctx[L.C_COLS], ctx[L.C_ROWS], ctx[L.C_K] = spec.cols, spec.rows, spec.k
     ctx[L.C_GRAVITY] = int(spec.gravity)
     ctx[L.C_CELLS] = spec.cells
     ctx[L.C_BOARD] = board_mask(spec)
     ctx[L.C_BOTTOM] = _cells_mask(spec, lambda r, c: r == spec.rows - 1)
+    ctx[L.C_EVEN] = _cells_mask(spec, lambda r, c: (spec.rows - r) % 2 == 0)
+    ctx[L.C_RULES] = L.RULES_ALL
+    ctx[L.C_ETC_MIN_EMPTY] = ETC_MIN_EMPTY
     # move-ordering weight of a live line that holds j stones of one player: 1, 2, 6,
     # 18, 54, ... (tuned on empty (5,5,4), (4,6,4), (5,5,5), (4,7,4): 8**j took 1.7-16x
     # more nodes)

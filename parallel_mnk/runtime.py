@@ -18,13 +18,15 @@ import numpy as np
 import psutil
 
 from .geometry import build_context, build_grid_geometry
-from .kernels import bounds, cache_guard, common, grid, limited, lines, negamax, root, sharing, table
+from .kernels import (
+    bounds, cache_guard, common, gravity, gravity_search, grid, limited, lines, negamax, root, sharing, table,
+)
 from .kernels import grid_layout as GL
 from .kernels import layout as L
 from .rules import GameSpec
 
 T = TypeVar("T")
-KERNEL_MODULES = [bounds, common, grid, limited, lines, negamax, root, sharing, table]
+KERNEL_MODULES = [bounds, common, gravity, gravity_search, grid, limited, lines, negamax, root, sharing, table]
 
 _loaded: set[str] = set()
 

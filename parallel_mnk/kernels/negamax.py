@@ -222,7 +222,8 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
         push_hashes(ctx, ply, cell, player)
         mark, mark_key = -1, np.int64(0)
         if busy_base > 0:
-            mark, mark_key = mark_child(ctx, ctl, ply, busy_base, busy_mask, not second_pass and i > 1)
+            child_key, _ = canonical_key(ctx, ply + 1)
+            mark, mark_key = mark_child(ctl, child_key, busy_base, busy_mask, not second_pass and i > 1)
             if mark == -2:
                 deferred |= bit
                 continue

@@ -12,6 +12,7 @@ from .common import insert_descending
 from .layout import (
     C_ABORTED, C_BOARD, C_CELLS, C_GRAVITY, C_RESULT_KIND, MAX_CELLS, OFF_MOVES, OFF_STATIC, TT_EXACT,
 )
+from .gravity_search import gravity_task
 from .lines import playable_cells, winning_cells
 from .negamax import _order_moves, negamax, node_prelude
 from .table import canonical_key, probe, set_root_hashes
@@ -180,6 +181,9 @@ def run_task(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     task was abandoned (no longer needed, or the search was stopped) and the
     score means nothing.
     """
+    if ctx[C_GRAVITY] != ZERO:
+        return gravity_task(ctx, tt, ctl, np.uint64(own), np.uint64(opp), np.int64(ply), np.int64(alpha),
+                            np.int64(beta), np.int64(live_slot))
     cells = np.int64(ctx[C_CELLS])
     if immediate_wins(ctx, own, opp) != ZERO:
         ctx[C_RESULT_KIND] = TT_EXACT
