@@ -93,19 +93,20 @@ def evens_bound(ctx, own, opp, ply):
 
 
 @njit(inline="always", cache=True)
-def open_bounds(ctx, own, opp, ply):
-    """``(lo, hi)``: bounds on the score of an *open* position: the side to move
+def open_bounds(ctx, own, opp, ply, alpha, beta):
+    """``(lo, hi)``: bounds on the score of an *open* position (the side to move
     cannot win at once, the opponent has no playable threat and the side to move
-    has a safe move (module docstring's bounds)."""
+    has a safe move: module docstring's bounds), for a search with window
+    ``(alpha, beta)``: a bound that could not narrow that window is not worked out."""
     cells = np.int64(ctx[C_CELLS])
     rules = ctx[C_RULES]
     lo = -win_in(cells, ply, 4)
     hi = win_in(cells, ply, 3)
     if rules & np.uint64(RULE_CAN_WIN):
         empty = ctx[C_BOARD] & ~(own | opp)
-        if hi > 0 and not has_k_run(ctx, own | empty):
+        if beta > 0 and hi > 0 and not has_k_run(ctx, own | empty):
             hi = 0
-        if lo < 0 and not has_k_run(ctx, opp | empty):
+        if alpha < 0 and lo < 0 and not has_k_run(ctx, opp | empty):
             lo = 0
     if rules & np.uint64(RULE_EVENS) and (ply & 1) == 0 and (np.int64(ctx[C_ROWS]) & 1) == 0 and hi > lo:
         hi = min(hi, evens_bound(ctx, own, opp, ply))
@@ -113,10 +114,10 @@ def open_bounds(ctx, own, opp, ply):
 
 
 @njit(cache=True)
-def resolve(ctx, tt, own, opp, ply, opp_threats, rec, etc):
+def resolve(ctx, tt, own, opp, ply, opp_threats, rec, etc, alpha, beta):
     """Static analysis of a position whose side to move cannot win at once
-    (``opp_threats``: the opponent's threats); the hashes of the position are at
-    slot ``ply`` of ``ctx``.
+    (``opp_threats``: the opponent's threats), for a search with window ``(alpha,
+    beta)``; the hashes of the position are at slot ``ply`` of ``ctx``.
 
     Forced moves (the only block of an opponent's playable threat, the only safe
     move) are played out, their hashes pushed to the next slots, until a position
@@ -151,6 +152,7 @@ def resolve(ctx, tt, own, opp, ply, opp_threats, rec, etc):
         push_hashes(ctx, ply, cell, ply & 1)
         threats = winning_cells(ctx, own | forced, board & ~(mask | forced))
         own, opp = opp, own | forced
+        alpha, beta = -beta, -alpha
         ply += 1
     ctx[rec + GC_OWN] = own
     ctx[rec + GC_OPP] = opp
@@ -160,7 +162,7 @@ def resolve(ctx, tt, own, opp, ply, opp_threats, rec, etc):
     ctx[rec + GC_H1] = ctx[src + 1] if ctx[C_NSYM] > ONE else ZERO
     ctx[rec + GC_ENTRY] = ZERO
     if not settled:
-        lo, hi = open_bounds(ctx, own, opp, ply)
+        lo, hi = open_bounds(ctx, own, opp, ply, alpha, beta)
         if etc and cells - ply >= np.int64(ctx[C_ETC_MIN_EMPTY]):
             key, sym = canonical_key(ctx, ply)
             flag, score, move = probe(ctx, tt, key, sym)

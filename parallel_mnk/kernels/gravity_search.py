@@ -110,7 +110,7 @@ def _enter_child(ctx, rec):
 
 
 @njit(inline="always", cache=True)
-def _what_is_known(ctx, tt, own, opp, ply):
+def _what_is_known(ctx, tt, own, opp, ply, alpha, beta):
     """Step 1: ``(lower, upper, key, sym, flag, tt_score, tt_move)``: the node's static
     bounds with its table bound folded in, its table key, and its entry. Both are
     usually found by the parent already (its step 2) and read from the node slot."""
@@ -122,7 +122,7 @@ def _what_is_known(ctx, tt, own, opp, ply):
         lookup = ctx[node + GN_ENTRY]
         ctx[node + GN_LO] = ZERO
     else:
-        lower, upper = open_bounds(ctx, own, opp, ply)
+        lower, upper = open_bounds(ctx, own, opp, ply, alpha, beta)
     if lookup != ZERO:
         sym, flag, tt_score, tt_move = unpack_lookup(lookup)   # its bounds are in lower/upper already
         return lower, upper, ctx[node + GN_KEY], sym, flag, tt_score, tt_move
@@ -138,7 +138,7 @@ def _what_is_known(ctx, tt, own, opp, ply):
 
 
 @njit(inline="always", cache=True)
-def _resolve_children(ctx, tt, own, opp, ply, beta, tt_move):
+def _resolve_children(ctx, tt, own, opp, ply, alpha, beta, tt_move):
     """Step 2: resolve every child statically (:func:`.gravity.resolve`, a record each)
     and queue the open ones best first. Returns ``(n_open, best, best_move,
     best_exact, lower, upper, cut)``: the best settled move, bounds of the node
@@ -168,7 +168,7 @@ def _resolve_children(ctx, tt, own, opp, ply, beta, tt_move):
         n += 1
         push_hashes(ctx, ply, cell, ply & 1)
         mine = winning_cells(ctx, own | bit, empty & ~bit)
-        settled = resolve(ctx, tt, opp, own | bit, ply + 1, mine, rec, etc)
+        settled = resolve(ctx, tt, opp, own | bit, ply + 1, mine, rec, etc, -beta, -alpha)
         ctx[rec + GC_CELL] = np.uint64(cell)
         lo, hi = _move_bounds(ctx, rec, ply)
         lower = max(lower, lo)
@@ -197,13 +197,13 @@ def gravity_negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     if ctx[C_ABORTED] != ZERO:
         return 0
     # 1. what is known: static bounds and the table's entry
-    lower, upper, key, sym, flag, tt_score, tt_move = _what_is_known(ctx, tt, own, opp, ply)
+    lower, upper, key, sym, flag, tt_score, tt_move = _what_is_known(ctx, tt, own, opp, ply, alpha, beta)
     alpha, beta, kind, value = narrow(alpha, beta, lower, upper)
     if kind != 0:
         ctx[C_RESULT_KIND] = result_kind(kind, value, lower, upper)
         return value
     # 2. the children, resolved statically: the node lies within their bounds
-    n_open, best, best_move, best_exact, lo, hi, cut = _resolve_children(ctx, tt, own, opp, ply, beta, tt_move)
+    n_open, best, best_move, best_exact, lo, hi, cut = _resolve_children(ctx, tt, own, opp, ply, alpha, beta, tt_move)
     lower, upper = max(lower, lo), min(upper, hi)
     if cut:
         ctx[C_RESULT_KIND] = result_kind(TT_LOWER, best, lower, upper)
@@ -311,7 +311,7 @@ def gravity_task(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     else:
         set_root_hashes(ctx, opp, own, ply)
     rec = OFF_GCHILD + ply * np.int64(ctx[C_COLS]) * GC_SIZE
-    settled = resolve(ctx, tt, own, opp, ply, winning_cells(ctx, opp, empty), rec, True)
+    settled = resolve(ctx, tt, own, opp, ply, winning_cells(ctx, opp, empty), rec, True, alpha, beta)
     lo = np.int64(ctx[rec + GC_LO]) - SCORE_BIAS
     hi = np.int64(ctx[rec + GC_HI]) - SCORE_BIAS
     f_ply = np.int64(ctx[rec + GC_PLY])
