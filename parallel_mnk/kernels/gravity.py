@@ -113,7 +113,7 @@ def open_bounds(ctx, own, opp, ply, alpha, beta):
     return lo, max(lo, hi)
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def resolve(ctx, tt, own, opp, ply, opp_threats, rec, etc, alpha, beta):
     """Static analysis of a position whose side to move cannot win at once
     (``opp_threats``: the opponent's threats), for a search with window ``(alpha,
