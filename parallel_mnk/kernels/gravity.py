@@ -62,7 +62,7 @@ def unpack_lookup(word):
     return sym, flag, score, move
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def evens_bound(ctx, own, opp, ply):
     """Upper bound on the score of the first player to move (``ply`` even, board of
     even height) from the second player's even-squares strategy (module
