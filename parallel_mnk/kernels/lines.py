@@ -28,7 +28,7 @@ def shift_backward(ctx, b, d, j):
     return (b & ctx[OFF_PRE + (d * 2 + 1) * (MAX_CELLS + 1) + j]) >> ctx[OFF_SHIFT + d * (MAX_CELLS + 1) + j]
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def has_k_run(ctx, b):
     """True when bitboard ``b`` holds ``k`` consecutive cells in some direction."""
     k = np.int64(ctx[C_K])
