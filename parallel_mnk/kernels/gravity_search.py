@@ -40,7 +40,7 @@ safe move, and the side to move has a safe move (a child left open by
 import numpy as np
 from numba import njit
 
-from .bits import atomic_load, lowest_bit_index, popcount
+from .bits import atomic_load, lowest_bit_index, popcount, prefetch
 from .bounds import NO_SCORE, narrow, result_kind, win_in
 from .common import insert_descending
 from .gravity import open_bounds, resolve, unpack_lookup
@@ -159,6 +159,13 @@ def _resolve_children(ctx, tt, own, opp, ply, alpha, beta, tt_move):
     sbase = OFF_SCORES + ply * 2 * MAX_CELLS + MAX_CELLS
     best, best_move, best_exact = -NO_SCORE, -1, False
     lower = upper = -NO_SCORE
+    if etc:   # start fetching the children's entries: their probes below then hit the cache
+        c = cand
+        while c != ZERO:
+            push_hashes(ctx, ply, lowest_bit_index(c), ply & 1)
+            c &= c - ONE
+            key, _ = canonical_key(ctx, ply + 1)
+            prefetch(tt, np.int64(key & np.uint64(len(tt) - 2)))
     n = n_open = 0
     while cand != ZERO:
         cell = lowest_bit_index(cand)
