@@ -29,7 +29,7 @@ LAYERS = [
     ["search", "limited"],
     ["parallel"],
     ["solver"],
-    ["analysis", "play", "protocol"],
+    ["analysis", "play", "protocol", "commands"],
     ["cli", "__main__"],
 ]
 
