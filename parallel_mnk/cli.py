@@ -245,6 +245,18 @@ def cmd_best(args, stdin: TextIO, stdout: TextIO) -> int:
     return 0
 
 
+def cmd_serve(args, stdin: TextIO, stdout: TextIO) -> int:
+    """Start the analysis board in the browser: a local web server (loopback unless --host says
+    otherwise) with a page to pick a game, click moves, see every move's exact score, the value,
+    the best moves and the perfect line, and play against the engine; and its JSON API
+    (/api/analyze, /api/solve, /api/best answer what analyze, solve and best print with --json).
+    Prints the address, then serves until Ctrl-C."""
+    from .serve import serve   # the HTTP server only when asked for
+
+    return serve(args.host, args.port, args.workers, args.max_time, stdout,
+                 sys.stderr if args.verbose else None)
+
+
 def _description(command) -> str:
     """A command's ``--help`` description: the docstring of its ``cmd_`` function."""
     return " ".join(command.__doc__.split())
@@ -342,11 +354,26 @@ def _add_best_parser(sub) -> None:
     p.set_defaults(func=cmd_best, split_depth=None)
 
 
+def _add_serve_parser(sub) -> None:
+    p = sub.add_parser("serve", help="the analysis board in the browser (a local web server)",
+                       description=_description(cmd_serve))
+    p.add_argument("--port", type=int, default=8000, help="TCP port (default 8000; 0: any free port)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every network)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="worker processes of each search (default 1: searches run in the server's process)")
+    p.add_argument("--max-time", type=float, default=60.0,
+                   help="seconds any one search may take (default 60); a request may ask for less")
+    p.add_argument("--verbose", action="store_true", help="one line per request on stderr")
+    p.set_defaults(func=cmd_serve, split_depth=None)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = _Parser(prog=PROG, description="Exact solver for (m,n,k)-games with and without gravity.")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
-    for add in (_add_solve_parser, _add_analyze_parser, _add_nmk_parser, _add_play_parser, _add_best_parser):
+    for add in (_add_solve_parser, _add_analyze_parser, _add_nmk_parser, _add_play_parser, _add_best_parser,
+                _add_serve_parser):
         add(sub)
     return parser
 
