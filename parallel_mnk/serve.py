@@ -98,9 +98,12 @@ def _flag(params: dict[str, str], name: str) -> bool:
     raise MnkError(f"{name} is a yes/no parameter (1 or 0), got {text!r}")
 
 
-def _position(params: dict[str, str]) -> Position:
+def _position(params: dict[str, str], exact: bool) -> Position:
+    """The position of ``params``; with ``exact``, refused first if the exact solver does not take the board."""
     spec = game_spec(params.get("game"), _number(params, "cols", int), _number(params, "rows", int),
                      _number(params, "k", int), _flag(params, "gravity"))
+    if exact:
+        spec.require_exact()
     return position_of(spec, params.get("moves"), params.get("board"))
 
 
@@ -156,16 +159,14 @@ class Server(ThreadingHTTPServer):
     # -------------------------------------------------------------- the API
     def api_analyze(self, params: dict[str, str]) -> dict[str, Any]:
         """What ``parallel-mnk analyze --json`` prints for the position of ``params``."""
-        position, limit, weak = _position(params), self.limit(params), _flag(params, "weak")
-        position.spec.require_exact()
+        limit, weak, position = self.limit(params), _flag(params, "weak"), _position(params, exact=True)
         return self.jobs.run(_client(params), "analyze", lambda watch: analyze(
             position, limit, workers=self.workers, weak=weak, tt_bits=self.tt_bits, progress=False,
             watch=watch).to_dict())
 
     def api_solve(self, params: dict[str, str]) -> dict[str, Any]:
         """What ``parallel-mnk solve --json`` prints for the position of ``params``."""
-        position, limit, weak = _position(params), self.limit(params), _flag(params, "weak")
-        position.spec.require_exact()
+        limit, weak, position = self.limit(params), _flag(params, "weak"), _position(params, exact=True)
         return self.jobs.run(_client(params), "solve", lambda watch: solver.solve(
             position, limit, workers=self.workers, weak=weak, tt_bits=self.tt_bits, progress=False,
             watch=watch).to_dict())
@@ -173,10 +174,12 @@ class Server(ThreadingHTTPServer):
     def api_best(self, params: dict[str, str]) -> dict[str, Any]:
         """What ``parallel-mnk best --json`` prints: ``depth`` plies (4 when neither
         a depth nor a time limit is given, as there), within the time limit."""
-        position, depth, width = _position(params), _number(params, "depth", int), _number(params, "width", int)
+        time_limit = self.limit(params).time
+        position, depth, width = _position(params, exact=False), _number(params, "depth", int), \
+            _number(params, "width", int)
         if depth is None and "time_limit" not in params:
             depth = DEFAULT_DEPTH
-        limit = Limit(time=self.limit(params).time, depth=depth)
+        limit = Limit(time=time_limit, depth=depth)
         return self.jobs.run(_client(params), "best", lambda watch: solver.best_move(
             position, limit, width=width, workers=self.workers, watch=watch).to_dict(position.spec))
 

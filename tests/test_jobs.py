@@ -45,6 +45,17 @@ def wait_for(predicate, timeout=5.0):
         time.sleep(0.005)
 
 
+def one_running_one_waiting(jobs: Jobs):
+    """Client a's search running (until ``release``), client b's waiting behind it:
+    ``(release, log, (thread, box) of a, (thread, box) of b)``."""
+    log, release = [], threading.Event()
+    first = start(jobs, "a", "long", hold(release, log, "long"))
+    wait_for(lambda: jobs.status("a")["state"] == "searching")
+    second = start(jobs, "b", "x", hold(release, log, "never"))
+    wait_for(lambda: jobs.status("b")["state"] == "waiting")
+    return release, log, first, second
+
+
 def test_searches_run_one_at_a_time_in_arrival_order():
     jobs, log, release = Jobs(), [], threading.Event()
     threads = []
@@ -82,11 +93,8 @@ def test_a_new_request_of_the_same_client_stops_its_running_search():
 
 
 def test_a_new_request_of_the_same_client_stops_its_waiting_search():
-    jobs, log, release = Jobs(), [], threading.Event()
-    first, _ = start(jobs, "a", "long", hold(release, log, "long"))
-    wait_for(lambda: jobs.status("a")["state"] == "searching")
-    waiting, waiting_box = start(jobs, "b", "x", hold(release, log, "never"))
-    wait_for(lambda: jobs.status("b")["state"] == "waiting")
+    jobs = Jobs()
+    release, log, (first, _), (waiting, waiting_box) = one_running_one_waiting(jobs)
     newer, newer_box = start(jobs, "b", "y", lambda watch: "newer")
     waiting.join(5)
     assert isinstance(waiting_box["error"], Replaced)
@@ -114,11 +122,8 @@ def test_the_queue_is_bounded_in_length_and_in_time():
 
 
 def test_stop_all_and_errors_free_the_pool():
-    jobs, log, release = Jobs(), [], threading.Event()
-    first, first_box = start(jobs, "a", "long", hold(release, log, "long"))
-    wait_for(lambda: jobs.status("a")["state"] == "searching")
-    second, second_box = start(jobs, "b", "x", hold(release, log, "never"))
-    wait_for(lambda: jobs.status("b")["state"] == "waiting")
+    jobs = Jobs()
+    _, _, (first, first_box), (second, second_box) = one_running_one_waiting(jobs)
     jobs.stop_all()
     first.join(5)
     second.join(5)

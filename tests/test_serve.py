@@ -10,6 +10,7 @@ import io
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -97,6 +98,23 @@ def test_weak_and_finished_games():
         assert status == 400 and got == {"error": "the game is over: there is no move to choose"}
 
 
+def test_a_server_with_a_pool_answers_the_same_and_stops_its_searches():
+    pos = Position.from_moves(GameSpec(5, 5, 4, True), "3322")
+    with web_server(workers=2) as s:
+        status, got = get(s, "/api/analyze?" + query(pos))
+        assert status == 200 and without_times(got) == without_times(analyze(pos).to_dict())
+        status, got = get(s, "/api/solve?" + query(pos))
+        assert status == 200 and (got["value"], got["score"]) == (solve(pos).value, solve(pos).score)
+        assert len(got["workers"]) == 3       # the coordinator and two workers
+        status, got = get(s, "/api/best?cols=9&rows=9&k=5&moves=e5&depth=3")
+        assert status == 200 and len(got["workers"]) == 2
+        thread, box = in_thread(s, f"/api/solve?{HARD}&client=p")
+        wait_status(s, "p", "searching")
+        assert get(s, "/api/solve?game=tictactoe&client=p")[0] == 200
+        thread.join(10)
+        assert box["status"] == 409
+
+
 def test_best_answers_as_best_move_on_any_board(server):
     gomoku = Position.from_moves(GameSpec(15, 15, 5), "h8,i9,h9,h10,g10,i8")
     for pos, params, limit in [(gomoku, "&depth=3", Limit(depth=3)), (gomoku, "", Limit(depth=4)),
@@ -147,6 +165,9 @@ def cli_error(argv) -> str:
     ("/api/solve?cols=4&rows=4&moves=", ["solve", "--cols", "4", "--rows", "4", "--moves", ""]),
     ("/api/solve?game=connect4&moves=48", ["solve", "--game", "connect4", "--moves", "48"]),
     ("/api/analyze?cols=9&rows=9&k=5", ["analyze", "--cols", "9", "--rows", "9", "--k", "5", "--moves", ""]),
+    ("/api/analyze?cols=9&rows=9&k=5&moves=z9&time_limit=0",    # the first of several errors, as there
+     ["analyze", "--cols", "9", "--rows", "9", "--k", "5", "--moves", "z9", "--time-limit", "0"]),
+    ("/api/solve?cols=9&rows=9&k=5&moves=z9", ["solve", "--cols", "9", "--rows", "9", "--k", "5", "--moves", "z9"]),
     ("/api/solve?game=tictactoe&moves=&board=.../.../...",
      ["solve", "--game", "tictactoe", "--moves", "", "--board", ".../.../..."]),
     ("/api/analyze?game=tictactoe&board=xx./.../...", ["analyze", "--game", "tictactoe", "--board", "xx./.../..."]),
@@ -201,6 +222,10 @@ def test_methods_hosts_and_static_files(server):
     assert info["presets"]["connect4"] == {"cols": 7, "rows": 6, "k": 4, "gravity": True}
     assert (info["max_exact_cells"], info["max_side"], info["max_time"], info["workers"]) == (64, 26, 30, 1)
     assert get(server, "/app.js", method="HEAD") == (200, b"")
+    with socket.create_connection(server.server_address[:2], timeout=30) as raw:   # not HTTP at all
+        raw.sendall(b"NONSENSE\r\n\r\n")
+        answer = raw.makefile("rb").read()   # an HTTP/0.9 answer, as http.server gives it: the body alone
+    assert json.loads(answer.split(b"\r\n\r\n")[-1])["error"].startswith("Bad request syntax")
 
 
 # ---------------------------------------------------------------- long work
