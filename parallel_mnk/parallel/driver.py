@@ -190,8 +190,10 @@ class ParallelSolve:
         return self.search.nodes + sum(s.stats.nodes for s in self.coordinator.slots)
 
     def _check_nodes(self) -> None:
-        """Raise SearchTimeout once the node limit is spent."""
+        """Raise SearchTimeout once the node limit is spent or the watch is stopped."""
         if self.opts.limit.nodes is not None and self._nodes() >= self.opts.limit.nodes:
+            raise SearchTimeout()
+        if self.opts.watch is not None and self.opts.watch.stopped:
             raise SearchTimeout()
 
     def _set_coordinator_budget(self) -> None:
@@ -200,6 +202,8 @@ class ParallelSolve:
             self.search.set_node_limit(self.search.nodes + max(1, self.opts.limit.nodes - self._nodes()))
 
     def _after_turn(self) -> None:
+        if self.opts.watch is not None:
+            self.opts.watch.count(self._nodes())
         self._check_nodes()
         self.status.update(lambda: self.coordinator.status_text(self.label, self.tree, self.status))
 
