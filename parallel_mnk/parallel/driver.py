@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from typing import Optional
 
-from ..kernels.root import next_probe
+from ..kernels.root import after_probe, first_probe, next_probe
 from ..options import SolveOptions
 from ..position import Position
 from ..results import SolveResult, WorkerStats
@@ -149,13 +149,15 @@ class ParallelSolve:
                 v = self._window_search(-1, 1, "weak")
             return 1 if v > 0 else (-1 if v < 0 else 0)
         lo, hi = max(self.lo, lo0), min(self.hi, hi0)
+        state = first_probe(lo, hi)
         while lo < hi:
-            med = int(next_probe(lo, hi))
+            med = int(next_probe(lo, hi, state))
             r = self._window_search(med, med + 1, f"score in [{lo},{hi}], testing > {med}")
             if r <= med:
                 hi = r
             else:
                 lo = r
+            state = after_probe(state, med, r)
         return lo
 
     def _window_search(self, alpha: int, beta: int, label: str) -> int:
