@@ -143,7 +143,8 @@ def _resolve_children(ctx, tt, own, opp, ply, alpha, beta, tt_move):
     and queue the open ones best first. Returns ``(n_open, best, best_move,
     best_exact, lower, upper, cut)``: the best settled move, bounds of the node
     (its best child's lower bound, its best child's upper bound), and ``cut`` when
-    one move's lower bound alone reaches ``beta`` (then ``best`` is that bound)."""
+    one move's lower bound alone reaches ``beta`` (then ``best`` is that bound and
+    ``upper`` is ``NO_SCORE``: the children not resolved yet bound nothing)."""
     cells = np.int64(ctx[C_CELLS])
     cols = ctx[C_COLS]
     mask = own | opp
@@ -182,10 +183,10 @@ def _resolve_children(ctx, tt, own, opp, ply, alpha, beta, tt_move):
         upper = max(upper, hi)
         if settled and lo > best:
             best, best_move, best_exact = lo, cell, True
-        if lo >= beta:   # this move alone refutes the window
+        if lo >= beta:   # this move alone refutes the window (the children left unseen bound nothing)
             if not settled:
                 best, best_move, best_exact = lo, cell, False
-            return n_open, best, best_move, best_exact, lower, upper, True
+            return n_open, best, best_move, best_exact, lower, NO_SCORE, True
         if not settled:
             insert_descending(ctx, ctx, mbase, sbase, n_open, np.uint64(n - 1),
                               _order_score(ctx, mine, theirs, mask, cell, tt_move))
