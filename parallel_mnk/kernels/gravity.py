@@ -130,7 +130,7 @@ def resolve(ctx, tt, own, opp, ply, opp_threats, rec, etc, alpha, beta):
     cells = np.int64(ctx[C_CELLS])
     cols = ctx[C_COLS]
     board = ctx[C_BOARD]
-    threats = opp_threats
+    own, opp, threats = np.uint64(own), np.uint64(opp), np.uint64(opp_threats)
     lo = hi = 0
     settled = False
     while True:
