@@ -199,9 +199,10 @@ def symmetries(spec: GameSpec) -> list[list[int]]:
 
 
 # ------------------------------------------------------------------ shared by both engines' arrays
-def _zobrist_keys(shape, low: int, high: int, dtype=np.int64) -> np.ndarray:
-    """Random hash keys in ``[low, high]`` from the one seed both engines use."""
-    rng = np.random.default_rng(ZOBRIST_SEED)
+def _zobrist_keys(shape, low: int, high: int, dtype=np.int64, stream: int = 0) -> np.ndarray:
+    """Random hash keys in ``[low, high]`` from the one seed both engines use
+    (``stream`` > 0: another series from it)."""
+    rng = np.random.default_rng(ZOBRIST_SEED if stream == 0 else (ZOBRIST_SEED, stream))
     return rng.integers(low, high, size=shape, dtype=dtype, endpoint=True)
 
 
@@ -230,6 +231,7 @@ def _symmetry_tables(ctx: np.ndarray, spec: GameSpec) -> None:
     perms = symmetries(spec)
     ctx[L.C_NSYM] = len(perms)
     z0 = _zobrist_keys((L.MAX_CELLS, 2), 0, int(np.iinfo(np.uint64).max), np.uint64)
+    neutral = _zobrist_keys(L.MAX_CELLS, 0, int(np.iinfo(np.uint64).max), np.uint64, stream=1)
     for s, perm in enumerate(perms):
         inv = [0] * spec.cells
         for cell, image in enumerate(perm):
@@ -237,6 +239,7 @@ def _symmetry_tables(ctx: np.ndarray, spec: GameSpec) -> None:
             ctx[L.OFF_PERM + s * L.MAX_CELLS + cell] = image
             for p in range(2):
                 ctx[L.OFF_ZOBRIST + (s * L.MAX_CELLS + cell) * 2 + p] = z0[image, p]
+            ctx[L.OFF_ZNEUTRAL + s * L.MAX_CELLS + cell] = neutral[image]
         for image in range(spec.cells):
             ctx[L.OFF_INVPERM + s * L.MAX_CELLS + image] = inv[image]
 
@@ -251,7 +254,7 @@ def _context_template(spec: GameSpec) -> np.ndarray:
     ctx[L.C_BOARD] = board_mask(spec)
     ctx[L.C_BOTTOM] = _cells_mask(spec, lambda r, c: r == spec.rows - 1)
     ctx[L.C_EVEN] = _cells_mask(spec, lambda r, c: (spec.rows - r) % 2 == 0)
-    ctx[L.C_RULES] = L.RULES_ALL
+    ctx[L.C_RULES] = L.RULES_DEFAULT
     ctx[L.C_ETC_MIN_EMPTY] = ETC_MIN_EMPTY
     # move-ordering weight of a live line that holds j stones of one player: 1, 2, 6,
     # 18, 54, ... (tuned on empty (5,5,4), (4,6,4), (5,5,5), (4,7,4): 8**j took 1.7-16x

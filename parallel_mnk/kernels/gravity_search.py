@@ -43,7 +43,7 @@ from numba import njit
 from .bits import atomic_load, lowest_bit_index, popcount, prefetch
 from .bounds import NO_SCORE, narrow, result_kind, win_in
 from .common import insert_descending
-from .gravity import open_bounds, resolve, unpack_lookup
+from .gravity import open_bounds, position_key, resolve, unpack_lookup
 from .layout import (
     C_ABORTED, C_BOARD, C_BOTTOM, C_CELLS, C_COLS, C_DEFER_MIN_EMPTY, C_ETC_MIN_EMPTY, C_NODES, C_RESULT_KIND, C_RULES,
     C_TASK_ID,
@@ -105,7 +105,7 @@ def _enter_child(ctx, rec):
     if ctx[rec + GC_ENTRY] != ZERO:
         ctx[node + GN_KEY] = ctx[rec + GC_KEY]
         return ctx[rec + GC_KEY]
-    key, _ = canonical_key(ctx, f_ply)
+    key, _ = position_key(ctx, ctx[rec + GC_OWN], ctx[rec + GC_OPP], f_ply)
     return key
 
 
@@ -126,7 +126,7 @@ def _what_is_known(ctx, tt, own, opp, ply, alpha, beta):
     if lookup != ZERO:
         sym, flag, tt_score, tt_move = unpack_lookup(lookup)   # its bounds are in lower/upper already
         return lower, upper, ctx[node + GN_KEY], sym, flag, tt_score, tt_move
-    key, sym = canonical_key(ctx, ply)
+    key, sym = position_key(ctx, own, opp, ply)
     flag, tt_score, tt_move = probe(ctx, tt, key, sym)
     if flag == TT_EXACT:
         lower = upper = tt_score

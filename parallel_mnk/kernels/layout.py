@@ -40,7 +40,7 @@ C_WEIGHT = 16        # 16..16+MAX_CELLS: move-ordering weight of a line holding 
 C_DEFER_MIN_EMPTY = C_WEIGHT + MAX_CELLS + 2  # ABDADA deferral at nodes with at least this many
                      # empty cells (0: off); the busy marks live in ``ctl`` (CTL_BUSY_*)
 C_EVEN = C_DEFER_MIN_EMPTY + 1      # gravity: cells on an even row counted from the bottom (1-based)
-C_RULES = C_EVEN + 1                # gravity: the search's rules that are on (RULE_* bits; all by default)
+C_RULES = C_EVEN + 1                # gravity: the search's rules that are on (RULE_* bits; RULES_DEFAULT)
 C_ETC_MIN_EMPTY = C_RULES + 1       # gravity: probe the children's table entries at nodes with at least this
                                     # many empty cells (enhanced transposition cutoff)
 C_SCALARS_END = C_ETC_MIN_EMPTY + 1
@@ -55,7 +55,8 @@ OFF_STATIC = OFF_LINES + MAX_LINES          # static ordering bonus per cell (< 
 OFF_ZOBRIST = OFF_STATIC + MAX_CELLS        # [sym][cell][player]
 OFF_PERM = OFF_ZOBRIST + MAX_SYM * MAX_CELLS * 2   # [sym][cell] -> cell under the symmetry
 OFF_INVPERM = OFF_PERM + MAX_SYM * MAX_CELLS
-OFF_HASH = OFF_INVPERM + MAX_SYM * MAX_CELLS       # scratch [ply][sym]
+OFF_ZNEUTRAL = OFF_INVPERM + MAX_SYM * MAX_CELLS    # [sym][cell]: a stone nobody owns (table keys)
+OFF_HASH = OFF_ZNEUTRAL + MAX_SYM * MAX_CELLS      # scratch [ply][sym]
 OFF_MOVES = OFF_HASH + MAX_PLY * MAX_SYM          # scratch [ply][i]
 OFF_SCORES = OFF_MOVES + MAX_PLY * MAX_CELLS      # scratch [ply][cell] per-cell scores, then [ply][i] sorted
 OFF_TMP = OFF_SCORES + MAX_PLY * 2 * MAX_CELLS    # scratch for one kernel call (no recursion)
@@ -86,6 +87,7 @@ RULE_DEAD = 8        # stones that can no longer be part of a line left out of t
 RULE_THREAT_ORDER = 16   # move ordering by useful threats weighted by how soon they can be played
 RULE_CAN_WIN = 32    # a side that can no longer complete a line cannot win
 RULES_ALL = 63
+RULES_DEFAULT = RULES_ALL & ~RULE_DEAD   # dead stones in the key cost more time than the nodes they save
 SCORE_BIAS = 1024    # signed scores stored in ctx (uint64) with this added
 
 # control array ``ctl`` (int64, may live in shared memory): polled by the search
