@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .options import Limit
+from .options import Limit, Watch
 from .position import Outcome, Position
 from .results import LimitedResult, SolveResult, WorkerStats
 from .rules import GameSpec, MnkError, Value
@@ -23,8 +23,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers only
     from .analysis import Analysis, analyze
     from .solver import best_move, solve
 
-__all__ = ["GameSpec", "Position", "Outcome", "Value", "Limit", "SolveResult", "WorkerStats", "LimitedResult",
-           "MnkError", "Analysis", "solve", "analyze", "best_move"]
+__all__ = ["GameSpec", "Position", "Outcome", "Value", "Limit", "Watch", "SolveResult", "WorkerStats",
+           "LimitedResult", "MnkError", "Analysis", "solve", "analyze", "best_move"]
 __version__ = "0.1.0"
 
 _LAZY = {"solve": "solver", "best_move": "solver", "analyze": "analysis", "Analysis": "analysis"}

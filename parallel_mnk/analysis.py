@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Union
 
 from . import runtime
-from .options import Limit
+from .options import Limit, Watch
 from .position import Position
 from .rules import GameSpec, MnkError, Value, format_move, ply_of_score, value_of_score, win_score
 from .search import Search, terminal_result
@@ -167,7 +167,8 @@ class Analysis:
 # ------------------------------------------------------------------ search
 def analyze(position: Position, limit: Optional[Limit] = None, *, workers: int = 1, weak: bool = False,
             tt_size: Union[int, str, None] = None, tt_bits: Optional[int] = None, split_depth: Optional[int] = None,
-            progress: Optional[bool] = None, time_limit: Optional[float] = None) -> Analysis:
+            progress: Optional[bool] = None, time_limit: Optional[float] = None,
+            watch: Optional[Watch] = None) -> Analysis:
     """Value and score of every legal move of ``position`` (see the module doc).
 
     ``limit``: ``Limit(time=S)`` for the whole analysis (or ``time_limit=S``):
@@ -176,6 +177,8 @@ def analyze(position: Position, limit: Optional[Limit] = None, *, workers: int =
     (``split_depth`` as for :func:`solve`). ``weak``: win/draw/loss only.
     ``tt_size`` / ``tt_bits``: the table, as for :func:`solve`. ``progress``: a
     status line on stderr (default: when stderr is a terminal; serial path only).
+    ``watch``: a :class:`Watch` another thread stops the analysis with (moves not
+    solved by then are ``unknown``, as with a time limit) and reads its nodes from.
     """
     spec = position.spec
     spec.require_exact()
@@ -206,16 +209,17 @@ def analyze(position: Position, limit: Optional[Limit] = None, *, workers: int =
         entries[move] = MoveAnalysis(spec, move, value_of_score(score), None if weak else score, at_once=True)
 
     if workers == 1:
-        nodes = _search_serial(pos, to_search, entries, weak, limit.time, tt_bits, progress, started)
+        nodes = _search_serial(pos, to_search, entries, weak, limit.time, tt_bits, progress, started, watch)
     else:
-        nodes = _search_parallel(to_search, entries, weak, limit.time, tt_bits, workers, split_depth, started)
+        nodes = _search_parallel(to_search, entries, weak, limit.time, tt_bits, workers, split_depth, started,
+                                 watch)
     moves = [entries.get(m) or MoveAnalysis(spec, m, Value.UNKNOWN, None) for m in pos.legal_moves()]
     return Analysis(pos, moves, weak, nodes, time.perf_counter() - started, workers=workers)
 
 
 def _search_serial(pos: Position, to_search: list[tuple[int, Position]], entries: dict[int, MoveAnalysis],
                    weak: bool, time_limit: Optional[float], tt_bits: int, progress: Optional[bool],
-                   started: float) -> int:
+                   started: float, watch: Optional[Watch]) -> int:
     """Each child in turn on one Search (one table, one salt); returns the nodes."""
     spec = pos.spec
     search = Search(spec, transposition_table(tt_bits))
@@ -238,23 +242,25 @@ def _search_serial(pos: Position, to_search: list[tuple[int, Position]], entries
         return (f"analysing: move {state['i'] + 1}/{len(to_search)} ({move}), "
                 f"{search.nodes / 1e6:.1f} M nodes, {time.perf_counter() - started:.1f} s")
 
-    runtime.run_with_status(run, search.ctl, time_limit, progress, status)
+    runtime.run_with_status(run, search.ctl, time_limit, progress, status, watch, lambda: search.nodes)
     return search.nodes
 
 
 def _search_parallel(to_search: list[tuple[int, Position]], entries: dict[int, MoveAnalysis], weak: bool,
                      time_limit: Optional[float], tt_bits: int, workers: int, split_depth: Optional[int],
-                     started: float) -> int:
+                     started: float, watch: Optional[Watch]) -> int:
     """Each child as a parallel :func:`solve` within what is left of the time; returns the nodes."""
     nodes = 0
     deadline = None if time_limit is None else started + time_limit
     for move, child in to_search:
         left = None if deadline is None else deadline - time.perf_counter()
-        if left is not None and left <= 0:
+        if (left is not None and left <= 0) or (watch is not None and watch.stopped):
             break
+        if watch is not None:
+            watch.base = nodes
         t0 = time.perf_counter()
         r = solve(child, Limit(time=left), workers=workers, weak=weak, tt_bits=tt_bits, pv=False,
-                  split_depth=split_depth, progress=False)
+                  split_depth=split_depth, progress=False, watch=watch)
         nodes += r.nodes
         if not r.value.known:
             break

@@ -9,6 +9,7 @@ from typing import Optional, TextIO
 
 from . import runtime, solver
 from .analysis import analyze, describe_score, pons_line, render
+from .commands import check_time_limit, game_spec, position_of
 from .options import Limit
 from .position import Position
 from .play import play
@@ -46,15 +47,7 @@ def _add_position_args(p: argparse.ArgumentParser) -> None:
 
 
 def _spec_from_args(args) -> GameSpec:
-    if args.game:
-        base = PRESETS[args.game]
-        pick = lambda given, default: default if given is None else given  # noqa: E731
-        return GameSpec(pick(args.cols, base.cols), pick(args.rows, base.rows), pick(args.k, base.k),
-                        base.gravity or args.gravity)
-    missing = [f"--{n}" for n in ("cols", "rows", "k") if getattr(args, n) is None]
-    if missing:
-        raise MnkError(f"give the game: {', '.join(missing)} missing (or --game connect4|tictactoe)")
-    return GameSpec(args.cols, args.rows, args.k, args.gravity)
+    return game_spec(args.game, args.cols, args.rows, args.k, args.gravity)
 
 
 def _position_from_text(spec: GameSpec, text: str) -> Position:
@@ -118,11 +111,8 @@ def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
                                    or args.checkpoint is not None)
     if args.backend == "ray":  # start Ray (or join the cluster) before the clock of the first solve
         startup += solver.start_backend("ray", args.workers, args.tt_bits, args.address)
-    if args.moves is not None and args.board is not None:
-        raise MnkError("give either --moves or --board, not both")
     if args.moves is not None or args.board is not None:
-        position = (Position.from_board(spec, args.board) if args.board is not None
-                    else Position.from_moves(spec, args.moves))
+        position = position_of(spec, args.moves, args.board)
         result = _solve_one(position, args)
         if args.json:
             stdout.write(json.dumps(result.to_dict()) + "\n")
@@ -173,8 +163,6 @@ def cmd_analyze(args, stdin: TextIO, stdout: TextIO) -> int:
     win/draw/loss with --weak (JSON Lines with --json)."""
     spec = _spec_from_args(args)
     spec.require_exact()
-    if args.moves is not None and args.board is not None:
-        raise MnkError("give either --moves or --board, not both")
     args.tt_bits = resolve_tt_bits(args.tt_bits, args.tt_size)  # a table too big is refused before any work
     startup = runtime.load_kernels(parallel=args.workers > 1)
 
@@ -184,9 +172,7 @@ def cmd_analyze(args, stdin: TextIO, stdout: TextIO) -> int:
                        progress=False if args.json or args.no_progress else None)
 
     if args.moves is not None or args.board is not None:
-        position = (Position.from_board(spec, args.board) if args.board is not None
-                    else Position.from_moves(spec, args.moves))
-        a = run(position)
+        a = run(position_of(spec, args.moves, args.board))
         stdout.write(json.dumps(a.to_dict()) + "\n" if args.json else render(a))
         if startup > 0 and not args.json:
             stdout.write(f"(kernel start-up: {startup:.2f} s, not counted above)\n")
@@ -249,27 +235,31 @@ def cmd_best(args, stdin: TextIO, stdout: TextIO) -> int:
     for a proven win by continuous fours, then by fours and threes. For boards too big to solve
     exactly, such as Gomoku 15x15 k=5. Without --depth or --time-limit it searches 4 plies."""
     spec = _spec_from_args(args)
-    if args.moves is not None and args.board is not None:
-        raise MnkError("give either --moves or --board, not both")
-    position = (Position.from_board(spec, args.board) if args.board is not None
-                else Position.from_moves(spec, args.moves or ""))
+    position = position_of(spec, args.moves, args.board)
     if args.width is not None and args.width < 0:
         raise MnkError(f"--width must be 0 (all moves) or more, got {args.width}")
     r = solver.best_move(position, Limit(time=args.time_limit, depth=args.depth), width=args.width,
                          workers=args.workers)
-    move = format_move(spec, r.move)
     if args.json:
-        stdout.write(json.dumps({
-            "best_move": move, "score": r.score, "win_in": r.win_in, "loss_in": r.loss_in,
-            "depth": r.depth, "forced_fours": r.forced_fours, "threat_space": r.threat_space, "nodes": r.nodes,
-            "time_s": round(r.time_s, 6),
-            "workers": [{"worker": i, "tasks": t, "nodes": n, "cpu_s": round(c, 6)} for i, t, n, c in r.per_worker],
-        }) + "\n")
+        stdout.write(json.dumps(r.to_dict(spec)) + "\n")
     else:
         stdout.write(f"{position}\n\n")
         how = r.describe()
-        stdout.write(f"best move: {move} ({how}; depth {r.depth}, {r.nodes:,} nodes, {r.time_s:.2f} s)\n")
+        stdout.write(f"best move: {format_move(spec, r.move)} ({how}; depth {r.depth}, {r.nodes:,} nodes, "
+                     f"{r.time_s:.2f} s)\n")
     return 0
+
+
+def cmd_serve(args, stdin: TextIO, stdout: TextIO) -> int:
+    """Start the analysis board in the browser: a local web server (loopback unless --host says
+    otherwise) with a page to pick a game, click moves, see every move's exact score, the value,
+    the best moves and the perfect line, and play against the engine; and its JSON API
+    (/api/analyze, /api/solve, /api/best answer what analyze, solve and best print with --json).
+    Prints the address, then serves until Ctrl-C."""
+    from .serve import serve   # the HTTP server only when asked for
+
+    return serve(args.host, args.port, args.workers, args.max_time, stdout,
+                 sys.stderr if args.verbose else None)
 
 
 def _description(command) -> str:
@@ -369,11 +359,26 @@ def _add_best_parser(sub) -> None:
     p.set_defaults(func=cmd_best, split_depth=None)
 
 
+def _add_serve_parser(sub) -> None:
+    p = sub.add_parser("serve", help="the analysis board in the browser (a local web server)",
+                       description=_description(cmd_serve))
+    p.add_argument("--port", type=int, default=8000, help="TCP port (default 8000; 0: any free port)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every network)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="worker processes of each search (default 1: searches run in the server's process)")
+    p.add_argument("--max-time", type=float, default=60.0,
+                   help="seconds any one search may take (default 60); a request may ask for less")
+    p.add_argument("--verbose", action="store_true", help="one line per request on stderr")
+    p.set_defaults(func=cmd_serve, split_depth=None)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = _Parser(prog=PROG, description="Exact solver for (m,n,k)-games with and without gravity.")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
-    for add in (_add_solve_parser, _add_analyze_parser, _add_nmk_parser, _add_play_parser, _add_best_parser):
+    for add in (_add_solve_parser, _add_analyze_parser, _add_nmk_parser, _add_play_parser, _add_best_parser,
+                _add_serve_parser):
         add(sub)
     return parser
 
@@ -393,8 +398,7 @@ def main(argv: Optional[list[str]] = None, stdin: TextIO = sys.stdin, stdout: Te
                 raise MnkError(f"--workers must be at least 1, got {args.workers}")
             if args.split_depth is not None and not 1 <= args.split_depth <= 8:
                 raise MnkError(f"--split-depth must be between 1 and 8, got {args.split_depth}")
-        if getattr(args, "time_limit", None) is not None and args.time_limit <= 0:
-            raise MnkError(f"--time-limit must be positive, got {args.time_limit}")
+        check_time_limit(getattr(args, "time_limit", None))
         return args.func(args, stdin, stdout)
     except MnkError as e:
         sys.stderr.write(f"{PROG}: error: {e}\n")

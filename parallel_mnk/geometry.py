@@ -42,6 +42,7 @@ from .rules import MAX_CELLS, GameSpec
 DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 ZOBRIST_SEED = 0x6D6E6B   # both engines' hash keys come from this seed
 MAX_LIMITED_DEPTH = 64    # the depth-limited engine's deepest search
+ETC_MIN_EMPTY = 16        # gravity: enhanced transposition cutoff at nodes with this many empty cells
 
 
 # ------------------------------------------------------------------ lines on Python ints
@@ -199,9 +200,10 @@ def symmetries(spec: GameSpec) -> list[list[int]]:
 
 
 # ------------------------------------------------------------------ shared by both engines' arrays
-def _zobrist_keys(shape, low: int, high: int, dtype=np.int64) -> np.ndarray:
-    """Random hash keys in ``[low, high]`` from the one seed both engines use."""
-    rng = np.random.default_rng(ZOBRIST_SEED)
+def _zobrist_keys(shape, low: int, high: int, dtype=np.int64, stream: int = 0) -> np.ndarray:
+    """Random hash keys in ``[low, high]`` from the one seed both engines use
+    (``stream`` > 0: another series from it)."""
+    rng = np.random.default_rng(ZOBRIST_SEED if stream == 0 else (ZOBRIST_SEED, stream))
     return rng.integers(low, high, size=shape, dtype=dtype, endpoint=True)
 
 
@@ -230,6 +232,7 @@ def _symmetry_tables(ctx: np.ndarray, spec: GameSpec) -> None:
     perms = symmetries(spec)
     ctx[L.C_NSYM] = len(perms)
     z0 = _zobrist_keys((L.MAX_CELLS, 2), 0, int(np.iinfo(np.uint64).max), np.uint64)
+    neutral = _zobrist_keys(L.MAX_CELLS, 0, int(np.iinfo(np.uint64).max), np.uint64, stream=1)
     for s, perm in enumerate(perms):
         inv = [0] * spec.cells
         for cell, image in enumerate(perm):
@@ -237,18 +240,23 @@ def _symmetry_tables(ctx: np.ndarray, spec: GameSpec) -> None:
             ctx[L.OFF_PERM + s * L.MAX_CELLS + cell] = image
             for p in range(2):
                 ctx[L.OFF_ZOBRIST + (s * L.MAX_CELLS + cell) * 2 + p] = z0[image, p]
+            ctx[L.OFF_ZNEUTRAL + s * L.MAX_CELLS + cell] = neutral[image]
         for image in range(spec.cells):
             ctx[L.OFF_INVPERM + s * L.MAX_CELLS + image] = inv[image]
 
 
 @lru_cache(maxsize=None)
 def _context_template(spec: GameSpec) -> np.ndarray:
-    ctx = np.zeros(L.CTX_SIZE, dtype=np.uint64)
+    size = L.CTX_SIZE + (L.gravity_records_size(spec.cells, spec.cols) if spec.gravity else 0)
+    ctx = np.zeros(size, dtype=np.uint64)
     ctx[L.C_COLS], ctx[L.C_ROWS], ctx[L.C_K] = spec.cols, spec.rows, spec.k
     ctx[L.C_GRAVITY] = int(spec.gravity)
     ctx[L.C_CELLS] = spec.cells
     ctx[L.C_BOARD] = board_mask(spec)
     ctx[L.C_BOTTOM] = _cells_mask(spec, lambda r, c: r == spec.rows - 1)
+    ctx[L.C_EVEN] = _cells_mask(spec, lambda r, c: (spec.rows - r) % 2 == 0)
+    ctx[L.C_RULES] = L.RULES_DEFAULT
+    ctx[L.C_ETC_MIN_EMPTY] = ETC_MIN_EMPTY
     # move-ordering weight of a live line that holds j stones of one player: 1, 2, 6,
     # 18, 54, ... (tuned on empty (5,5,4), (4,6,4), (5,5,5), (4,7,4): 8**j took 1.7-16x
     # more nodes)

@@ -22,7 +22,7 @@ experiments (:func:`count_search`).
 from __future__ import annotations
 
 import time
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -34,7 +34,7 @@ from .kernels.grid_layout import F_FAST, F_NEAR, F_ORDER, F_PRUNE, F_THREATS, F_
 from .kernels.layout import CTL_ABORT, CTL_SIZE
 from .kernels.limited import forced_win_by_fours, negamax_limited
 from .kernels.tss import MAX_FOURS, scratch_size, vct
-from .options import Limit
+from .options import Limit, Watch
 from .position import Position
 from .results import LimitedResult
 from .rules import GameSpec, MnkError
@@ -140,7 +140,7 @@ class LimitedSearch:
     """
 
     def __init__(self, position: Position, limit: Optional[Limit] = None, width: Optional[int] = None,
-                 tt_bits: int = DEFAULT_TT_BITS) -> None:
+                 tt_bits: int = DEFAULT_TT_BITS, watch: Optional[Watch] = None) -> None:
         if position.is_game_over():
             raise MnkError("the game is over: there is no move to choose")
         limit = limit or Limit()
@@ -160,6 +160,7 @@ class LimitedSearch:
         self.geo = build_grid_geometry(spec)
         self.st = state_of(position)
         self.tt_bits = tt_bits
+        self.watch = watch
         self.ctl = np.zeros(CTL_SIZE, dtype=np.int64)
         self.started = time.perf_counter()
         self.deadline = None if limit.time is None else self.started + limit.time
@@ -213,12 +214,12 @@ class LimitedSearch:
                 return vct(self.geo, work, self.ctl, np.int64(turn), np.int64(t), np.int64(MAX_FOURS), scratch,
                            fail, np.int64(0))
 
-            plies, _ = runtime.run_abortable(run, self.ctl, left)
+            plies, _ = runtime.run_abortable(run, self.ctl, left, self._counter(work), self.watch)
             self.ctl[CTL_ABORT] = 0   # a share of the time ran out: the search itself goes on
             self.nodes += int(work[GL.S_NODES])
             if plies and not work[GL.S_ABORTED]:
                 return self._result(int(work[GL.S_BEST]), WIN - int(plies), 0, threat_space=True)
-            if work[GL.S_ABORTED] or self.nodes >= budget:
+            if work[GL.S_ABORTED] or self.nodes >= budget or self.out_of_budget():
                 break
         return None
 
@@ -238,10 +239,19 @@ class LimitedSearch:
         return cells[:self.width] if self.width > 0 else cells
 
     def out_of_budget(self) -> bool:
-        """True once the time or the node budget is spent."""
+        """True once the time or the node budget is spent (or the watch is stopped)."""
         if self.deadline is not None and time.perf_counter() >= self.deadline:
             return True
+        if self.watch is not None and self.watch.stopped:
+            return True
         return self.limit.nodes is not None and self.nodes >= self.limit.nodes
+
+    def _counter(self, work: np.ndarray) -> Optional[Callable[[], None]]:
+        """What tells the watch the nodes of the iteration running on ``work`` (None without a watch)."""
+        watch = self.watch
+        if watch is None:
+            return None
+        return lambda: watch.count(self.nodes + int(work[GL.S_NODES]))
 
     def iterate(self) -> LimitedResult:
         """Iterative deepening in this process: depth 1, 2, ... up to the limit."""
@@ -260,7 +270,8 @@ class LimitedSearch:
                                        np.int64(INF), np.int64(self.flags), np.int64(self.width), np.int64(0))
 
             remaining = None if self.deadline is None or d == 1 else max(1e-3, self.deadline - time.perf_counter())
-            score, _ = runtime.run_abortable(run, self.ctl, remaining)
+            score, _ = runtime.run_abortable(run, self.ctl, remaining, self._counter(work),
+                                             None if d == 1 else self.watch)
             self.nodes += int(work[GL.S_NODES])
             self.evals += int(work[GL.S_EVALS])
             if work[GL.S_ABORTED] or score is None:

@@ -1,9 +1,12 @@
 """What a caller asks of a search: :class:`Limit` (when to stop, as python-chess'
-``chess.engine.Limit``) and :class:`SolveOptions` (everything else a solve needs,
-validated once by :func:`parallel_mnk.solver.solve` and passed down as one object).
+``chess.engine.Limit``), :class:`SolveOptions` (everything else a solve needs,
+validated once by :func:`parallel_mnk.solver.solve` and passed down as one object)
+and :class:`Watch` (a handle another thread stops a search with and reads its
+node count from).
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Union
@@ -60,6 +63,35 @@ class Limit:
         return limit
 
 
+class Watch:
+    """A running search seen from another thread: :meth:`stop` ends it as a time
+    limit would (an exact search answers ``unknown``, the depth-limited engine its
+    deepest finished iteration), and :attr:`nodes` is its node count so far,
+    refreshed about ten times a second (a web page's status line).
+
+    Give the same watch to :func:`parallel_mnk.solve`, :func:`parallel_mnk.analyze`
+    or :func:`parallel_mnk.best_move` (``watch=``); a stopped watch stays stopped.
+    """
+
+    def __init__(self) -> None:
+        self._stop = threading.Event()
+        self.base = 0     # nodes of the searches finished before the running one (an analysis's earlier moves)
+        self.nodes = 0
+
+    def stop(self) -> None:
+        """Ask the search to stop (it does within about a tenth of a second)."""
+        self._stop.set()
+
+    @property
+    def stopped(self) -> bool:
+        """True once :meth:`stop` was called."""
+        return self._stop.is_set()
+
+    def count(self, nodes: int) -> None:
+        """The running search has searched ``nodes`` nodes (``base`` is added)."""
+        self.nodes = self.base + nodes
+
+
 @dataclass(frozen=True)
 class SolveOptions:
     """How :func:`parallel_mnk.solve` runs (see its docstring for each field).
@@ -79,6 +111,7 @@ class SolveOptions:
     backend: str = "process"
     address: Optional[str] = None
     checkpoint: Optional[Union[str, Path]] = None
+    watch: Optional[Watch] = None
 
     def __post_init__(self) -> None:
         if isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1:

@@ -130,3 +130,12 @@ class LimitedResult:
         if self.loss_in is not None:
             return f"loses in {(self.loss_in + 1) // 2} move(s) against best play"
         return f"heuristic score {self.score:+d} at depth {self.depth}"
+
+    def to_dict(self, spec: GameSpec) -> dict[str, Any]:
+        """The JSON form of ``parallel-mnk best --json`` (the move in ``spec``'s notation)."""
+        return {
+            "best_move": format_move(spec, self.move), "score": self.score, "win_in": self.win_in,
+            "loss_in": self.loss_in, "depth": self.depth, "forced_fours": self.forced_fours,
+            "threat_space": self.threat_space, "nodes": self.nodes, "time_s": round(self.time_s, 6),
+            "workers": [{"worker": i, "tasks": t, "nodes": n, "cpu_s": round(c, 6)} for i, t, n, c in self.per_worker],
+        }

@@ -19,14 +19,17 @@ import psutil
 
 from .geometry import build_context, build_grid_geometry
 from .kernels import (
-    bounds, cache_guard, common, grid, limited, lines, negamax, pairing, root, sharing, table, threats, tss,
+    bounds, cache_guard, common, gravity, gravity_search, grid, limited, lines, negamax, pairing, root, sharing,
+    table, threats, tss,
 )
 from .kernels import grid_layout as GL
 from .kernels import layout as L
+from .options import Watch
 from .rules import GameSpec
 
 T = TypeVar("T")
-KERNEL_MODULES = [bounds, common, grid, limited, lines, negamax, pairing, root, sharing, table, threats, tss]
+KERNEL_MODULES = [bounds, common, gravity, gravity_search, grid, limited, lines, negamax, pairing, root, sharing,
+                  table, threats, tss]
 
 _loaded: set[str] = set()
 
@@ -108,11 +111,13 @@ def load_limited_kernels() -> float:
 
 # ------------------------------------------------------------------ running them
 def run_abortable(fn: Callable[[], T], ctl: np.ndarray, time_limit: Optional[float],
-                  progress: Optional[Callable[[], None]] = None) -> tuple[Optional[T], bool]:
-    """Run ``fn()`` (kernels without the GIL) in a helper thread; on time-out or
-    Ctrl-C set ``ctl[CTL_ABORT]`` (the kernels stop within about a millisecond)
-    and wait for it. ``progress()`` is called about ten times a second while it
-    runs. Returns ``(result, timed_out)``; Ctrl-C is re-raised after the stop."""
+                  progress: Optional[Callable[[], None]] = None,
+                  watch: Optional[Watch] = None) -> tuple[Optional[T], bool]:
+    """Run ``fn()`` (kernels without the GIL) in a helper thread; on time-out,
+    Ctrl-C or a stopped ``watch`` set ``ctl[CTL_ABORT]`` (the kernels stop within
+    about a millisecond) and wait for it. ``progress()`` is called about ten times
+    a second while it runs. Returns ``(result, stopped)`` (by the time limit or
+    the watch); Ctrl-C is re-raised after the stop."""
     box: dict[str, Any] = {}
 
     def target() -> None:
@@ -127,11 +132,13 @@ def run_abortable(fn: Callable[[], T], ctl: np.ndarray, time_limit: Optional[flo
     timed_out = False
     try:
         while thread.is_alive():
-            wait = 0.1 if deadline is None else max(0.0, min(0.1, deadline - time.monotonic()))
+            period = 0.1 if watch is None else 0.05
+            wait = period if deadline is None else max(0.0, min(period, deadline - time.monotonic()))
             thread.join(wait)
             if progress is not None and thread.is_alive():
                 progress()
-            if deadline is not None and thread.is_alive() and time.monotonic() >= deadline:
+            late = deadline is not None and time.monotonic() >= deadline
+            if thread.is_alive() and (late or (watch is not None and watch.stopped)):
                 ctl[L.CTL_ABORT] = 1
                 timed_out = True
                 thread.join()
@@ -183,12 +190,20 @@ class StatusLine:
 
 
 def run_with_status(fn: Callable[[], T], ctl: np.ndarray, time_limit: Optional[float], progress: Optional[bool],
-                    status: Callable[[], str]) -> tuple[Optional[T], bool]:
+                    status: Callable[[], str], watch: Optional[Watch] = None,
+                    nodes: Callable[[], int] = lambda: 0) -> tuple[Optional[T], bool]:
     """:func:`run_abortable` with a :class:`StatusLine` showing ``status()`` (see
-    there for ``progress``). Returns ``(result, timed_out)``."""
+    there for ``progress``), telling ``watch`` the count ``nodes()`` as it runs.
+    Returns ``(result, stopped)``."""
     line = StatusLine(progress)
+
+    def tick() -> None:
+        line.update(status)
+        if watch is not None:
+            watch.count(nodes())
+
     try:
-        return run_abortable(fn, ctl, time_limit, lambda: line.update(status))
+        return run_abortable(fn, ctl, time_limit, tick, watch)
     finally:
         line.finish()
 

@@ -172,7 +172,8 @@ def solve_serial(position: Position, opts: SolveOptions) -> SolveResult:
         return (f"solving: {search.nodes / 1e6:.1f} M nodes, "
                 f"{search.nodes / max(elapsed, 1e-9) / 1e6:.1f} M nodes/s, {elapsed:.1f} s")
 
-    result, _ = runtime.run_with_status(run, search.ctl, opts.limit.time, opts.progress, status)
+    result, _ = runtime.run_with_status(run, search.ctl, opts.limit.time, opts.progress, status, opts.watch,
+                                        lambda: search.nodes)
     elapsed = time.perf_counter() - started
     stats = [WorkerStats(0, 1, search.nodes, time.process_time() - cpu0, 0, *search.proof_counts)]
     if result is None:

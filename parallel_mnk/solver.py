@@ -12,7 +12,7 @@ from typing import Optional, Union
 from . import runtime
 from .limited import DEFAULT_TT_BITS as LIMITED_TT_BITS
 from .limited import LimitedSearch
-from .options import Limit, SolveOptions
+from .options import Limit, SolveOptions, Watch
 from .parallel import backends
 from .parallel.driver import solve_parallel
 from .parallel.heuristic import best_move_parallel
@@ -27,7 +27,7 @@ def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = Fal
           pv: bool = True, tt_size: Union[int, str, None] = None, tt_bits: Optional[int] = None,
           progress: Optional[bool] = None, split_depth: Optional[int] = None, serial_budget: Optional[int] = None,
           backend: str = "process", address: Optional[str] = None, checkpoint: Union[str, Path, None] = None,
-          time_limit: Optional[float] = None) -> SolveResult:
+          time_limit: Optional[float] = None, watch: Optional[Watch] = None) -> SolveResult:
     """Solve ``position`` for the side to move: value, exact score, best move, line.
 
     ``limit``: :class:`Limit` (``time`` seconds, ``nodes``); past it the value is
@@ -39,6 +39,8 @@ def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = Fal
     of two of 8-byte entries that fits; ``tt_bits``: log2 of its entries
     instead; default a quarter of the available memory, at most 256 MiB.
     ``progress``: a status line on stderr (default: when stderr is a terminal).
+    ``watch``: a :class:`Watch` another thread stops the solve with (the answer is
+    then ``unknown``) and reads its node count from.
 
     Parallel only: ``split_depth`` plies of the split tree (1 = plain root
     splitting; default adaptive); ``serial_budget`` nodes the coordinator tries
@@ -52,25 +54,27 @@ def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = Fal
     opts = SolveOptions(weak=weak, limit=Limit.of(limit, time=time_limit), workers=workers,
                         tt_bits=resolve_tt_bits(tt_bits, tt_size), pv=pv, progress=progress,
                         split_depth=split_depth, serial_budget=serial_budget, backend=backend, address=address,
-                        checkpoint=checkpoint)
+                        checkpoint=checkpoint, watch=watch)
     runtime.load_kernels(parallel=opts.parallel)
     return solve_parallel(position, opts) if opts.parallel else solve_serial(position, opts)
 
 
 def best_move(position: Position, limit: Optional[Limit] = None, *, workers: int = 1, width: Optional[int] = None,
               fours: bool = True, tt_bits: int = LIMITED_TT_BITS, depth: Optional[int] = None,
-              time_limit: Optional[float] = None) -> LimitedResult:
+              time_limit: Optional[float] = None, watch: Optional[Watch] = None) -> LimitedResult:
     """A strong move for the side to move by depth-limited search (any board up to
     26x26): iterative deepening up to ``limit`` (``Limit(depth=, time=, nodes=)``;
     default 4 plies), the deepest finished iteration giving the move; ``depth=``
     and ``time_limit=`` are the older spellings. ``width``: moves tried per node
     (default all up to 64 cells, 14 beyond). ``fours``: first look for a win by
     continuous fours. ``workers`` > 1: each iteration's root moves are searched
-    on the process pool. Raises :class:`MnkError` if the game is over.
+    on the process pool. ``watch``: a :class:`Watch` that stops the search as a
+    time limit would (depth 1 always completes). Raises :class:`MnkError` if the
+    game is over.
     """
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise MnkError(f"workers must be at least 1, got {workers!r}")
-    search = LimitedSearch(position, Limit.of(limit, time=time_limit, depth=depth), width, tt_bits)
+    search = LimitedSearch(position, Limit.of(limit, time=time_limit, depth=depth), width, tt_bits, watch)
     found = search.forcing_win() if fours else None
     if found is not None:
         return found

@@ -9,14 +9,17 @@ naive.py is; no tests here):
   :data:`KILL_MOVES`/:data:`KILL_SCORE` (a Connect Four solve of a few seconds
   on 2 workers, for the fault tests);
 * :func:`alive` (whether a process still runs);
+* :func:`web_server` (a ``parallel-mnk serve`` server in a thread of the test);
 * split trees over fake games, with no kernels (:class:`FakeGame`,
   :func:`make_tree`, the small game :data:`ABC` and :func:`abc_nodes`).
 """
 from __future__ import annotations
 
+import contextlib
 import random
+import threading
 import time
-from typing import Optional, Union
+from typing import Iterator, Optional, Union
 
 import psutil
 
@@ -329,3 +332,23 @@ def count_refreshes(monkeypatch) -> list[tuple[int, int, int]]:
     monkeypatch.setattr(SplitTree, "refresh", counting_refresh)
     monkeypatch.setattr(SplitTree, "record", counting_record)
     return calls
+
+
+# ---------------------------------------------------------------- the web server
+@contextlib.contextmanager
+def web_server(**kw) -> Iterator:
+    """A :class:`parallel_mnk.serve.Server` on a free loopback port, answering in a
+    thread while the block runs (``kw`` as for the server; a small table)."""
+    from parallel_mnk.serve import Server
+
+    kw.setdefault("tt_bits", TT_BITS + 2)
+    server = Server("127.0.0.1", 0, **kw)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.jobs.stop_all()
+        server.shutdown()
+        server.server_close()
+        thread.join(10)

@@ -1,10 +1,11 @@
-"""The preconditions of ``parallel_mnk.kernels.negamax.negamax`` hold at every node of
-real searches, and ``check_preconditions`` refuses a node that breaks them.
+"""The preconditions of both exact engines' searches (``kernels.negamax.negamax``,
+free placement; ``kernels.gravity_search.gravity_negamax``, gravity) hold at every
+node of real searches, and their ``check_preconditions`` refuse a node that breaks them.
 
 In a subprocess with ``NUMBA_DISABLE_JIT=1`` the kernels are plain Python, and
-``negamax`` finds itself through its module's global name at every recursive
-call: replacing that name (and ``root``'s, which calls the top node) with a
-wrapper that first runs ``check_preconditions`` checks every node searched.
+each search finds itself through its module's global name at every recursive
+call: replacing that name (and the name its caller uses for the top node) with
+a wrapper that first runs ``check_preconditions`` checks every node searched.
 Tiny boards only: plain-Python kernels are slow.
 
 (The LLVM intrinsics of ``kernels/bits.py`` have plain-Python forms there under
@@ -26,6 +27,7 @@ sys.path.insert(0, sys.argv[1])
 import numpy as np
 from numba.core import config
 assert config.DISABLE_JIT, "NUMBA_DISABLE_JIT is not set"
+from parallel_mnk.kernels import gravity_search as G
 from parallel_mnk.kernels import negamax as N
 from parallel_mnk.kernels import root as R
 from parallel_mnk import GameSpec, Position
@@ -39,7 +41,7 @@ from parallel_mnk.rules import win_score
 from parallel_mnk.search import Search
 
 calls = [0]
-plain = N.negamax
+plain, plain_gravity = N.negamax, G.gravity_negamax
 
 
 def checked(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
@@ -48,7 +50,14 @@ def checked(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     return plain(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot)
 
 
+def checked_gravity(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
+    G.check_preconditions(ctx, own, opp, ply, alpha, beta)
+    calls[0] += 1
+    return plain_gravity(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot)
+
+
 N.negamax = R.negamax = checked
+G.gravity_negamax = checked_gravity
 runtime.load_kernels()  # its warm-up search (empty 3x3) is checked too, but not counted below
 warm_up = calls[0]
 nodes = positions = 0
@@ -101,6 +110,30 @@ refused(TTT, "a1,b1,a2,b2", -5, 5, "wins with its next stone")      # X to move,
 refused(GameSpec(4, 4, 3, True), "1122", -5, 5, "wins with its next stone")
 refused(TTT, "a1,b1,a2,b2,a3", -5, 5, "game is over")               # X has a line, O to move
 refused(TTT, "b2,a1,a2,c2,b1,b3,c1,a3,c3", -5, 5, "game is over")   # a full board
+
+
+def check_gravity(spec, moves, alpha, beta):
+    pos = Position.from_moves(spec, moves)
+    own, opp = pos.stones()
+    G.check_preconditions(build_context(spec), np.uint64(own), np.uint64(opp), np.int64(pos.ply),
+                          np.int64(alpha), np.int64(beta))
+
+
+def refused_gravity(spec, moves, alpha, beta, fragment):
+    try:
+        check_gravity(spec, moves, alpha, beta)
+    except ValueError as e:
+        assert fragment in str(e), (moves, str(e))
+        return
+    raise AssertionError(f"{spec} {moves} ({alpha}, {beta}): no ValueError")
+
+
+C4 = GameSpec(7, 6, 4, True)
+check_gravity(C4, "4453", -1, 1)                                    # fine: no error
+refused_gravity(C4, "4453", 1, 1, "window must be open")
+refused_gravity(C4, "445566", -5, 5, "wins with its next stone")    # X: 3 or 7 completes the bottom row
+refused_gravity(C4, "1122334", -5, 5, "game is over")               # X has four in the bottom row
+refused_gravity(C4, "44553", -5, 5, "not open")                     # O must block both 2 and 6
 print("ok: refusals")
 '''
 

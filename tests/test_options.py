@@ -1,11 +1,14 @@
-"""parallel_mnk.options: ``Limit`` (time, depth, nodes) and ``SolveOptions``, and
-how solve, analyze and best_move honour a Limit (never a guess: an exact search
-stopped by its limit answers ``unknown``)."""
+"""parallel_mnk.options: ``Limit`` (time, depth, nodes), ``SolveOptions`` and
+``Watch``, and how solve, analyze and best_move honour a Limit or a stopped
+Watch (never a guess: an exact search stopped by either answers ``unknown``)."""
 from __future__ import annotations
+
+import threading
+import time
 
 import pytest
 
-from parallel_mnk import GameSpec, Limit, MnkError, Position, Value, analyze, best_move, solve
+from parallel_mnk import GameSpec, Limit, MnkError, Position, Value, Watch, analyze, best_move, solve
 from parallel_mnk.options import SolveOptions
 
 C4 = GameSpec(7, 6, 4, True)
@@ -105,3 +108,55 @@ def test_best_move_limits():
     assert 1 <= cut.depth < deep.depth
     with pytest.raises(MnkError, match="once"):
         best_move(pos, Limit(depth=2), depth=3)
+
+
+def _stopped_after(seconds: float, run):
+    """``(answer, seconds it took, watch)`` of ``run(watch)`` with the watch stopped
+    from another thread after ``seconds``."""
+    watch = Watch()
+    timer = threading.Timer(seconds, watch.stop)
+    t0 = time.perf_counter()
+    timer.start()
+    try:
+        answer = run(watch)
+    finally:
+        timer.cancel()
+    return answer, time.perf_counter() - t0, watch
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_stopped_watch_ends_an_exact_solve_without_a_guess(workers):
+    r, took, watch = _stopped_after(0.4, lambda w: solve(HARD, workers=workers, tt_bits=TT_BITS, progress=False,
+                                                         watch=w))
+    assert r.value is Value.UNKNOWN and r.score is None and r.pv == []
+    assert took < 5, took   # a 7 s solve, stopped within a fraction of a second (generous for a busy machine)
+    assert watch.stopped and watch.nodes > 0
+    # an unstopped watch changes nothing and sees the nodes
+    watch = Watch()
+    full = solve(EASY, tt_bits=TT_BITS)
+    r = solve(EASY, workers=workers, tt_bits=TT_BITS, watch=watch)
+    assert (r.value, r.score) == (full.value, full.score)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_stopped_watch_ends_an_analysis_with_unknown_moves(workers):
+    a, took, watch = _stopped_after(0.4, lambda w: analyze(HARD, workers=workers, tt_bits=TT_BITS, progress=False,
+                                                           watch=w))
+    assert not a.complete and a.value is Value.UNKNOWN and a.score is None and a.best_moves == []
+    assert took < 5, took
+    assert watch.nodes > 0
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_stopped_watch_ends_best_move_at_its_deepest_finished_depth(workers):
+    pos = Position.from_moves(GameSpec(15, 15, 5), "h8,i9,h9,h10,g10,i8")
+    r, took, watch = _stopped_after(0.5, lambda w: best_move(pos, Limit(depth=30), workers=workers, fours=False,
+                                                             watch=w))
+    assert 1 <= r.depth < 30 and r.move in pos.legal_moves()
+    assert took < 5, took
+    assert watch.nodes > 0
+    # a watch stopped before the search starts still gets a move (depth 1 always completes)
+    early = Watch()
+    early.stop()
+    r = best_move(pos, Limit(depth=30), workers=workers, fours=False, watch=early)
+    assert r.depth == 1 and r.move in pos.legal_moves()

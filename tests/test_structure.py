@@ -29,8 +29,9 @@ LAYERS = [
     ["search", "limited", "prover"],
     ["parallel"],
     ["solver"],
-    ["analysis", "play", "protocol"],
-    ["cli", "__main__"],
+    ["analysis", "play", "protocol", "commands"],
+    ["jobs"],
+    ["cli", "__main__", "serve"],
 ]
 
 
@@ -120,7 +121,8 @@ def test_dependencies_point_down_the_layers():
 
 def test_the_front_ends_reach_the_parallel_backends_only_through_the_solver():
     g = graph()
-    for name in ("parallel_mnk.analysis", "parallel_mnk.play", "parallel_mnk.protocol", "parallel_mnk.cli"):
+    for name in ("parallel_mnk.analysis", "parallel_mnk.play", "parallel_mnk.protocol", "parallel_mnk.cli",
+                 "parallel_mnk.serve", "parallel_mnk.jobs", "parallel_mnk.commands"):
         assert not [t for t in g[name] if t.startswith("parallel_mnk.parallel")], name
 
 

@@ -17,8 +17,9 @@ NO_SCORE = 1000   # beyond every score: an absent bound
 @njit(inline="always", cache=True)
 def win_in(cells, ply, plies):
     """Worth of a win completed ``plies`` plies after a position with ``ply`` stones
-    (``plies`` odd: the side to move completes it)."""
-    return (cells + 2 - ply - plies) // 2
+    (``plies`` odd: the side to move completes it); 0 when the board is full
+    before, so that a bound "no win before then" is then "no win at all"."""
+    return max((cells + 2 - ply - plies) // 2, 0)
 
 
 @njit(inline="always", cache=True)

@@ -39,7 +39,11 @@ C_RESULT_KIND = 15   # kind of the last task-root result: 1 lower, 2 upper, 3 ex
 C_WEIGHT = 16        # 16..16+MAX_CELLS: move-ordering weight of a line holding j stones
 C_DEFER_MIN_EMPTY = C_WEIGHT + MAX_CELLS + 2  # ABDADA deferral at nodes with at least this many
                      # empty cells (0: off); the busy marks live in ``ctl`` (CTL_BUSY_*)
-C_SCALARS_END = C_DEFER_MIN_EMPTY + 1
+C_EVEN = C_DEFER_MIN_EMPTY + 1      # gravity: cells on an even row counted from the bottom (1-based)
+C_RULES = C_EVEN + 1                # gravity: the search's rules that are on (RULE_* bits; RULES_DEFAULT)
+C_ETC_MIN_EMPTY = C_RULES + 1       # gravity: probe the children's table entries at nodes with at least this
+                                    # many empty cells (enhanced transposition cutoff)
+C_SCALARS_END = C_ETC_MIN_EMPTY + 1
 
 # shift masks: for direction d, way w (0 = forward, 1 = backward) and step j (1..MAX):
 #   forward:  (b & PRE[d,0,j]) << SHIFT[d,j]   moves each stone j cells along d
@@ -51,13 +55,42 @@ OFF_STATIC = OFF_LINES + MAX_LINES          # static ordering bonus per cell (< 
 OFF_ZOBRIST = OFF_STATIC + MAX_CELLS        # [sym][cell][player]
 OFF_PERM = OFF_ZOBRIST + MAX_SYM * MAX_CELLS * 2   # [sym][cell] -> cell under the symmetry
 OFF_INVPERM = OFF_PERM + MAX_SYM * MAX_CELLS
-OFF_HASH = OFF_INVPERM + MAX_SYM * MAX_CELLS       # scratch [ply][sym]
+OFF_ZNEUTRAL = OFF_INVPERM + MAX_SYM * MAX_CELLS    # [sym][cell]: a stone nobody owns (table keys)
+OFF_HASH = OFF_ZNEUTRAL + MAX_SYM * MAX_CELLS      # scratch [ply][sym]
 OFF_MOVES = OFF_HASH + MAX_PLY * MAX_SYM          # scratch [ply][i]
 OFF_SCORES = OFF_MOVES + MAX_PLY * MAX_CELLS      # scratch [ply][cell] per-cell scores, then [ply][i] sorted
 OFF_TMP = OFF_SCORES + MAX_PLY * 2 * MAX_CELLS    # scratch for one kernel call (no recursion)
 OFF_PROOF = OFF_TMP + MAX_CELLS + 2               # the proof machinery's region (kernels/proof_layout.py)
 PROOF_SIZE = 4096
-CTX_SIZE = OFF_PROOF + PROOF_SIZE
+# gravity search: per ply, the table lookup a parent already made for the node at that
+# ply (GN_SIZE words), then per ply and child of the node at that ply a record of
+# GC_SIZE words: what the child's static analysis found (kernels/gravity_search.py).
+# The records take (cells + 2) * cols * GC_SIZE words after CTX_SIZE, in gravity
+# contexts only (gravity_records_size).
+OFF_GNODE = OFF_PROOF + PROOF_SIZE
+GN_KEY, GN_ENTRY, GN_LO, GN_HI = range(4)   # GN_LO 0: nothing known (else bounds + SCORE_BIAS)
+GN_SIZE = 4
+OFF_GCHILD = OFF_GNODE + MAX_PLY * GN_SIZE
+GC_OWN, GC_OPP, GC_PLY, GC_LO, GC_HI, GC_H0, GC_H1, GC_KEY, GC_ENTRY, GC_CELL = range(10)
+GC_SIZE = 10
+CTX_SIZE = OFF_GCHILD
+
+
+def gravity_records_size(cells: int, cols: int) -> int:
+    """Words of child records a gravity context needs after ``CTX_SIZE``."""
+    return (cells + 2) * cols * GC_SIZE
+
+
+# the gravity search's rules (bits of ctx[C_RULES]); each can be switched off to measure it
+RULE_STATIC = 1      # children resolved statically (forced lines played out, bounds) before any is searched
+RULE_EVENS = 2       # the even-squares (claimeven) bound on boards of even height
+RULE_ETC = 4         # enhanced transposition cutoff (children's table entries probed first)
+RULE_DEAD = 8        # stones that can no longer be part of a line left out of the table key
+RULE_THREAT_ORDER = 16   # move ordering by useful threats weighted by how soon they can be played
+RULE_CAN_WIN = 32    # a side that can no longer complete a line cannot win
+RULES_ALL = 63
+RULES_DEFAULT = RULES_ALL & ~RULE_DEAD   # dead stones in the key cost more time than the nodes they save
+SCORE_BIAS = 1024    # signed scores stored in ctx (uint64) with this added
 
 # control array ``ctl`` (int64, may live in shared memory): polled by the search
 CTL_ABORT = 0        # non-zero: every search stops as soon as possible

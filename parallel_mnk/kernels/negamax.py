@@ -158,6 +158,17 @@ def node_prelude(ctx, own, opp, ply):
 
 
 @njit(inline="always", cache=True)
+def _table_and_proofs(ctx, tt, own, opp, cand, ply, flag, tt_score, alpha, beta, lower, upper):
+    """What the table's bound (:func:`.bounds.table_bound`), then, while the window
+    stays open, a VCF and pairing certificates (free placement: :func:`_proofs`)
+    add to the known bounds and the window; returns as :func:`_proofs`."""
+    alpha, beta, lower, upper, kind, value = table_bound(flag, tt_score, alpha, beta, lower, upper)
+    if kind == 0 and (ctx[P_MIN_EMPTY] | ctx[P_VCF_MIN_EMPTY]) != ZERO:
+        return _proofs(ctx, tt, own, opp, cand, ply, alpha, beta, lower, upper)
+    return alpha, beta, lower, upper, kind, value
+
+
+@njit(inline="always", cache=True)
 def _proofs(ctx, tt, own, opp, cand, ply, alpha, beta, lower, upper):
     """What a VCF (:func:`.threats.vcf_bound`) and pairing certificates
     (:func:`.pairing.pairing_bounds`) add to the known bounds and the window.
@@ -211,9 +222,8 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     if flag == TT_EXACT:
         ctx[C_RESULT_KIND] = TT_EXACT
         return tt_score
-    alpha, beta, lower, upper, kind, value = table_bound(flag, tt_score, alpha, beta, lower, upper)
-    if kind == 0 and (ctx[P_MIN_EMPTY] | ctx[P_VCF_MIN_EMPTY]) != ZERO:  # free placement: VCF, pairings
-        alpha, beta, lower, upper, kind, value = _proofs(ctx, tt, own, opp, cand, ply, alpha, beta, lower, upper)
+    alpha, beta, lower, upper, kind, value = _table_and_proofs(ctx, tt, own, opp, cand, ply, flag, tt_score,
+                                                               alpha, beta, lower, upper)
     if kind != 0:
         ctx[C_RESULT_KIND] = result_kind(kind, value, lower, upper)
         return value
@@ -255,7 +265,8 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
         push_hashes(ctx, ply, cell, player)
         mark, mark_key = -1, np.int64(0)
         if busy_base > 0:
-            mark, mark_key = mark_child(ctx, ctl, ply, busy_base, busy_mask, not second_pass and i > 1)
+            child_key, _ = canonical_key(ctx, ply + 1)
+            mark, mark_key = mark_child(ctl, child_key, busy_base, busy_mask, not second_pass and i > 1)
             if mark == -2:
                 deferred |= bit
                 continue

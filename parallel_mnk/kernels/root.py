@@ -12,6 +12,7 @@ from .common import insert_descending
 from .layout import (
     C_ABORTED, C_BOARD, C_CELLS, C_GRAVITY, C_RESULT_KIND, MAX_CELLS, OFF_MOVES, OFF_STATIC, TT_EXACT,
 )
+from .gravity_search import gravity_task
 from .lines import playable_cells, winning_cells
 from .negamax import _order_moves, negamax, node_prelude
 from .table import canonical_key, probe, set_root_hashes
@@ -47,16 +48,41 @@ def search_window(ctx, tt, ctl, own, opp, ply, alpha, beta):
 
 
 @njit(inline="always", cache=True)
-def next_probe(lo, hi):
-    """The null-window test point for a score known to lie in ``[lo, hi]`` (lo < hi):
-    halve the interval, but probe near 0 first (as in Pons' solver), where
-    the tests are cheapest."""
-    med = lo + (hi - lo) // 2
-    if med <= 0 and lo // 2 < med:
-        med = lo // 2
-    elif med >= 0 and hi // 2 > med:
-        med = hi // 2
-    return med
+def first_probe(lo, hi):
+    """The state of the probes of a score known to lie in ``[lo, hi]``, before the
+    first: ``(last, direction, run, bracketed)`` for :func:`next_probe`."""
+    return (lo + hi) // 2, 0, 0, False
+
+
+@njit(inline="always", cache=True)
+def next_probe(lo, hi, state):
+    """The null-window test point ``med`` (a probe of window ``(med, med + 1)``) for
+    a score known to lie in ``[lo, hi]`` (lo < hi), and ``state`` (:func:`first_probe`,
+    then :func:`after_probe`).
+
+    As Steininger's c4, each probe starts next to the last one's fail-soft value
+    (the first next to the middle of the range), so that near 0 two probes settle
+    it (empty 6x6 gravity: 2 probes, 6.4 M nodes, against 7 and 8.0 M for Pons'
+    bisection); while the probes keep failing the same way the step doubles, and
+    once they have failed both ways the rest is bisection (on 240 of Pons'
+    positions 13.6 M nodes, c4's rule alone 14.1 M, Pons' 12.5 M)."""
+    last, direction, run, bracketed = state
+    if bracketed:
+        return lo + (hi - lo) // 2
+    step = 1 << max(run - 1, 0)
+    med = last - step if direction <= 0 else last + step - 1
+    return min(max(med, lo), hi - 1)
+
+
+@njit(inline="always", cache=True)
+def after_probe(state, med, value):
+    """The probe state after the probe at ``med`` returned the fail-soft ``value``."""
+    last, direction, run, bracketed = state
+    now = -1 if value <= med else 1
+    if direction != 0 and now != direction:
+        bracketed = True
+    run = run + 1 if now == direction else 1
+    return value, now, run, bracketed
 
 
 @njit(cache=True, nogil=True)
@@ -64,7 +90,7 @@ def solve_score(ctx, tt, ctl, own, opp, ply, weak):
     """Score of a position that is not over.
 
     Exact (``weak`` false): the DESIGN.md score, found by null-window searches
-    that halve the interval of possible scores, probing near 0 first.
+    (:func:`next_probe`) that narrow the interval of possible scores.
     Weak: -1, 0 or 1 (loss, draw, win). If the search is aborted the result is
     meaningless and ``ctx[C_ABORTED]`` is set.
     """
@@ -76,8 +102,9 @@ def solve_score(ctx, tt, ctl, own, opp, ply, weak):
         return 1 if v > 0 else (-1 if v < 0 else 0)
     lo = -((cells - ply) // 2)
     hi = (cells + 1 - ply) // 2
+    state = first_probe(lo, hi)
     while lo < hi:
-        med = next_probe(lo, hi)
+        med = next_probe(lo, hi, state)
         r = search_window(ctx, tt, ctl, own, opp, ply, med, med + 1)
         if ctx[C_ABORTED] != ZERO:
             return 0
@@ -85,6 +112,7 @@ def solve_score(ctx, tt, ctl, own, opp, ply, weak):
             hi = r
         else:
             lo = r
+        state = after_probe(state, med, r)
     return lo
 
 
@@ -180,6 +208,9 @@ def run_task(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     task was abandoned (no longer needed, or the search was stopped) and the
     score means nothing.
     """
+    if ctx[C_GRAVITY] != ZERO:
+        return gravity_task(ctx, tt, ctl, np.uint64(own), np.uint64(opp), np.int64(ply), np.int64(alpha),
+                            np.int64(beta), np.int64(live_slot))
     cells = np.int64(ctx[C_CELLS])
     if immediate_wins(ctx, own, opp) != ZERO:
         ctx[C_RESULT_KIND] = TT_EXACT

@@ -12,7 +12,6 @@ from numba import njit
 from .bits import atomic_load
 from .common import budget_spent, stop_requested
 from .layout import C_CTL_SLOT, C_NODE_LIMIT, C_NODES, C_TASK_ID, CTL_TASK_ABORT, WINDOW_BIAS
-from .table import canonical_key
 
 ONE = np.uint64(1)
 
@@ -38,14 +37,13 @@ def live_window(word, task, alpha, beta):
 
 
 @njit(inline="always", cache=True)
-def mark_child(ctx, ctl, ply, busy_base, busy_mask, may_defer):
-    """Claim the busy mark of the child whose hashes are at ``ply + 1`` (with marks
+def mark_child(ctl, child_key, busy_base, busy_mask, may_defer):
+    """Claim the busy mark of the child whose table key is ``child_key`` (with marks
     in use: ``busy_base`` > 0).
 
     Returns ``(mark, key)``: the mark's index and the key written there; ``mark``
     is -2 when another searcher is inside that child and ``may_defer`` allows
     putting it off to the second pass (nothing is claimed then)."""
-    child_key, _ = canonical_key(ctx, ply + 1)
     mark_key = np.int64(child_key >> ONE)  # non-zero for any key that matters
     mark = busy_base + (mark_key & busy_mask)
     if may_defer and atomic_load(ctl, mark) == mark_key:

@@ -26,6 +26,7 @@ import time
 from dataclasses import replace
 from typing import Callable, Optional
 
+from ..options import Watch
 from ..results import WorkerStats
 from ..rules import GameSpec, MnkError, ResourceError
 from ..runtime import StatusLine
@@ -42,7 +43,7 @@ _task_ids = itertools.count(1)   # unique in the process, whatever the backend
 
 
 class SearchTimeout(Exception):
-    """The time limit ran out; the answer is unknown."""
+    """A limit ran out (time, nodes) or the caller's watch was stopped; the answer is unknown."""
 
 
 class Job:
@@ -282,12 +283,12 @@ class Coordinator:
 
     # ------------------------------------------------------------ independent tasks
     def run_each(self, next_task: Callable[[], Optional[AnyTask]], on_result: Callable[[AnyResult], None],
-                 deadline: Optional[float] = None) -> bool:
+                 deadline: Optional[float] = None, watch: Optional[Watch] = None) -> bool:
         """Run the tasks ``next_task()`` hands out (None: no more for now), each on
         the next idle slot, until all have answered; ``on_result`` sees each result
-        as it comes (and may change what ``next_task`` gives). At ``deadline`` every
-        running task is stopped and no more are handed out. Returns whether the
-        deadline stopped it."""
+        as it comes (and may change what ``next_task`` gives). At ``deadline``, or
+        once ``watch`` is stopped, every running task is stopped and no more are
+        handed out. Returns whether the deadline or the watch stopped it."""
         self.backend.begin()
         stopped = False
         try:
@@ -305,7 +306,8 @@ class Coordinator:
                         raise MnkError(f"worker {index} stopped ({event.how}); run again or use --workers 1")
                     if self._record(self.slots[index - 1], event, None):
                         on_result(event)
-                if deadline is not None and not stopped and time.monotonic() >= deadline:
+                late = deadline is not None and time.monotonic() >= deadline
+                if not stopped and (late or (watch is not None and watch.stopped)):
                     self.backend.stop_all()
                     stopped = True
         except KeyboardInterrupt:

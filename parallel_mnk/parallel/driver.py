@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from typing import Optional
 
-from ..kernels.root import next_probe
+from ..kernels.root import after_probe, first_probe, next_probe
 from ..options import SolveOptions
 from ..position import Position
 from ..results import SolveResult, WorkerStats, prover_of
@@ -149,13 +149,15 @@ class ParallelSolve:
                 v = self._window_search(-1, 1, "weak")
             return 1 if v > 0 else (-1 if v < 0 else 0)
         lo, hi = max(self.lo, lo0), min(self.hi, hi0)
+        state = first_probe(lo, hi)
         while lo < hi:
-            med = int(next_probe(lo, hi))
+            med = int(next_probe(lo, hi, state))
             r = self._window_search(med, med + 1, f"score in [{lo},{hi}], testing > {med}")
             if r <= med:
                 hi = r
             else:
                 lo = r
+            state = after_probe(state, med, r)
         return lo
 
     def _window_search(self, alpha: int, beta: int, label: str) -> int:
@@ -190,8 +192,10 @@ class ParallelSolve:
         return self.search.nodes + sum(s.stats.nodes for s in self.coordinator.slots)
 
     def _check_nodes(self) -> None:
-        """Raise SearchTimeout once the node limit is spent."""
+        """Raise SearchTimeout once the node limit is spent or the watch is stopped."""
         if self.opts.limit.nodes is not None and self._nodes() >= self.opts.limit.nodes:
+            raise SearchTimeout()
+        if self.opts.watch is not None and self.opts.watch.stopped:
             raise SearchTimeout()
 
     def _set_coordinator_budget(self) -> None:
@@ -200,6 +204,8 @@ class ParallelSolve:
             self.search.set_node_limit(self.search.nodes + max(1, self.opts.limit.nodes - self._nodes()))
 
     def _after_turn(self) -> None:
+        if self.opts.watch is not None:
+            self.opts.watch.count(self._nodes())
         self._check_nodes()
         self.status.update(lambda: self.coordinator.status_text(self.label, self.tree, self.status))
 

@@ -44,6 +44,8 @@ def _iteration(search: LimitedSearch, coordinator, order: list[int], depth: int)
     def on_result(r: AnyResult) -> None:
         assert isinstance(r, HeuristicResult)
         search.nodes += r.nodes
+        if search.watch is not None:
+            search.watch.count(search.nodes)
         if r.aborted:
             cut[0] = True
             return
@@ -55,7 +57,7 @@ def _iteration(search: LimitedSearch, coordinator, order: list[int], depth: int)
     deadline = None
     if search.deadline is not None and depth > 1:   # depth 1 always completes
         deadline = time.monotonic() + max(0.0, search.deadline - time.perf_counter())
-    stopped = coordinator.run_each(next_task, on_result, deadline)
+    stopped = coordinator.run_each(next_task, on_result, deadline, search.watch if depth > 1 else None)
     if stopped or cut[0] or len(results) < len(order):
         return None
     return results

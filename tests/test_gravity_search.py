@@ -1,0 +1,235 @@
+"""The gravity search (kernels/gravity.py, kernels/gravity_search.py) against the
+naive solver on random small gravity boards: every static bound on its own
+(forced lines, the 2-4 ply bounds, 'cannot win', the even-squares bound, dead
+stones), and whole searches with each rule switched off and with each rule
+alone, so that no rule's answer rests on another's.
+
+Boards: k = 3, 4, 5; even and odd heights; positions with at most 14 empty cells
+(naive.py visits every reachable position).
+"""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from checks import random_positions
+from naive import all_lines, naive_solver
+
+from parallel_mnk import GameSpec, Position
+from parallel_mnk.geometry import build_context
+from parallel_mnk.kernels import gravity as G
+from parallel_mnk.kernels import layout as L
+from parallel_mnk.kernels import root
+from parallel_mnk.kernels.bounds import NO_SCORE
+from parallel_mnk.kernels.lines import dead_stones, playable_cells, winning_cells
+from parallel_mnk.kernels.table import set_root_hashes
+from parallel_mnk.search import Search
+
+# (cols, rows, k, max empty cells): even heights 4 and 6, odd heights 3 and 5
+BOARDS = [(4, 4, 3, 14), (5, 4, 3, 13), (5, 4, 4, 14), (4, 5, 4, 14), (6, 4, 4, 13), (3, 6, 3, 14),
+          (5, 3, 3, 13), (7, 4, 4, 12), (6, 5, 5, 13), (5, 6, 5, 13), (7, 6, 4, 12)]
+SPECS = [GameSpec(c, r, k, True) for c, r, k, _ in BOARDS]
+MAX_EMPTY = {(c, r, k): m for c, r, k, m in BOARDS}
+RULES = {"static": L.RULE_STATIC, "evens": L.RULE_EVENS, "etc": L.RULE_ETC, "dead": L.RULE_DEAD,
+         "order": L.RULE_THREAT_ORDER, "canwin": L.RULE_CAN_WIN}
+
+
+def spec_id(spec: GameSpec) -> str:
+    return f"{spec.cols}x{spec.rows}k{spec.k}{'g' if spec.gravity else ''}"
+
+
+def positions(spec: GameSpec, count: int = 30, seed: int = 0) -> list[Position]:
+    """Random positions that are not over with few enough empty cells for naive.py."""
+    fewest = spec.cells - MAX_EMPTY[spec.cols, spec.rows, spec.k]
+    return random_positions(spec, count, (fewest, spec.cells - 1), seed=seed + spec.cells * 31 + spec.k, quiet=True,
+                            min_stones=fewest, tries=40, exact=False)
+
+
+def sides(pos: Position) -> tuple[np.uint64, np.uint64]:
+    own, opp = pos.stones()
+    return np.uint64(own), np.uint64(opp)
+
+
+def is_open(ctx, own, opp) -> bool:
+    """The precondition of open_bounds: no win at once, no playable opponent threat, a safe move."""
+    mask = own | opp
+    play = playable_cells(ctx, mask)
+    theirs = winning_cells(ctx, opp, ctx[L.C_BOARD] & ~mask)
+    return (winning_cells(ctx, own, play) == 0 and theirs & play == 0
+            and play & ~(theirs << ctx[L.C_COLS]) != 0)
+
+
+def test_static_bounds_hold():
+    """open_bounds (2-4 ply bounds, 'cannot win', even squares) bounds the naive
+    score of every open position, on every board."""
+    total = 0
+    for spec in SPECS:
+        naive = naive_solver(spec)
+        ctx = build_context(spec)
+        checked = 0
+        for pos in positions(spec, 80):
+            own, opp = sides(pos)
+            if not is_open(ctx, own, opp):
+                continue
+            score = naive.score(pos.x, pos.o)
+            lo, hi = G.open_bounds(ctx, own, opp, pos.ply, -NO_SCORE, NO_SCORE)
+            assert lo <= score <= hi, (spec, pos.move_stack, lo, score, hi)
+            checked += 1
+        assert checked > 0, spec
+        total += checked
+    assert total >= 60, total
+
+
+def test_even_squares_bound_holds():
+    """evens_bound bounds the first player's naive score on boards of even height,
+    from any position with the first player to move; both its draw bound (0) and
+    its loss bounds fire on these boards."""
+    fired = {"draw": 0, "loss": 0}
+    for spec in [GameSpec(5, 4, 4, True), GameSpec(6, 4, 4, True), GameSpec(7, 4, 4, True),
+                 GameSpec(5, 6, 5, True), GameSpec(4, 4, 3, True)]:
+        naive = naive_solver(spec)
+        ctx = build_context(spec)
+        for pos in positions(spec, 120, seed=2):
+            own, opp = sides(pos)
+            if pos.ply % 2 or winning_cells(ctx, own, playable_cells(ctx, own | opp)) != 0:
+                continue
+            score = naive.score(pos.x, pos.o)
+            bound = G.evens_bound(ctx, own, opp, pos.ply)
+            assert score <= bound, (spec, pos.move_stack, score, bound)
+            if bound == 0:
+                fired["draw"] += 1
+            elif bound < 0:
+                fired["loss"] += 1
+    assert fired["draw"] > 0 and fired["loss"] > 0, fired
+
+
+def test_resolve_settles_or_bounds_the_score():
+    """resolve(): forced lines played out; a settled score is the naive score, an
+    open one lies within the bounds given for the position reached; every board."""
+    settled_seen = forced_seen = 0
+    for spec in SPECS:
+        settled_seen, forced_seen = _check_resolve(spec, settled_seen, forced_seen)
+    assert settled_seen >= 20 and forced_seen >= 20, (settled_seen, forced_seen)
+
+
+def _check_resolve(spec: GameSpec, settled_seen: int, forced_seen: int) -> tuple[int, int]:
+    naive = naive_solver(spec)
+    ctx = build_context(spec)
+    tt = np.zeros(1 << 10, dtype=np.uint64)
+    for pos in positions(spec):
+        own, opp = sides(pos)
+        mask = own | opp
+        if winning_cells(ctx, own, playable_cells(ctx, mask)) != 0:
+            continue
+        x, o = (own, opp) if pos.ply % 2 == 0 else (opp, own)
+        set_root_hashes(ctx, x, o, pos.ply)
+        rec = L.OFF_GCHILD
+        theirs = winning_cells(ctx, opp, ctx[L.C_BOARD] & ~mask)
+        settled = G.resolve(ctx, tt, own, opp, pos.ply, theirs, rec, False, -NO_SCORE, NO_SCORE)
+        lo = int(ctx[rec + L.GC_LO]) - L.SCORE_BIAS
+        hi = int(ctx[rec + L.GC_HI]) - L.SCORE_BIAS
+        f_ply = int(ctx[rec + L.GC_PLY])
+        f_own, f_opp = int(ctx[rec + L.GC_OWN]), int(ctx[rec + L.GC_OPP])
+        fx, fo = (f_own, f_opp) if f_ply % 2 == 0 else (f_opp, f_own)
+        reached = naive.score(fx, fo)
+        assert lo <= reached <= hi, (pos.move_stack, lo, reached, hi)
+        # a forced move is always a best move: the score only changes sides with each one
+        expected = naive.score(pos.x, pos.o)
+        assert expected == (reached if (f_ply - pos.ply) % 2 == 0 else -reached), pos.move_stack
+        if settled:
+            assert lo == hi == reached, (pos.move_stack, lo, hi, reached)
+            settled_seen += 1
+        forced_seen += f_ply != pos.ply
+    return settled_seen, forced_seen
+
+
+def rule_sets() -> list[tuple[str, int]]:
+    out = [("all", L.RULES_ALL), ("default", L.RULES_DEFAULT), ("none", 0)]
+    out += [(f"{name} off", L.RULES_ALL & ~bit) for name, bit in RULES.items()]
+    out += [(f"{name} alone", bit) for name, bit in RULES.items()]
+    return out
+
+
+@pytest.mark.parametrize("rules_name, rules", rule_sets(), ids=[n for n, _ in rule_sets()])
+def test_whole_searches_with_each_rule_set(rules_name, rules):
+    """Exact and weak scores of the search with these rules equal naive.py's, on
+    every board, with a small table (so that entries are replaced too); and a
+    search with a random window returns a true fail-soft value labelled as
+    strongly as it may (what the parallel split tree relies on)."""
+    rng = random.Random(rules)
+    for spec in SPECS:
+        naive = naive_solver(spec)
+        search = Search(spec, np.zeros(1 << 12, dtype=np.uint64))
+        search.ctx[L.C_RULES] = rules
+        search.ctx[L.C_ETC_MIN_EMPTY] = 4   # let the enhanced transposition cutoff work on these small boards
+        for pos in positions(spec, 12, seed=1):
+            own, opp = pos.stones()
+            expected = naive.score(pos.x, pos.o)
+            assert search.score(own, opp, pos.ply, False) == expected, (spec, rules_name, pos.move_stack)
+            weak = search.score(own, opp, pos.ply, True)
+            assert weak == (expected > 0) - (expected < 0), (spec, rules_name, pos.move_stack)
+            for _ in range(3):
+                alpha = rng.randint(-spec.cells // 2 - 1, spec.cells // 2)
+                beta = rng.randint(alpha + 1, spec.cells // 2 + 1)
+                v = int(root.run_task(search.ctx, search.tt, search.ctl, np.uint64(own), np.uint64(opp), pos.ply,
+                                      alpha, beta, -1))
+                kind = int(search.ctx[L.C_RESULT_KIND])
+                where = (spec, rules_name, pos.move_stack, (alpha, beta), v, kind, expected)
+                assert kind == L.TT_EXACT or not alpha < v < beta, where
+                if kind == L.TT_EXACT:
+                    assert v == expected, where
+                elif kind == L.TT_LOWER:
+                    assert v >= beta and expected >= v, where
+                else:
+                    assert kind == L.TT_UPPER and v <= alpha and expected <= v, where
+
+
+def dead_twin(spec: GameSpec, x: int, o: int) -> int:
+    """dead_stones by its definition, over every k-window (naive.py's line list)."""
+    lines = all_lines(spec.cols, spec.rows, spec.k)
+    dead = 0
+    for cell in range(spec.cells):
+        bit = 1 << cell
+        if not (x | o) & bit:
+            continue
+        if all((line & ~bit & x) and (line & ~bit & o) for line in lines if line & bit):
+            dead |= bit
+    return dead
+
+
+@pytest.mark.parametrize("spec", [GameSpec(5, 4, 4, True), GameSpec(4, 4, 3, True), GameSpec(7, 6, 4, True),
+                                  GameSpec(6, 5, 5, True), GameSpec(5, 5, 4), GameSpec(4, 4, 3)], ids=spec_id)
+def test_dead_stones_are_those_of_the_definition(spec):
+    """dead_stones() against its plain twin, on random positions with many stones."""
+    ctx = build_context(spec)
+    found = 0
+    for pos in random_positions(spec, 150, (spec.cells // 2, spec.cells - 1), seed=5, keep_over=True):
+        want = dead_twin(spec, pos.x, pos.o)
+        got = int(dead_stones(ctx, np.uint64(pos.x), np.uint64(pos.o)))
+        assert got == want, (pos.move_stack, bin(got), bin(want))
+        found += want != 0
+    assert found > 0, "no dead stone in any position: the test proves nothing"
+
+
+@pytest.mark.parametrize("spec", [GameSpec(5, 4, 4, True), GameSpec(4, 5, 4, True), GameSpec(6, 4, 4, True),
+                                  GameSpec(5, 4, 4)], ids=spec_id)
+def test_who_owns_a_dead_stone_does_not_matter(spec):
+    """Two positions with the same dead stones that differ only in who owns some of
+    them (a dead x and a dead o stone swapped) have the same naive score, the
+    premise of the table key that hashes dead stones as nobody's."""
+    naive = naive_solver(spec)
+    ctx = build_context(spec)
+    swapped = 0
+    for pos in random_positions(spec, 120, (spec.cells - 12, spec.cells - 2), seed=6, quiet=True):
+        dead = int(dead_stones(ctx, np.uint64(pos.x), np.uint64(pos.o)))
+        dx, do = dead & pos.x, dead & pos.o
+        if not dx or not do:
+            continue
+        bx, bo = dx & -dx, do & -do
+        x2, o2 = pos.x ^ bx ^ bo, pos.o ^ bx ^ bo
+        if int(dead_stones(ctx, np.uint64(x2), np.uint64(o2))) != dead:
+            continue
+        assert naive.score(x2, o2) == naive.score(pos.x, pos.o), (spec, pos.move_stack)
+        swapped += 1
+    assert swapped > 0, "no swap tried: the test proves nothing"
