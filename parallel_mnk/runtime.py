@@ -19,8 +19,8 @@ import psutil
 
 from .geometry import build_context, build_grid_geometry
 from .kernels import (
-    bounds, cache_guard, common, gravity, gravity_search, grid, limited, lines, negamax, pairing, root, sharing,
-    table, threats, tss,
+    bounds, cache_guard, common, dfpn, gravity, gravity_search, grid, limited, lines, negamax, pairing, root,
+    sharing, table, threats, tss,
 )
 from .kernels import grid_layout as GL
 from .kernels import layout as L
@@ -28,8 +28,8 @@ from .options import Watch
 from .rules import GameSpec
 
 T = TypeVar("T")
-KERNEL_MODULES = [bounds, common, gravity, gravity_search, grid, limited, lines, negamax, pairing, root, sharing,
-                  table, threats, tss]
+KERNEL_MODULES = [bounds, common, dfpn, gravity, gravity_search, grid, limited, lines, negamax, pairing, root,
+                  sharing, table, threats, tss]
 
 _loaded: set[str] = set()
 
@@ -69,7 +69,7 @@ def load_kernels(parallel: bool = False) -> float:
 
 
 def load_proof_kernels() -> float:
-    """Compile or load the proof machinery's kernels (pairing certificates, VCF) once
+    """Compile or load the proof machinery's kernels (pairing certificates, VCF, df-pn) once
     per process; returns the seconds it took (0 once done)."""
     if "proofs" in _loaded:
         return 0.0
@@ -80,6 +80,8 @@ def load_proof_kernels() -> float:
     pairing.search_certificate(ctx, zero, zero, np.int64(1))
     pairing.defender_has_certificate(ctx, zero, zero, np.int64(0), True)
     threats.vcf_win(ctx, zero, zero, np.int64(1), np.int64(1))
+    dfpn.dfpn_prove(ctx, np.zeros(64, dtype=np.uint64), np.zeros(L.CTL_SIZE, dtype=np.int64), zero, zero, np.int64(0),
+                    np.int64(1))
     _loaded.add("proofs")
     return time.perf_counter() - t
 
