@@ -10,7 +10,7 @@ from typing import Optional, TextIO
 from . import runtime, solver
 from .analysis import analyze, describe_score, pons_line, render
 from .commands import check_time_limit, game_spec, position_of
-from .options import Limit
+from .options import PROVERS, Limit
 from .position import Position
 from .play import play
 from .protocol import Session, needs_solver, parse
@@ -21,7 +21,8 @@ from .ttable import DEFAULT_TT_BITS, resolve_tt_bits, transposition_table
 PROG = "parallel-mnk"
 PROOF_NAMES = {"pairing": "pairing certificates (the search cut with them)",
                "threats": "wins by continuous fours (the search closed nodes with them)",
-               "search": "alpha-beta search"}
+               "search": "alpha-beta search",
+               "dfpn": "depth-first proof-number search (df-pn)"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -93,7 +94,8 @@ def _solve_one(position: Position, args: argparse.Namespace) -> SolveResult:
     return solver.solve(position, Limit(time=args.time_limit), workers=args.workers, weak=args.weak,
                         tt_bits=args.tt_bits, split_depth=args.split_depth,
                         progress=False if args.json or args.no_progress else None,
-                        backend=args.backend, address=args.address, checkpoint=args.checkpoint)
+                        backend=args.backend, address=args.address, checkpoint=args.checkpoint,
+                        prover=args.prover)
 
 
 def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
@@ -305,6 +307,11 @@ def _add_solve_parser(sub) -> None:
     p.add_argument("--checkpoint", metavar="FILE",
                    help="SQLite journal of finished tasks: the same command run again (after a crash, kill or "
                         "Ctrl-C) resumes from it; a journal of another game or position is refused")
+    p.add_argument("--prover", choices=PROVERS, default="auto",
+                   help="what settles the value: 'search' (alpha-beta), 'dfpn' (depth-first proof-number search: "
+                        "with --weak, one process), or 'auto' (default): df-pn first, capped, for --weak serial "
+                        "solves of free-placement positions past the first move with 20 or more empty cells, "
+                        "else alpha-beta")
     p.add_argument("--json", action="store_true", help="one JSON object per position")
     p.set_defaults(func=cmd_solve)
 
@@ -392,8 +399,8 @@ def main(argv: Optional[list[str]] = None, stdin: TextIO = sys.stdin, stdout: Te
         return 2
     try:
         if hasattr(args, "workers"):
-            if args.workers is None:
-                args.workers = runtime.default_workers()
+            if args.workers is None:   # (df-pn runs in one process)
+                args.workers = 1 if getattr(args, "prover", None) == "dfpn" else runtime.default_workers()
             if args.workers < 1:
                 raise MnkError(f"--workers must be at least 1, got {args.workers}")
             if args.split_depth is not None and not 1 <= args.split_depth <= 8:

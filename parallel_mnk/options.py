@@ -15,6 +15,7 @@ from .rules import MnkError, UnsupportedError
 
 MAX_SPLIT_DEPTH = 8
 BACKENDS = ("process", "ray")
+PROVERS = ("auto", "search", "dfpn")
 
 
 @dataclass(frozen=True)
@@ -112,8 +113,15 @@ class SolveOptions:
     address: Optional[str] = None
     checkpoint: Optional[Union[str, Path]] = None
     watch: Optional[Watch] = None
+    prover: str = "auto"
 
     def __post_init__(self) -> None:
+        if self.prover not in PROVERS:
+            raise MnkError(f"unknown prover {self.prover!r} ({', '.join(PROVERS)})")
+        if self.prover == "dfpn" and not self.weak:
+            raise UnsupportedError("df-pn answers win, draw or loss only: ask a weak solve")
+        if self.prover == "dfpn" and self.parallel:
+            raise UnsupportedError("df-pn runs in one process: one worker, the process backend, no checkpoint")
         if isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1:
             raise MnkError(f"workers must be at least 1, got {self.workers!r}")
         if self.limit.depth is not None:

@@ -151,12 +151,27 @@ def answer_with_line(search: Search, position: Position, score: int, weak: bool,
 
 
 def solve_serial(position: Position, opts: SolveOptions) -> SolveResult:
-    """:func:`parallel_mnk.solve` in this process (``opts.workers == 1``); see there."""
+    """:func:`parallel_mnk.solve` in this process (``opts.workers == 1``); see there.
+    With ``opts.prover`` ``"dfpn"``, or ``"auto"`` where :func:`dfpn_first` says so,
+    df-pn answers first (:func:`solve_dfpn`)."""
     started = time.perf_counter()
     if position.is_game_over():
         return terminal_result(position, started)
     search = Search(position.spec, transposition_table(opts.tt_bits))
-    search.set_node_limit(opts.limit.nodes)
+    if opts.prover == "dfpn" or (opts.prover == "auto" and dfpn_first(position, opts)):
+        settled = solve_dfpn(position, opts, search, started)
+        if settled.value.known or opts.prover == "dfpn":
+            return settled
+        return _alpha_beta(position, opts, search, started, settled.nodes)
+    return _alpha_beta(position, opts, search, started, 0)
+
+
+def _alpha_beta(position: Position, opts: SolveOptions, search: Search, started: float,
+                earlier: int) -> SolveResult:
+    """The alpha-beta solve of :func:`solve_serial` (``earlier``: nodes df-pn
+    spent first, counted in the result; the limits hold for both)."""
+    left = None if opts.limit.time is None else max(1e-3, opts.limit.time - (time.perf_counter() - started))
+    search.set_node_limit(None if opts.limit.nodes is None else max(1, opts.limit.nodes - earlier))
     own, opp = position.stones()
     cpu0 = time.process_time()
 
@@ -172,13 +187,98 @@ def solve_serial(position: Position, opts: SolveOptions) -> SolveResult:
         return (f"solving: {search.nodes / 1e6:.1f} M nodes, "
                 f"{search.nodes / max(elapsed, 1e-9) / 1e6:.1f} M nodes/s, {elapsed:.1f} s")
 
-    result, _ = runtime.run_with_status(run, search.ctl, opts.limit.time, opts.progress, status, opts.watch,
-                                        lambda: search.nodes)
+    result, _ = runtime.run_with_status(run, search.ctl, left, opts.progress, status, opts.watch,
+                                        lambda: earlier + search.nodes)
     elapsed = time.perf_counter() - started
-    stats = [WorkerStats(0, 1, search.nodes, time.process_time() - cpu0, 0, *search.proof_counts)]
+    nodes = earlier + search.nodes
+    stats = [WorkerStats(0, 1, nodes, time.process_time() - cpu0, 0, *search.proof_counts)]
     if result is None:
-        return SolveResult(position.spec, Value.UNKNOWN, None, None, [], search.nodes, elapsed, stats)
+        return SolveResult(position.spec, Value.UNKNOWN, None, None, [], nodes, elapsed, stats)
     score, line = result
     value = value_of_score(score)
     return SolveResult(position.spec, value, None if opts.weak else score, line[0], line,
-                       search.nodes, elapsed, stats, proof=prover_of(value, stats))
+                       nodes, elapsed, stats, proof=prover_of(value, stats))
+
+
+# ------------------------------------------------------------------ df-pn as the root driver
+# auto's rule (measured, README "Which prover"): df-pn first for weak questions about free-placement
+# positions past the first move with at least DFPN_AUTO_MIN_EMPTY empty cells, capped at
+# DFPN_AUTO_BUDGET nodes a question; alpha-beta for the rest, and after df-pn when the cap stopped it.
+# df-pn's table has the bytes of alpha-beta's (half the entries, 16 bytes each): with 2**19 entries
+# instead of 2**21, (8,4,4) and (9,4,4) mid-games took 1.14 M nodes instead of 0.63 M (re-expansions).
+DFPN_AUTO_MIN_EMPTY = 20
+DFPN_AUTO_BUDGET = 1 << 19
+
+
+def dfpn_first(position: Position, opts: SolveOptions) -> bool:
+    """Whether ``prover="auto"`` asks df-pn first: a weak serial solve of a
+    free-placement position that is not the empty board (there alpha-beta with
+    strategy stealing and the pairing scan won on every board measured) with at
+    least ``DFPN_AUTO_MIN_EMPTY`` empty cells (on smaller ones alpha-beta is as fast)."""
+    spec = position.spec
+    return (opts.weak and not spec.gravity and position.ply > 0
+            and spec.cells - position.ply >= DFPN_AUTO_MIN_EMPTY)
+
+
+def solve_dfpn(position: Position, opts: SolveOptions, search: Search, started: float) -> SolveResult:
+    """The weak value by df-pn (:func:`..prover.dfpn.weak_value`) within the time
+    limit and the node limit (each question; ``prover="auto"``: at most
+    ``DFPN_AUTO_BUDGET``), ``proof`` ``"dfpn"``; the best move and the line from
+    its table, completed by ``search`` (alpha-beta from the known value) where
+    the table holds none or (with ``opts.pv``) only part of one. ``unknown`` when
+    a limit stopped it. Precondition: the game is not over."""
+    from .prover.dfpn import Dfpn, DfpnResult, weak_value
+
+    auto = opts.prover == "auto"
+    limit = opts.limit.nodes or 0
+    if auto:
+        limit = min(limit or DFPN_AUTO_BUDGET, DFPN_AUTO_BUDGET)
+    proofs = Dfpn(position, max(4, opts.tt_bits - 1), node_limit=limit)
+    proofs.ctl = search.ctl   # one abort word stops both searches
+    done = [0]                # nodes of the questions already answered
+    cpu0 = time.process_time()
+
+    def ask(mover_attacks: bool) -> DfpnResult:
+        found = proofs.ask_here(mover_attacks)
+        done[0] += int(proofs.ctx[L.C_NODES])
+        return DfpnResult(found, int(proofs.ctx[L.C_NODES]))
+
+    def run() -> Optional[tuple[Value, list[int]]]:
+        found = weak_value(proofs, ask)
+        if not found.value.known:
+            return None
+        line = _dfpn_line(search, position, found.value, found.line, opts.pv)
+        return None if line is None else (found.value, line)
+
+    def nodes() -> int:
+        return done[0] + int(proofs.ctx[L.C_NODES]) + search.nodes
+
+    def status() -> str:
+        elapsed = time.perf_counter() - started
+        return f"df-pn: {nodes() / 1e6:.1f} M nodes, {elapsed:.1f} s"
+
+    result, _ = runtime.run_with_status(run, search.ctl, opts.limit.time, opts.progress, status, opts.watch, nodes)
+    search.ctl[L.CTL_ABORT] = 0
+    total = done[0] + search.nodes
+    stats = [WorkerStats(0, 1, total, time.process_time() - cpu0, 0, *search.proof_counts)]
+    elapsed = time.perf_counter() - started
+    if result is None:
+        return SolveResult(position.spec, Value.UNKNOWN, None, None, [], total, elapsed, stats)
+    value, line = result
+    return SolveResult(position.spec, value, None, line[0], line, total, elapsed, stats, proof="dfpn")
+
+
+def _dfpn_line(search: Search, position: Position, value: Value, cells: list[int], pv: bool) -> Optional[list[int]]:
+    """Moves from df-pn's line ``cells`` that keep the weak ``value`` of
+    ``position``, completed by alpha-beta (:func:`answer_with_line`) when empty,
+    or with ``pv`` when the game is not over at its end; None when aborted."""
+    pos = position.copy()
+    moves = []
+    for cell in cells:
+        moves.append(pos.move_of_cell(cell))
+        pos.push(moves[-1])
+    if moves and (not pv or pos.is_game_over()):
+        return moves
+    score = {Value.WIN: 1, Value.DRAW: 0, Value.LOSS: -1}[value] * (-1 if len(cells) % 2 else 1)
+    rest = answer_with_line(search, pos, score, True, pv)
+    return None if rest is None else moves + rest

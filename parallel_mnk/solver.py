@@ -27,7 +27,7 @@ def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = Fal
           pv: bool = True, tt_size: Union[int, str, None] = None, tt_bits: Optional[int] = None,
           progress: Optional[bool] = None, split_depth: Optional[int] = None, serial_budget: Optional[int] = None,
           backend: str = "process", address: Optional[str] = None, checkpoint: Union[str, Path, None] = None,
-          time_limit: Optional[float] = None, watch: Optional[Watch] = None) -> SolveResult:
+          time_limit: Optional[float] = None, watch: Optional[Watch] = None, prover: str = "auto") -> SolveResult:
     """Solve ``position`` for the side to move: value, exact score, best move, line.
 
     ``limit``: :class:`Limit` (``time`` seconds, ``nodes``); past it the value is
@@ -41,6 +41,12 @@ def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = Fal
     ``progress``: a status line on stderr (default: when stderr is a terminal).
     ``watch``: a :class:`Watch` another thread stops the solve with (the answer is
     then ``unknown``) and reads its node count from.
+    ``prover``: ``"search"`` alpha-beta; ``"dfpn"`` depth-first proof-number
+    search (weak, serial, free placement only; the node limit holds for each of
+    its two questions); ``"auto"`` (default) df-pn first, capped, for weak serial
+    solves of free-placement positions past the first move with at least 20 empty
+    cells, else alpha-beta (README "Which prover"); ``proof`` is ``"dfpn"`` when
+    df-pn settled the value.
 
     Parallel only: ``split_depth`` plies of the split tree (1 = plain root
     splitting; default adaptive); ``serial_budget`` nodes the coordinator tries
@@ -54,7 +60,7 @@ def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = Fal
     opts = SolveOptions(weak=weak, limit=Limit.of(limit, time=time_limit), workers=workers,
                         tt_bits=resolve_tt_bits(tt_bits, tt_size), pv=pv, progress=progress,
                         split_depth=split_depth, serial_budget=serial_budget, backend=backend, address=address,
-                        checkpoint=checkpoint, watch=watch)
+                        checkpoint=checkpoint, watch=watch, prover=prover)
     runtime.load_kernels(parallel=opts.parallel)
     return solve_parallel(position, opts) if opts.parallel else solve_serial(position, opts)
 

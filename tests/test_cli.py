@@ -127,6 +127,30 @@ def test_json_says_which_prover_settled_it(board, value, proof):
     assert (d["value"], d["proof"]) == (value, proof)
 
 
+@pytest.mark.parametrize("prover,proof", [("dfpn", "dfpn"), ("auto", "dfpn"), ("search", "threats")])
+def test_the_prover_option_picks_the_prover(prover, proof):
+    # 9x4 k=4 after two stones: a lopsided win, where df-pn settles it (alpha-beta closes nodes with VCF)
+    args = ["--cols", "9", "--rows", "4", "--k", "4", "--board", "x......../o......../.x......./........o"]
+    code, out = run([*args, "--weak", "--workers", "1", "--json", "--prover", prover])
+    assert code == 0
+    d = json.loads(out)
+    assert (d["value"], d["proof"]) == ("win", proof)
+    if prover == "dfpn":   # without --workers: one process
+        code, out = run([*args, "--weak", "--json", "--prover", prover])
+        assert code == 0 and json.loads(out)["proof"] == "dfpn"
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--prover", "pns", "--weak"], "invalid choice: 'pns'"),
+    (["--prover", "dfpn"], "weak"),
+    (["--prover", "dfpn", "--weak", "--workers", "2"], "one process"),
+    (["--prover", "dfpn", "--weak", "--gravity"], "free placement"),
+])
+def test_bad_prover_options_are_one_line_errors(capsys, argv, message):
+    code, out = run(["--cols", "4", "--rows", "4", "--k", "4", "--moves", "", *argv])
+    assert message in assert_one_line_error(capsys, code, out)
+
+
 def test_json_fields_gravity():
     spec = GameSpec(4, 4, 4, True)
     code, out = run([*G44, "--moves", "2,3", "--json"])

@@ -20,7 +20,7 @@ line, strategy stealing on the empty board), a VCF for the side to move
 import numpy as np
 from numba import njit
 
-from .bits import lowest_bit_index
+from .bits import lowest_bit_index, popcount
 from .layout import C_ABORTED, C_BOARD, C_CELLS, C_NODES, MAX_CELLS, OFF_MOVES, OFF_SCORES
 from .lines import winning_cells
 from .negamax import _order_moves, node_prelude
@@ -187,9 +187,41 @@ def dfpn_prove(ctx, pt, ctl, own, opp, ply, mover_attacks):
     side wins) or -1 (the search was stopped: ``ctx[C_ABORTED]``). ``pt`` must
     hold nothing of another question (fresh, or another ``ctx[C_SALT]``). Nodes
     are counted in ``ctx[C_NODES]``."""
+    local = OFF_SCORES + ply * 2 * MAX_CELLS   # (no stale fallback numbers for dfpn_move)
+    for i in range(MAX_CELLS):
+        ctx[local + i] = ZERO
     # exact argument types: a cached recursive kernel called with other types segfaults (numba issue 6713)
     pn, dn = _mid(ctx, pt, ctl, np.uint64(own), np.uint64(opp), np.int64(ply), np.int64(INF), np.int64(INF),
                   np.int64(mover_attacks))
     if ctx[C_ABORTED] != ZERO:
         return -1
     return 1 if pn == 0 else (0 if dn == 0 else -1)
+
+
+@njit(cache=True, nogil=True)
+def dfpn_move(ctx, pt, own, opp, ply, mover_attacks, root):
+    """After :func:`dfpn_prove` settled a question (same ``ctx[C_SALT]``), a move of
+    the side to move at this node (hashes at slot ``ply``) that keeps the answer:
+    at the attacker's node of a proof (or the defender's of a disproof) a child the
+    table holds as settled that way, elsewhere the most-proving settled child;
+    -1 when the table holds none (a node settled by a rule, or entries lost).
+    ``root`` 1: the node :func:`dfpn_prove` was asked about, right after it (the
+    numbers its children last returned are used too); 0: any node below it."""
+    cand = node_prelude(ctx, own, opp, ply)[0]
+    if winning_cells(ctx, own, ctx[C_BOARD] & ~(own | opp)) != ZERO or cand == ZERO:
+        return -1
+    mbase = OFF_MOVES + ply * MAX_CELLS
+    local = OFF_SCORES + ply * 2 * MAX_CELLS
+    n = np.int64(popcount(cand))
+    if root == 0:   # the moves in any order, no fallback numbers
+        c = cand
+        for i in range(n):
+            ctx[mbase + i] = np.uint64(lowest_bit_index(c))
+            ctx[local + i] = ZERO
+            c &= c - ONE
+    pn, dn, best, bpn, bdn, _ = _children(ctx, pt, ply, n, mover_attacks == 1)
+    if best < 0 or (cand >> ctx[mbase + best]) & ONE == ZERO:
+        return -1
+    if (pn == 0 and bpn == 0) or (dn == 0 and bdn == 0):
+        return np.int64(ctx[mbase + best])
+    return -1

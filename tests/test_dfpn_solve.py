@@ -1,0 +1,101 @@
+"""df-pn as the solver's root driver (solve(prover=...), search.solve_dfpn): the
+same weak values as alpha-beta, proof "dfpn" when df-pn settled it, best moves
+and lines that keep the value (checked with the naive solver), auto's rule, limits,
+and refusals."""
+from __future__ import annotations
+
+import pytest
+
+from checks import random_positions
+from naive import naive_score
+from parallel_mnk import GameSpec, Limit, MnkError, Position, solve
+from parallel_mnk.options import SolveOptions
+from parallel_mnk.rules import value_of_score
+from parallel_mnk.search import DFPN_AUTO_MIN_EMPTY, dfpn_first
+
+
+def sign(score: int) -> int:
+    return (score > 0) - (score < 0)
+
+
+@pytest.mark.parametrize("spec", [GameSpec(4, 4, 4), GameSpec(5, 4, 4), GameSpec(5, 5, 4), GameSpec(6, 4, 4)],
+                         ids=str)
+def test_dfpn_values_and_lines_match_the_naive_solver(spec):
+    positions = random_positions(spec, 12, (spec.cells - 12, spec.cells - 4), seed=spec.cells + 3, quiet=True,
+                                 exact=False)
+    assert len(positions) >= 8
+    for pos in positions:
+        expected = naive_score(spec, pos.x, pos.o)
+        for tt_bits in (16, 10):   # (df-pn gets half the entries: 16 bytes each)
+            r = solve(pos, weak=True, prover="dfpn", tt_bits=tt_bits)
+            assert (r.value, r.proof, r.score) == (value_of_score(expected), "dfpn", None), pos.board_text()
+            assert r.pv and r.pv[0] == r.best_move
+            p, want = pos.copy(), sign(expected)
+            for move in r.pv:   # every move of the line keeps the weak value
+                p.push(move)
+                want = -want
+                if p.is_game_over():
+                    break
+                assert sign(naive_score(spec, p.x, p.o)) == want, (pos.board_text(), r.pv)
+            assert p.is_game_over()   # the line is played out
+
+
+@pytest.mark.parametrize("spec,stones", [(GameSpec(9, 4, 4), (3, 6)), (GameSpec(7, 7, 5), (14, 22))], ids=str)
+def test_auto_and_dfpn_give_alpha_betas_values_on_bigger_boards(spec, stones):
+    settled_by_dfpn = {"auto": 0, "dfpn": 0}
+    for pos in random_positions(spec, 5, stones, seed=spec.cells, quiet=True):
+        expected = solve(pos, weak=True, pv=False, prover="search", tt_bits=20)
+        assert expected.proof != "dfpn"
+        for prover in ("auto", "dfpn"):
+            r = solve(pos, weak=True, pv=False, prover=prover, tt_bits=20)
+            assert r.value == expected.value, (pos.board_text(), prover)
+            settled_by_dfpn[prover] += r.proof == "dfpn"
+            after = pos.copy()
+            after.push(r.best_move)
+            if not after.is_game_over():   # the best move keeps the value
+                reply = solve(after, weak=True, pv=False, prover="search", tt_bits=20).value
+                assert value_of_score(-{"win": 1, "draw": 0, "loss": -1}[reply.value]) == r.value
+    assert settled_by_dfpn["dfpn"] == 5 and settled_by_dfpn["auto"] >= 1   # (auto: within its cap)
+
+
+def test_auto_picks_dfpn_only_by_its_rule():
+    spec = GameSpec(9, 4, 4)
+    mid = Position(spec)
+    mid.push(mid.move_of_cell(4))
+    weak = SolveOptions(weak=True, tt_bits=16)
+    assert dfpn_first(mid, weak)
+    assert not dfpn_first(Position(spec), weak)                            # the empty board
+    assert not dfpn_first(mid, SolveOptions(weak=False, tt_bits=16))      # an exact score
+    small = GameSpec(5, 4, 4)
+    small_mid = Position(small)
+    small_mid.push(small_mid.move_of_cell(0))
+    assert small.cells - 1 < DFPN_AUTO_MIN_EMPTY and not dfpn_first(small_mid, weak)
+    gravity = Position(GameSpec(7, 6, 4, True))
+    gravity.push(3)
+    assert not dfpn_first(gravity, weak)
+    assert solve(Position(GameSpec(6, 5, 4)), weak=True, prover="auto").proof != "dfpn"
+    r = solve(Position(GameSpec(6, 5, 4)), weak=True, prover="dfpn")
+    assert (r.value, r.proof) == ("win", "dfpn")
+
+
+def test_a_limit_stops_dfpn_with_unknown():
+    pos = Position(GameSpec(4, 8, 4))
+    r = solve(pos, Limit(nodes=3000), weak=True, prover="dfpn")
+    assert r.value == "unknown" and r.proof is None and r.best_move is None and 3000 <= r.nodes < 10_000
+    r = solve(pos, Limit(time=0.2), weak=True, prover="dfpn")
+    assert r.value == "unknown" and r.time_s < 2
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"prover": "pns"}, "unknown prover 'pns'"),
+    ({"prover": "dfpn"}, "weak"),
+    ({"prover": "dfpn", "weak": True, "workers": 2}, "one process"),
+])
+def test_bad_prover_requests_are_refused(kwargs, message):
+    with pytest.raises(MnkError, match=message):
+        solve(Position(GameSpec(4, 4, 4)), **kwargs)
+
+
+def test_dfpn_refuses_gravity():
+    with pytest.raises(MnkError, match="free placement"):
+        solve(Position(GameSpec(4, 4, 4, True)), weak=True, prover="dfpn")
