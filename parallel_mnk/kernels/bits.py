@@ -1,6 +1,7 @@
 """Machine-level helpers numba does not expose: popcount, count trailing zeros,
-a cache prefetch, and an atomic load of an array element (so a value another process writes to
-shared memory is seen at once and the read is never hoisted out of a loop).
+a cache prefetch, an atomic load of an array element (so a value another process writes to
+shared memory is seen at once and the read is never hoisted out of a loop), and an
+array view that owns nothing (no reference counting where it is passed).
 
 They are LLVM intrinsics, which exist only in compiled code; under
 ``NUMBA_DISABLE_JIT=1`` (the kernels as plain Python, for tests and debugging)
@@ -73,6 +74,26 @@ def _prefetch_intrinsic(typingctx, arr, idx):
 
 
 
+@intrinsic
+def _unowned_intrinsic(typingctx, arr):
+    """``arr`` as a view that owns nothing: the same data, shape and strides, no
+    meminfo. numba counts references of every array a function passes on or
+    keeps (an atomic add each); for a view without meminfo those calls do
+    nothing. The view must not outlive ``arr`` (a kernel's own arguments)."""
+    sig = arr(arr)
+
+    def codegen(context, builder, signature, args):
+        src = context.make_array(signature.args[0])(context, builder, args[0])
+        out = context.make_array(signature.return_type)(context, builder)
+        for name in ("nitems", "itemsize", "data", "shape", "strides"):
+            setattr(out, name, getattr(src, name))
+        out.meminfo = cgutils.get_null_value(out.meminfo.type)
+        out.parent = cgutils.get_null_value(out.parent.type)
+        return out._getvalue()
+
+    return sig, codegen
+
+
 # ------------------------------------------------------------------ the same in plain Python
 def _popcount_plain(x):
     return int(x).bit_count()
@@ -91,8 +112,13 @@ def _prefetch_plain(arr, idx):
     return None
 
 
+def _unowned_plain(arr):
+    return arr
+
+
 _PLAIN = bool(getattr(config, "DISABLE_JIT", False))   # set from NUMBA_DISABLE_JIT
 popcount = _popcount_plain if _PLAIN else _popcount_intrinsic
 lowest_bit_index = _lowest_bit_index_plain if _PLAIN else _lowest_bit_index_intrinsic
 atomic_load = _atomic_load_plain if _PLAIN else _atomic_load_intrinsic
 prefetch = _prefetch_plain if _PLAIN else _prefetch_intrinsic
+unowned = _unowned_plain if _PLAIN else _unowned_intrinsic
