@@ -82,3 +82,48 @@ def test_worker_counts_are_sorted_so_the_smallest_is_the_baseline():
     import run_bench
 
     assert run_bench._worker_counts("4,1,2,2") == [1, 2, 4]
+
+
+FAKE_PEER = r'''
+import sys
+for line in sys.stdin:
+    moves = line.split(" ")[0].strip()
+    score = {"4": -1, "44": 2}.get(moves, 0)
+    print(f"{moves} {score} {10 * len(moves) + 1} 250")
+'''
+
+
+def test_a_peer_runs_on_the_same_lines_and_its_differences_are_named(tmp_path):
+    """bench.peers: a peer answering 'line score nodes time_us' is read back line by
+    line; wrong scores (against the expected ones) and the lines where it and we
+    differ are counted; the empty line is the empty board."""
+    from bench.peers import Peer, peer_rows, run_peer
+    script = tmp_path / "peer.py"
+    script.write_text(FAKE_PEER)
+    peer = Peer.parse(f"{sys.executable} {script}")
+    assert (peer.cols, peer.rows) == (7, 6) and peer.name == Path(sys.executable).name
+    answers, _ = run_peer(peer, ["4", "", "44"])
+    assert [(a.line, a.score, a.nodes, a.time_s) for a in answers] == [("4", -1, 11, 250e-6), ("", 0, 1, 250e-6),
+                                                                      ("44", 2, 21, 250e-6)]
+    rows = peer_rows(peer, "connect4", "test", ["4", "", "44"], [-1, 0, 3], [-1, 1, 3], log=lambda _: None)
+    assert rows[0]["wrong"] == 1 and rows[0]["differ"] == 2 and rows[0]["differ_lines"] == "(empty) 44"
+    assert rows[0]["nodes"] == 33
+
+
+def test_a_peer_that_breaks_its_contract_gives_an_error_row(tmp_path):
+    from bench.peers import Peer, peer_rows
+    script = tmp_path / "bad.py"
+    script.write_text("import sys\nfor line in sys.stdin:\n    print('nonsense')\n")
+    rows = peer_rows(Peer.parse(f"6x6={sys.executable} {script}"), "gravity", "x", ["4"], [0], [0], log=lambda _: None)
+    assert "cannot read 'nonsense'" in rows[0]["error"]
+    rows = peer_rows(Peer.parse("/nonexistent/solver"), "gravity", "x", ["4"], [0], [0], log=lambda _: None)
+    assert "peer solver" in rows[0]["error"]
+
+
+def test_a_bad_peer_option_gets_a_one_line_error(capsys):
+    import run_bench
+    with pytest.raises(SystemExit) as e:
+        run_bench.main(["--peer", "", "--suites", "gravity"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == "run_bench.py: error: argument --peer: empty peer command ''"
