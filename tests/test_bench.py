@@ -126,4 +126,4 @@ def test_a_bad_peer_option_gets_a_one_line_error(capsys):
         run_bench.main(["--peer", "", "--suites", "gravity"])
     assert e.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[-1] == "run_bench.py: error: argument --peer: empty peer command ''"
+    assert err[-1].endswith("error: argument --peer: empty peer command ''")
