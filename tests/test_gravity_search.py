@@ -265,8 +265,10 @@ def _generic_score(search: Search, own: int, opp: int, ply: int) -> int:
 def test_big_gravity_boards_agree_with_the_generic_search(spec, empty):
     """Boards naive.py cannot reach (up to 64 cells): the gravity search and the
     generic one agree on random late positions."""
-    for pos in random_positions(spec, 10, (spec.cells - empty, spec.cells - 1), seed=3, quiet=True,
-                                min_stones=spec.cells - empty, exact=False):
+    found = random_positions(spec, 10, (spec.cells - empty, spec.cells - 1), seed=3, quiet=True,
+                             min_stones=spec.cells - empty, exact=False)
+    assert len(found) >= 5, len(found)
+    for pos in found:
         own, opp = pos.stones()
         ours = Search(spec, np.zeros(1 << 18, dtype=np.uint64)).score(own, opp, pos.ply, False)
         generic = _generic_score(Search(spec, np.zeros(1 << 18, dtype=np.uint64)), own, opp, pos.ply)
