@@ -110,9 +110,10 @@ def main(argv=None) -> int:
                                 ["suite", "case", "workers", "value", "score", "nodes", "time_s", "ref_time_s",
                                  "time_vs_ref"]))
     print()
-    print(common.markdown_table([r for r in rows if r["suite"] in ("scaling", "ceiling", "overhead")],
-                                ["suite", "case", "workers", "time_s", "speedup", "efficiency", "nodes", "overhead",
-                                 "node_speedup", "per_worker_start_s"]))
+    print(common.markdown_table([r for r in rows if r["suite"] in ("scaling", "overhead", "scaling-cli")],
+                                ["suite", "case", "workers", "time_s", "speedup", "efficiency", "ceiling",
+                                 "ceiling_fraction", "nodes", "overhead", "node_speedup", "coordinator_share",
+                                 "idle_share", "per_worker_start_s"]))
     print()
     print(common.markdown_table([r for r in rows if r["suite"] == "seed1"],
                                 ["case", "board", "method", "value", "states", "published_states", "match", "time_s",
