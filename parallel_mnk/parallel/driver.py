@@ -149,7 +149,10 @@ class ParallelSolve:
                 v = self._window_search(-1, 1, "weak")
             return 1 if v > 0 else (-1 if v < 0 else 0)
         lo, hi = max(self.lo, lo0), min(self.hi, hi0)
-        state = first_probe(lo, hi)
+        # the serial root's first probe (the middle of the whole score range, not of
+        # the known bounds): a bound from the root's expansion (0 on an empty free
+        # board) must not move the probes away from where the serial search looks
+        state = first_probe(*generic_bounds(self.spec.cells, self.ply))
         while lo < hi:
             med = int(next_probe(lo, hi, state))
             r = self._window_search(med, med + 1, f"score in [{lo},{hi}], testing > {med}")
