@@ -45,6 +45,19 @@ def _worker_counts(text: str) -> list[int]:
     return sorted({_positive(x) for x in text.split(",")})
 
 
+def _split_depths(text: str) -> list:
+    """Comma list of split modes: 'auto' (None) or a depth 0-8."""
+    out = []
+    for x in text.split(","):
+        if x == "auto":
+            out.append(None)
+        elif x.isdigit() and 0 <= int(x) <= 8:
+            out.append(int(x))
+        else:
+            raise argparse.ArgumentTypeError(f"not a split mode (auto or 0-8): {x!r}")
+    return out
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small subset (a couple of minutes)")
@@ -52,6 +65,9 @@ def main(argv=None) -> int:
     parser.add_argument("--limit", type=int, help="connect4: positions per set")
     parser.add_argument("--workers", type=_worker_counts, default=[1, 2],
                         help="boards and scaling: worker counts timed against each other (default 1,2)")
+    parser.add_argument("--split-depths", type=_split_depths, default=[None], metavar="LIST",
+                        help="scaling: split modes compared, comma list of 'auto' (the solver's own choice, the "
+                             "default), 0 (Lazy SMP: every worker on the root window) and depths 1-8")
     parser.add_argument("--repeat", type=_positive, default=3, help="scaling: runs per measurement (median)")
     parser.add_argument("--out", type=Path, help="results folder (default bench/results/<timestamp>)")
     parser.add_argument("--peer", action="append", type=_peer, default=[], metavar="[WxH=]CMD",
@@ -86,7 +102,8 @@ def main(argv=None) -> int:
         elif suite == "boards":
             rows += suite_boards.run(quick=args.quick, workers_list=args.workers, log=log)
         elif suite == "scaling":
-            rows += suite_scaling.run(quick=args.quick, workers_list=args.workers, repeat=args.repeat, log=log)
+            rows += suite_scaling.run(quick=args.quick, workers_list=args.workers, repeat=args.repeat, log=log,
+                                     split_depths=args.split_depths)
         elif suite == "seed1":
             rows += suite_seed.run_seed1(quick=args.quick, log=log)
         elif suite == "seed2":

@@ -149,16 +149,22 @@ def _pool_start_rows(workers_list, log) -> list[dict]:
     return rows
 
 
-def _speedup_rows(name: str, positions: list[Position], weak: bool, workers_list, repeat: int, ceilings: bool,
-                  log) -> tuple[list[dict], Run]:
+def mode_name(split_depth: Optional[int]) -> str:
+    """How a case's name says its split mode: nothing for the solver's own choice."""
+    return "" if split_depth is None else (" lazy-smp" if split_depth == 0 else f" split-depth {split_depth}")
+
+
+def _speedup_rows(name: str, positions: list[Position], weak: bool, workers_list, repeat: int,
+                  ceilings: Optional[dict], log, split_depth: Optional[int] = None) -> tuple[list[dict], Run]:
     """Worker counts take turns within each repetition, and a speed-up is the median of
     the ratios of the same repetition (the CPU a VM gets drifts over tens of seconds,
-    and runs far apart would compare two machines)."""
-    case = name + (" weak" if weak else "")
+    and runs far apart would compare two machines). ``ceilings`` (None: not
+    measured) keeps the machine's ceiling per (case, W) for the other split modes."""
+    case = name + (" weak" if weak else "") + mode_name(split_depth)
     runs: dict[int, list[Run]] = {n: [] for n in workers_list}
     for _ in range(repeat):
         for n in workers_list:
-            runs[n].append(_run(positions, n, weak))
+            runs[n].append(_run(positions, n, weak, split_depth if n > 1 else None))
     base = workers_list[0]
     serial = runs[base][0]
     alone = statistics.median(r.wall for r in runs[base])
@@ -168,7 +174,11 @@ def _speedup_rows(name: str, positions: list[Position], weak: bool, workers_list
         speedup = statistics.median(ratios)
         first = runs[n][0]
         busiest = max(first.per_nodes[1:]) if n > 1 and len(first.per_nodes) > 1 else first.nodes
-        ceiling = machine_ceiling(positions, weak, n, alone) if ceilings and n > 1 else (1.0 if n == 1 else None)
+        ceiling = 1.0 if n == 1 else None
+        if ceilings is not None and n > 1:
+            if (name, weak, n) not in ceilings:
+                ceilings[name, weak, n] = machine_ceiling(positions, weak, n, alone)
+            ceiling = ceilings[name, weak, n]
         row = {"suite": "scaling", "case": case, "workers": n, "time_s": statistics.median(r.wall for r in runs[n]),
                "speedup": speedup, "speedup_runs": " ".join(f"{x:.2f}" for x in ratios), "efficiency": speedup / n,
                "ceiling": ceiling, "ceiling_fraction": speedup / ceiling if ceiling else None,
@@ -205,10 +215,11 @@ def _cli_rows(name: str, spec: GameSpec, weak: bool, workers_list, repeat: int, 
 
 
 def run(quick: bool = False, workers_list=(1, 2), overhead_workers=(1, 2, 4, 8, 16), repeat: int = 3,
-        log=print) -> list[dict]:
-    """Rows: speed-up per case (exact and weak) and worker count, with the machine's
-    ceiling; overhead per worker count; whole-process speed-ups on the empty boards;
-    pool start-up."""
+        log=print, split_depths=(None,)) -> list[dict]:
+    """Rows: speed-up per case (exact and weak), split mode (``split_depths``: None
+    the solver's own, 0 Lazy SMP, d a fixed depth) and worker count, with the
+    machine's ceiling; overhead per worker count; whole-process speed-ups on the
+    empty boards; pool start-up."""
     workers_list = sorted(set(workers_list))
     rows = []
     solve(Position(GameSpec(3, 3, 3)))  # compile before timing
@@ -216,24 +227,35 @@ def run(quick: bool = False, workers_list=(1, 2), overhead_workers=(1, 2, 4, 8, 
         overhead_workers = tuple(w for w in overhead_workers if w <= 4)
         repeat = 1
     rows += _pool_start_rows(workers_list, log)
+    ceilings: Optional[dict] = None if quick else {}
     for name, positions in hard_positions(quick):
         for weak in (False, True):
-            got, serial = _speedup_rows(name, positions, weak, workers_list, repeat, not quick, log)
-            rows += got
-            for n in overhead_workers:
-                if n in workers_list or (n > 1 and quick and name.startswith("Test_L1_R2")):
-                    continue
-                r = _run(positions, n, weak)
-                busiest = max(r.per_nodes[1:]) if len(r.per_nodes) > 1 else r.nodes
-                case = name + (" weak" if weak else "")
-                row = {"suite": "overhead", "case": case, "workers": n, "nodes": r.nodes,
-                       "overhead": r.nodes / serial.nodes, "node_speedup": serial.nodes / busiest if busiest else None,
-                       "time_s": r.wall, "coordinator_share": r.coordinator_share,
-                       "per_worker_nodes": " ".join(map(str, r.per_nodes))}
-                rows.append(row)
-                log(f"overhead: {case}, {n} workers: nodes x{row['overhead']:.2f}, serial nodes / busiest "
-                    f"worker's {row['node_speedup'] or 0:.2f}")
+            for depth in split_depths:
+                got, serial = _speedup_rows(name, positions, weak, workers_list, repeat, ceilings, log, depth)
+                rows += got
+                rows += _overhead_rows(name, positions, weak, depth, serial, workers_list, overhead_workers, quick,
+                                       log)
             if len(positions) == 1 and positions[0].ply == 0 and not quick:
                 rows += _cli_rows(name, positions[0].spec, weak, workers_list, repeat, log)
     shutdown_pool()
+    return rows
+
+
+def _overhead_rows(name: str, positions: list[Position], weak: bool, depth: Optional[int], serial: Run,
+                   workers_list, overhead_workers, quick: bool, log) -> list[dict]:
+    """Nodes at the worker counts not timed (node counts need no free cores)."""
+    rows = []
+    for n in overhead_workers:
+        if n in workers_list or (n > 1 and quick and name.startswith("Test_L1_R2")):
+            continue
+        r = _run(positions, n, weak, depth if n > 1 else None)
+        busiest = max(r.per_nodes[1:]) if len(r.per_nodes) > 1 else r.nodes
+        case = name + (" weak" if weak else "") + mode_name(depth)
+        row = {"suite": "overhead", "case": case, "workers": n, "nodes": r.nodes,
+               "overhead": r.nodes / serial.nodes, "node_speedup": serial.nodes / busiest if busiest else None,
+               "time_s": r.wall, "coordinator_share": r.coordinator_share,
+               "per_worker_nodes": " ".join(map(str, r.per_nodes))}
+        rows.append(row)
+        log(f"overhead: {case}, {n} workers: nodes x{row['overhead']:.2f}, serial nodes / busiest "
+            f"worker's {row['node_speedup'] or 0:.2f}")
     return rows

@@ -64,7 +64,8 @@ def test_machine_ceiling_runs_serial_solves_at_once():
 
 
 
-@pytest.mark.parametrize("args", [["--repeat", "0"], ["--workers", "0"], ["--workers", "1,x"]])
+@pytest.mark.parametrize("args", [["--repeat", "0"], ["--workers", "0"], ["--workers", "1,x"],
+                                  ["--split-depths", "auto,9"], ["--split-depths", "lazy"]])
 def test_bad_arguments_get_a_one_line_error(args, capsys):
     import run_bench
 
@@ -87,6 +88,15 @@ def test_worker_counts_are_sorted_so_the_smallest_is_the_baseline():
     import run_bench
 
     assert run_bench._worker_counts("4,1,2,2") == [1, 2, 4]
+
+
+def test_split_modes_are_named_in_the_rows():
+    """--split-depths auto,0,2: the solver's own split, Lazy SMP, depth 2; each a case."""
+    import run_bench
+    from bench.suite_scaling import mode_name
+
+    assert run_bench._split_depths("auto,0,2") == [None, 0, 2]
+    assert [mode_name(d) for d in (None, 0, 2)] == ["", " lazy-smp", " split-depth 2"]
 
 
 FAKE_PEER = r'''

@@ -25,7 +25,7 @@ from parallel_mnk.parallel.backends import get_coordinator
 from parallel_mnk.rules import value_of_score, win_score
 
 WORKER_COUNTS = (2, 3, 4)
-SPLIT_DEPTHS = (None, 1, 2, 3)
+SPLIT_DEPTHS = (None, 0, 1, 2, 3)   # 0: Lazy SMP (the root is the one task, every worker joins it)
 NAIVE_MAX_EMPTY = 10   # naive minimax where it is cheap (boards of <= 16 cells)
 DEEP_SPLIT_MAX_EMPTY = 10  # split depth 3 on free boards only with this many empty cells at most
 
@@ -121,7 +121,7 @@ def test_split_depths_on_a_real_split(spec, moves, known, depth):
 
 def test_bad_split_depth_is_refused():
     with pytest.raises(MnkError):
-        split_solve(Position(GameSpec(4, 4, 4)), 2, split_depth=0)
+        split_solve(Position(GameSpec(4, 4, 4)), 2, split_depth=-1)
 
 
 def test_finished_game_is_not_searched_in_parallel():
