@@ -127,6 +127,8 @@ class SolveOptions:
             raise MnkError(f"unknown backend {self.backend!r} ({' or '.join(BACKENDS)})")
         if self.address is not None and self.backend != "ray":
             raise MnkError("an address is only for the ray backend")
+        if self.split_depth == 0 and self.backend != "process":
+            raise MnkError("Lazy SMP (split depth 0) needs the process pool's shared table, not the ray backend")
 
     @property
     def parallel(self) -> bool:

@@ -52,6 +52,7 @@ def test_limit_merges_the_older_keywords_once():
     ({"serial_budget": -1}, "serial budget"),
     ({"backend": "dask"}, "unknown backend"),
     ({"address": "h:1"}, "ray backend"),
+    ({"split_depth": 0, "backend": "ray"}, "Lazy SMP"),
 ])
 def test_bad_solve_options_are_refused(kwargs, fragment):
     with pytest.raises(MnkError, match=fragment):
