@@ -66,6 +66,7 @@ def load_kernels(parallel: bool = False) -> float:
         root.run_task(ctx, tt, ctl, zero, zero, 0, -1, 1, L.CTL_WORKERS + L.CTL_LIVE_WINDOW)
         ready.claim(ctl, 0, 0, 1)
         ready.take_back(ctl, 0, 0)
+        ready.publish(ctl, 0, 0)
         _loaded.add("parallel")
     return time.perf_counter() - t
 

@@ -8,7 +8,10 @@ its state (``FREE``, ``READY``, or the index >= 1 of the worker that claimed it)
 its priority (lower first) and the length of its payload. Only two changes of
 state race, and both are one compare-and-swap: ``READY`` -> worker (a claim) and
 ``READY`` -> ``FREE`` (the coordinator takes it back); every other change is made
-by the coordinator alone, which owns the entry whenever it is not ``READY``.
+by the coordinator alone, which owns the entry whenever it is not ``READY``. It
+makes an entry ``READY`` with a compare-and-swap too (:func:`publish`): a full
+barrier, so a worker that claims the entry sees every word and payload byte
+written before it, on any CPU.
 """
 import numpy as np
 from numba import njit
@@ -40,6 +43,13 @@ def claim(ctl, base, count, worker):
             return -1
         if atomic_cas(ctl, base + best * ENTRY_WORDS + E_STATE, np.int64(READY), np.int64(worker)):
             return best
+
+
+@njit(cache=True)
+def publish(ctl, base, entry):
+    """Make a free entry ready (after its words and payload are written); False
+    when it was not free."""
+    return atomic_cas(ctl, base + entry * ENTRY_WORDS + E_STATE, np.int64(FREE), np.int64(READY))
 
 
 @njit(cache=True)

@@ -87,7 +87,7 @@ class ReadyList:
         if len(data) > PAYLOAD_BYTES:
             raise MnkError(f"internal error: a task of {len(data)} bytes does not fit a ready-list entry")
         at = self.slot(entry)
-        if self.ctl[at + K.E_STATE] != K.FREE:
+        if self.ctl[at + K.E_STATE] != K.FREE or entry in self.pending:
             raise RuntimeError(f"internal error: ready-list entry {entry} is not free")
         off = entry * PAYLOAD_BYTES
         self.payload[off:off + len(data)] = data
@@ -99,7 +99,7 @@ class ReadyList:
         self.ctl[at + K.E_LENGTH] = len(data)
         self.pending[entry] = task.task_id
         self.tasks[entry] = task
-        self.ctl[at + K.E_STATE] = K.READY   # last: a worker may claim it from now on
+        K.publish(self.ctl, self.base, entry)   # last (a barrier): a worker may claim it from now on
         self.wake.release()
 
     def set_window(self, entry: int, task_id: int, alpha: int, beta: int) -> None:
