@@ -103,8 +103,6 @@ def test_ready_list_steps_match_a_plain_queue():
                                                                + [entry])
                 assert not board.received(entry, TaskResult(tid + 1000, worker, 0, TT_EXACT, False, 1, 0.0, 0))
                 assert board.received(entry, TaskResult(tid, worker, 0, TT_EXACT, False, 1, 0.0, 0))
-                assert board.state(entry) == worker   # until the coordinator's turn is done
-                board.turn_done()
                 assert board.state(entry) == K.FREE
             assert board.counts() == (len(twin), len(claimed))
 
@@ -246,9 +244,6 @@ class SimReadyPool(Backend):
             got = []
         events += [(e + 1, r) for e, r in got if self.board.received(e, r)]
         return events
-
-    def flush(self):
-        self.board.turn_done()
 
     def set_window(self, slot, task_id, alpha, beta):
         self.board.set_window(slot - 1, task_id, alpha, beta)

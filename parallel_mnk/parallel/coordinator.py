@@ -277,7 +277,6 @@ class Coordinator:
         deadline = time.monotonic() + DRAIN_TIMEOUT_S
         while self.running and time.monotonic() < deadline:
             self._collect(None, timeout=0.5)
-        self.backend.flush()
         for s in self.slots:
             if s.job is not None:
                 self._release(s.job)

@@ -19,15 +19,9 @@ Where things are:
   killed between its wake-up and its claim, costs at most ``WAKE_POLL_S``
   (idle workers look at the list that often anyway).
 
-A result that cuts off its task's parent (a value at or below the task's live
-alpha) makes the tasks still queued under that parent useless: the worker that
-found it waits until the coordinator took the result in (:meth:`wait_answered`,
-at most ``CUTOFF_WAIT_S``) before it claims again, so that those are taken back
-first.
-
 Lifecycle of an entry: ``FREE`` -(coordinator: :meth:`put`)-> ``READY``
--(worker: claim)-> worker index -(coordinator: :meth:`received` its result,
-then :meth:`turn_done`)-> ``FREE``; or ``READY`` -(coordinator: :meth:`abandon`, taken back before
+-(worker: claim)-> worker index -(coordinator: :meth:`received`, its result
+came)-> ``FREE``; or ``READY`` -(coordinator: :meth:`abandon`, taken back before
 anyone claimed it)-> ``FREE`` with a made-up "abandoned, not started" result.
 A task abandoned after its claim sees its abort word (before it starts, or
 within its search's next poll) and answers abandoned.
@@ -39,7 +33,6 @@ simulated pool of the tests).
 from __future__ import annotations
 
 import pickle
-import time
 from typing import Any, Optional
 
 import numpy as np
@@ -52,14 +45,12 @@ from .task import AnyResult, AnyTask
 PAYLOAD_BYTES = 4096     # a pickled Task is about 300 bytes; a HeuristicTask of a big board under 1 KiB
 HELPER_PRIORITY = 1 << 40   # helpers (a second searcher on a running task) after every real task
 CLOSING = 0              # word before the entries: the workers leave
-HEADER = 1
-CUTOFF_WAIT_S = 0.05     # a worker waits at most this long for the coordinator after a cutoff
 WAKE_POLL_S = 0.2        # an idle worker looks at the list at least this often
 
 
 def words_needed(count: int) -> int:
     """Words of ``ctl`` a ready list of ``count`` entries takes."""
-    return HEADER + count * K.ENTRY_WORDS
+    return 1 + count * K.ENTRY_WORDS
 
 
 class ReadyList:
@@ -70,7 +61,7 @@ class ReadyList:
     def __init__(self, ctl: np.ndarray, start: int, count: int, payload: Any, wake: Any) -> None:
         self.ctl = ctl
         self.start = start
-        self.base = start + HEADER
+        self.base = start + 1
         self.count = count
         self.payload = memoryview(payload)
         self.wake = wake
@@ -78,7 +69,6 @@ class ReadyList:
         self.pending: dict[int, int] = {}   # entry -> id of the task put there, until its result came
         self.tasks: dict[int, AnyTask] = {}
         self.taken_back: list[tuple[int, AnyResult]] = []   # (entry, made-up result) not yet collected
-        self.answered: set[int] = set()   # entries whose result came, freed at the end of the coordinator's turn
 
     def slot(self, entry: int) -> int:
         """The control slot (abort word, live-window word) of ``entry``'s task."""
@@ -93,8 +83,6 @@ class ReadyList:
         the order they were put, helpers (a task already in another entry: a
         second searcher of it) after every other task."""
         helper = task.task_id in self.pending.values()
-        if entry in self.answered:
-            self.release(entry)
         data = pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL)
         if len(data) > PAYLOAD_BYTES:
             raise MnkError(f"internal error: a task of {len(data)} bytes does not fit a ready-list entry")
@@ -133,18 +121,15 @@ class ReadyList:
         return out
 
     def received(self, entry: int, result: AnyResult) -> bool:
-        """A worker's result for ``entry`` (the entry is freed at :meth:`turn_done`);
-        False when it is not the result of the task put there (nothing changes then)."""
+        """A worker's result for ``entry``: frees it; False when it is not the
+        result of the task put there (nothing changes then)."""
         if self.pending.get(entry) != result.task_id:
             return False
-        self.pending.pop(entry)
-        self.tasks.pop(entry, None)
-        self.answered.add(entry)
+        self.release(entry)
         return True
 
     def release(self, entry: int) -> None:
         """Forget ``entry``'s task (answered or lost) and free the entry."""
-        self.answered.discard(entry)
         self.pending.pop(entry, None)
         self.tasks.pop(entry, None)
         self.ctl[self.slot(entry) + K.E_STATE] = K.FREE
@@ -163,14 +148,6 @@ class ReadyList:
             claimed += s > 0
         return ready, claimed
 
-    def turn_done(self) -> None:
-        """The coordinator recorded the results it received and sent the windows
-        and abandons they imply: their entries are free now (a worker waiting
-        after a cutoff goes on)."""
-        for entry in self.answered:
-            self.ctl[self.slot(entry) + K.E_STATE] = K.FREE
-        self.answered.clear()
-
     def close(self, workers: int) -> None:
         """Tell the workers to leave (and wake every one of them)."""
         self.ctl[self.start + CLOSING] = 1
@@ -181,14 +158,6 @@ class ReadyList:
     @property
     def closing(self) -> bool:
         return bool(self.ctl[self.start + CLOSING])
-
-    def wait_answered(self, entry: int, worker: int) -> None:
-        """Wait until the coordinator took in ``worker``'s result for ``entry`` and
-        what it implies (it frees the entry then), at most ``CUTOFF_WAIT_S``."""
-        at = self.slot(entry) + K.E_STATE
-        deadline = time.monotonic() + CUTOFF_WAIT_S
-        while self.ctl[at] == worker and not self.closing and time.monotonic() < deadline:
-            time.sleep(0.00002)
 
     def next_task(self, worker: int) -> Optional[tuple[int, AnyTask]]:
         """Wait for a ready task and claim it for ``worker``: ``(entry, task)``; None

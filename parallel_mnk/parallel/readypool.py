@@ -109,9 +109,6 @@ class ReadyPool(ProcessPool):
     def abandon(self, slot: int, task_id: int) -> None:
         self.ready.abandon(slot - 1, task_id)
 
-    def flush(self) -> None:
-        self.ready.turn_done()
-
     def dead_idle(self) -> list[tuple[int, str]]:
         return [(p.index, self._bury(p)) for p in self._procs
                 if not self.ready.held_by(p.index) and (p.conn.closed or not p.process.is_alive())]
@@ -123,9 +120,6 @@ class ReadyPool(ProcessPool):
 
     def reset(self, slot: int) -> None:
         entry = slot - 1
-        if entry in self.ready.answered:
-            self.ready.release(entry)
-            return
         state = self.ready.state(entry)
         if state == K.READY and K.take_back(self.ctl, self.ready.base, entry):
             state = K.FREE

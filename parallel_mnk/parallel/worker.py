@@ -19,8 +19,7 @@ import time
 import numpy as np
 
 from .ready import ReadyList
-from ..kernels import layout as L
-from .task import TaskResult, WorkerEnv
+from .task import WorkerEnv
 
 PARENT_POLL_S = 0.5
 
@@ -83,22 +82,7 @@ def ready_worker_main(index: int, conn, tt_mem, ctl_mem, ready: tuple, parent_pi
             return
         entry, task = claimed
         env.slot = board.slot(entry)
-        result = task.run(env)
         try:
-            conn.send((entry, result))
+            conn.send((entry, task.run(env)))
         except (OSError, BrokenPipeError):
             return
-        if cuts_off(result, int(ctl[env.slot + L.CTL_LIVE_WINDOW]), task):
-            board.wait_answered(entry, index)
-
-
-def cuts_off(result, window_word: int, task) -> bool:
-    """Whether ``result`` proves its task's value at or below the task's live alpha
-    (``window_word``, or the task's own alpha when the word is another task's): a
-    cutoff in the parent, whose other tasks are then not needed."""
-    if not isinstance(result, TaskResult) or result.abandoned or result.kind == L.TT_LOWER:
-        return False
-    alpha = task.alpha
-    if window_word >> 32 == task.task_id:
-        alpha = max(alpha, ((window_word >> 16) & 0xFFFF) - L.WINDOW_BIAS)
-    return result.value <= alpha
