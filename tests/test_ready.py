@@ -291,3 +291,29 @@ def test_coordinator_on_a_simulated_ready_pool_matches_minimax():
             assert truth == result, where
         assert not pool.board.pending, "an entry is still held after the search"
     assert seen["taken back"] > 0 and seen["helpers"] > 0, seen
+
+
+# ---------------------------------------------------------------- the real pool with a ready list
+def test_ready_pool_agrees_with_serial(monkeypatch):
+    """The process pool with a ready list (not the default): serial = parallel on
+    random positions, free and gravity, 2 and 3 workers, with helpers; every
+    entry is free again after each solve."""
+    from checks import check_accounting, check_best_move, random_positions, serial_score, split_solve
+    from parallel_mnk.parallel import backends
+    from parallel_mnk.parallel.readypool import ReadyPool
+
+    monkeypatch.setenv("PARALLEL_MNK_READY_LIST", "1")
+    try:
+        for workers, spec, stones in [(2, GameSpec(4, 4, 4), (0, 8)), (3, GameSpec(5, 4, 4, True), (2, 10)),
+                                      (2, GameSpec(6, 5, 4, True), (10, 20))]:
+            before = backends.get_coordinator("process", workers, 16).helper_jobs
+            for pos in random_positions(spec, 8, stones, seed=workers * 100 + spec.cols):
+                r = split_solve(pos, workers, pv=False, split_depth=None if spec.gravity else 2)
+                assert r.score == serial_score(pos), pos.move_stack
+                check_best_move(pos, r.best_move, r.score, weak=False)
+                check_accounting(r, workers)
+                pool = backends.get_pool(workers, 16)
+                assert isinstance(pool, ReadyPool) and not pool.ready.pending
+            assert backends.get_coordinator("process", workers, 16).helper_jobs >= before
+    finally:
+        backends.shutdown_backends()

@@ -15,10 +15,13 @@ from .procpool import ProcessPool
 from .ray_backend import RayBackend
 from .readypool import ReadyPool
 
-# workers of the process pool take their tasks from a ready list in shared memory
-# (ReadyPool) rather than from the coordinator (ProcessPool); PARALLEL_MNK_READY_LIST=0/1
-# chooses when the pool is made
-READY_LIST = True
+# whether workers of the process pool take their tasks from a ready list in shared
+# memory (ReadyPool) rather than from the coordinator down a pipe (ProcessPool);
+# PARALLEL_MNK_READY_LIST=0/1 chooses when the pool is made. Off: on 2 cores it did
+# not pay (a fifth of the task starts chained at ~20 us instead of ~80 us, but the
+# workers' busy share stayed 84-85 % and Test_L1_R2 took +3 % nodes, queued tasks
+# being claimed before the result that made them useless was recorded)
+READY_LIST = False
 
 _coordinators: dict[str, Coordinator] = {}
 

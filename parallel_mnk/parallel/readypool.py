@@ -9,6 +9,9 @@ its own control words), whichever worker runs the task. Everything else (the
 table, the busy marks, the processes, their pipes and deaths) is the
 :class:`~.procpool.ProcessPool`'s.
 
+Chosen by ``backends.READY_LIST`` or ``PARALLEL_MNK_READY_LIST=1`` (off by default:
+see :mod:`.backends` for what it did on 2 cores).
+
 Faults: a worker found dead loses the entry it had claimed (reported as
 :class:`~.backend.Lost` at that place, or at place 0 when it held none); tasks
 still ready stay for the others.
