@@ -1,12 +1,15 @@
 """Machine-level helpers numba does not expose: popcount, count trailing zeros,
 a cache prefetch, an atomic load of an array element (so a value another process writes to
-shared memory is seen at once and the read is never hoisted out of a loop), and an
-array view that owns nothing (no reference counting where it is passed).
+shared memory is seen at once and the read is never hoisted out of a loop), an atomic
+compare-and-swap of one, and an array view that owns nothing (no reference counting
+where it is passed).
 
 They are LLVM intrinsics, which exist only in compiled code; under
 ``NUMBA_DISABLE_JIT=1`` (the kernels as plain Python, for tests and debugging)
 the same names are plain-Python functions with the same results.
 """
+import threading
+
 from numba import types
 from numba.core import cgutils, config
 from llvmlite import ir
@@ -52,6 +55,20 @@ def _atomic_load_intrinsic(typingctx, arr, idx):
     def codegen(context, builder, signature, args):
         ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1])
         return builder.load_atomic(ptr, "monotonic", arr.dtype.bitwidth // 8)
+
+    return sig, codegen
+
+
+@intrinsic
+def _atomic_cas_intrinsic(typingctx, arr, idx, expected, new):
+    """Atomically set ``arr[idx]`` to ``new`` if it holds ``expected`` (LLVM cmpxchg,
+    sequentially consistent: one LOCK CMPXCHG on x86); True when it did."""
+    sig = types.boolean(arr, types.intp, arr.dtype, arr.dtype)
+
+    def codegen(context, builder, signature, args):
+        ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1])
+        pair = builder.cmpxchg(ptr, args[2], args[3], "seq_cst", "seq_cst")
+        return builder.extract_value(pair, 1)
 
     return sig, codegen
 
@@ -108,6 +125,18 @@ def _atomic_load_plain(arr, idx):
     return arr[idx]
 
 
+_CAS_LOCK = threading.Lock()
+
+
+def _atomic_cas_plain(arr, idx, expected, new):
+    # atomic between the threads of one process only (NUMBA_DISABLE_JIT is for tests and debugging)
+    with _CAS_LOCK:
+        if arr[idx] != expected:
+            return False
+        arr[idx] = new
+        return True
+
+
 def _prefetch_plain(arr, idx):
     return None
 
@@ -120,5 +149,6 @@ _PLAIN = bool(getattr(config, "DISABLE_JIT", False))   # set from NUMBA_DISABLE_
 popcount = _popcount_plain if _PLAIN else _popcount_intrinsic
 lowest_bit_index = _lowest_bit_index_plain if _PLAIN else _lowest_bit_index_intrinsic
 atomic_load = _atomic_load_plain if _PLAIN else _atomic_load_intrinsic
+atomic_cas = _atomic_cas_plain if _PLAIN else _atomic_cas_intrinsic
 prefetch = _prefetch_plain if _PLAIN else _prefetch_intrinsic
 unowned = _unowned_plain if _PLAIN else _unowned_intrinsic

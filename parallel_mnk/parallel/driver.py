@@ -192,7 +192,7 @@ class ParallelSolve:
 
     # ------------------------------------------------------------ limits and figures
     def _nodes(self) -> int:
-        return self.search.nodes + sum(s.stats.nodes for s in self.coordinator.slots)
+        return self.search.nodes + sum(st.nodes for st in self.coordinator.stats)
 
     def _check_nodes(self) -> None:
         """Raise SearchTimeout once the node limit is spent or the watch is stopped."""
@@ -216,7 +216,7 @@ class ParallelSolve:
         """The SolveResult (``score`` None: unknown)."""
         cpu = time.process_time() - self.cpu0
         stats = [WorkerStats(0, 1 if serial else 0, self.search.nodes, cpu, peak_rss())]
-        stats += [s.stats for s in self.coordinator.slots]
+        stats += self.coordinator.stats
         nodes = sum(s.nodes for s in stats)
         value = Value.UNKNOWN if score is None else value_of_score(score)
         exact = None if (self.opts.weak or score is None) else score
