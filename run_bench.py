@@ -16,9 +16,10 @@ import sys
 import time
 from pathlib import Path
 
-from bench import common, plots, suite_boards, suite_cluster, suite_connect4, suite_scaling, suite_seed
+from bench import common, plots, suite_boards, suite_cluster, suite_connect4, suite_gravity, suite_scaling, suite_seed
+from bench.peers import Peer
 
-SUITES = ["startup", "connect4", "boards", "scaling", "seed1", "seed2", "connect4-empty", "cluster"]
+SUITES = ["startup", "connect4", "gravity", "boards", "scaling", "seed1", "seed2", "connect4-empty", "cluster"]
 QUICK_SUITES = ["startup", "connect4", "boards", "scaling", "seed1", "seed2"]
 
 
@@ -32,9 +33,29 @@ def _positive(text: str) -> int:
     return value
 
 
+def _peer(text: str) -> Peer:
+    try:
+        return Peer.parse(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def _worker_counts(text: str) -> list[int]:
     """Comma list of worker counts, ascending (the smallest is the baseline of the speed-ups)."""
     return sorted({_positive(x) for x in text.split(",")})
+
+
+def _split_depths(text: str) -> list:
+    """Comma list of split modes: 'auto' (None) or a depth 0-8."""
+    out = []
+    for x in text.split(","):
+        if x == "auto":
+            out.append(None)
+        elif x.isdigit() and 0 <= int(x) <= 8:
+            out.append(int(x))
+        else:
+            raise argparse.ArgumentTypeError(f"not a split mode (auto or 0-8): {x!r}")
+    return out
 
 
 def main(argv=None) -> int:
@@ -44,8 +65,14 @@ def main(argv=None) -> int:
     parser.add_argument("--limit", type=int, help="connect4: positions per set")
     parser.add_argument("--workers", type=_worker_counts, default=[1, 2],
                         help="boards and scaling: worker counts timed against each other (default 1,2)")
+    parser.add_argument("--split-depths", type=_split_depths, default=[None], metavar="LIST",
+                        help="scaling: split modes compared, comma list of 'auto' (the solver's own choice, the "
+                             "default), 0 (Lazy SMP: every worker on the root window) and depths 1-8")
     parser.add_argument("--repeat", type=_positive, default=3, help="scaling: runs per measurement (median)")
     parser.add_argument("--out", type=Path, help="results folder (default bench/results/<timestamp>)")
+    parser.add_argument("--peer", action="append", type=_peer, default=[], metavar="[WxH=]CMD",
+                        help="connect4, gravity: a solver reading Pons' lines on stdin and printing 'line score "
+                             "nodes time_us', run on the same positions (a 7x6 one, or WxH=CMD); may be repeated")
     args = parser.parse_args(argv)
     suites = args.suites.split(",") if args.suites else (QUICK_SUITES if args.quick else SUITES)
     unknown = [s for s in suites if s not in SUITES]
@@ -69,11 +96,14 @@ def main(argv=None) -> int:
             rows.append({"suite": "startup", "case": "start with cache (warm)", "time_s": t["warm_process_s"]})
             log(f"startup: cold {t['cold_process_s']:.2f} s, warm {t['warm_process_s']:.2f} s (process wall time)")
         elif suite == "connect4":
-            rows += suite_connect4.run(quick=args.quick, limit=args.limit, log=log)
+            rows += suite_connect4.run(quick=args.quick, limit=args.limit, peers=args.peer, log=log)
+        elif suite == "gravity":
+            rows += suite_gravity.run(quick=args.quick, peers=args.peer, log=log)
         elif suite == "boards":
             rows += suite_boards.run(quick=args.quick, workers_list=args.workers, log=log)
         elif suite == "scaling":
-            rows += suite_scaling.run(quick=args.quick, workers_list=args.workers, repeat=args.repeat, log=log)
+            rows += suite_scaling.run(quick=args.quick, workers_list=args.workers, repeat=args.repeat, log=log,
+                                     split_depths=args.split_depths)
         elif suite == "seed1":
             rows += suite_seed.run_seed1(quick=args.quick, log=log)
         elif suite == "seed2":
@@ -86,16 +116,21 @@ def main(argv=None) -> int:
     written = plots.write_plots(out, rows, log=print)
     print()
     print(common.markdown_table([r for r in rows if r["suite"] == "connect4"],
-                                ["case", "positions", "wrong", "mean_time_s", "mean_nodes", "nodes_per_s",
-                                 "ref_time_s", "ref_nodes", "time_vs_ref", "nodes_vs_ref"]))
+                                ["case", "solver", "positions", "wrong", "mean_time_s", "mean_nodes", "nodes_per_s",
+                                 "ref_time_s", "ref_nodes", "time_vs_ref", "nodes_vs_ref", "differ"]))
+    print()
+    print(common.markdown_table([r for r in rows if r["suite"] in ("gravity", "gravity-rules")],
+                                ["suite", "case", "solver", "positions", "wrong", "nodes", "time_s", "cpu_s",
+                                 "differ", "error"]))
     print()
     print(common.markdown_table([r for r in rows if r["suite"] in ("boards", "startup")],
                                 ["suite", "case", "workers", "value", "score", "nodes", "proof", "time_s",
                                  "ref_time_s", "time_vs_ref"]))
     print()
-    print(common.markdown_table([r for r in rows if r["suite"] in ("scaling", "ceiling", "overhead")],
-                                ["suite", "case", "workers", "time_s", "speedup", "efficiency", "nodes", "overhead",
-                                 "node_speedup", "per_worker_start_s"]))
+    print(common.markdown_table([r for r in rows if r["suite"] in ("scaling", "overhead", "scaling-cli")],
+                                ["suite", "case", "workers", "time_s", "speedup", "efficiency", "ceiling",
+                                 "ceiling_fraction", "nodes", "overhead", "node_speedup", "coordinator_share",
+                                 "idle_share", "per_worker_start_s"]))
     print()
     print(common.markdown_table([r for r in rows if r["suite"] == "seed1"],
                                 ["case", "board", "method", "value", "states", "published_states", "match", "time_s",

@@ -1,15 +1,18 @@
 """Connect Four: Pons' six benchmark sets (../shared/data/connect4), one position at a
 time with a fresh table (as Pons' solver resets its table per position), exact scores
-checked against the set, mean time and nodes next to the reference figures."""
+checked against the set, mean time and nodes next to the reference figures; with
+``--peer`` a peer solver's row on the same positions in the same run (bench/peers.py)."""
 from __future__ import annotations
 
 import time
+from typing import Optional
 
 from parallel_mnk import GameSpec, Position
 from parallel_mnk.search import Search
 from parallel_mnk.ttable import transposition_table
 
 from .common import connect4_set
+from .peers import Peer, peer_rows
 
 CONNECT4 = GameSpec(7, 6, 4, True)
 
@@ -36,9 +39,11 @@ def warm_up() -> None:
     search.score(own, opp, p.ply, False)
 
 
-def run(quick: bool = False, limit: int | None = None, log=print) -> list[dict]:
-    """One row per set: positions, wrong scores, mean time/nodes, ratio to Pons."""
+def run(quick: bool = False, limit: int | None = None, peers: Optional[list[Peer]] = None, log=print) -> list[dict]:
+    """One row per set: positions, wrong scores, mean time/nodes, ratio to Pons;
+    then, for each 7x6 peer (``--peer``), its row on the same positions."""
     warm_up()
+    peers = [p for p in peers or [] if (p.cols, p.rows) == (7, 6)]
     rows = []
     tt = transposition_table(TT_BITS)
     for name, (ref_time, ref_nodes) in REFERENCE.items():
@@ -52,6 +57,7 @@ def run(quick: bool = False, limit: int | None = None, log=print) -> list[dict]:
         total_t = 0.0
         total_nodes = 0
         wrong = 0
+        ours, expected_scores = [], []
         for line in lines:
             moves, expected = line.split()
             p = Position.from_moves(CONNECT4, moves)
@@ -62,10 +68,12 @@ def run(quick: bool = False, limit: int | None = None, log=print) -> list[dict]:
             total_t += time.perf_counter() - t
             total_nodes += search.nodes
             wrong += score != int(expected)
+            ours.append(score)
+            expected_scores.append(int(expected))
         k = len(lines)
         mean_t, mean_n = total_t / k, total_nodes / k
         row = {
-            "suite": "connect4", "case": name, "positions": k, "wrong": wrong,
+            "suite": "connect4", "case": name, "solver": "parallel_mnk", "positions": k, "wrong": wrong,
             "mean_time_s": mean_t, "mean_nodes": mean_n, "nodes_per_s": total_nodes / total_t if total_t else 0.0,
             "ref_time_s": ref_time, "ref_nodes": ref_nodes,
             "time_vs_ref": mean_t / ref_time, "nodes_vs_ref": mean_n / ref_nodes,
@@ -73,4 +81,11 @@ def run(quick: bool = False, limit: int | None = None, log=print) -> list[dict]:
         log(f"connect4: {name}: {k} positions, {wrong} wrong, {mean_t * 1e3:.3f} ms, {mean_n:,.0f} nodes "
             f"({row['time_vs_ref']:.2f}x Pons' time, {row['nodes_vs_ref']:.2f}x his nodes)")
         rows.append(row)
+        for peer in peers:
+            for r in peer_rows(peer, "connect4", name, [ln.split()[0] for ln in lines], expected_scores, ours,
+                               log=log):
+                if "nodes" in r:
+                    r.update(mean_time_s=r["time_s"] / k, mean_nodes=r["nodes"] / k,
+                             time_vs_ours=r["time_s"] / total_t if total_t else None)
+                rows.append(r)
     return rows

@@ -1,15 +1,24 @@
-"""Parallel scaling: wall time, speedup and efficiency of 1 vs N workers on hard
-positions (ratios measured in the same run), search overhead (parallel nodes /
-serial nodes) at 1..16 workers, and worker start-up time.
+"""Parallel scaling: wall time, speed-up and efficiency of 1 vs W workers on hard
+positions, exact and weak (ratios measured in the same run), each speed-up also as
+a share of what the machine allows (``ceiling``: W independent serial solves at
+once, in the same run), the coordinator's CPU share and the workers' idle share;
+search overhead (parallel nodes / serial nodes) at 1..16 workers; the same
+speed-ups for whole ``parallel-mnk solve`` processes (what a user sees); worker
+start-up time.
 
 Node counts do not depend on how many real cores there are, so the overhead at
-16 workers on this 2-core machine predicts the node side of scaling on a bigger
-one; wall-clock speedup is only meaningful up to the physical core count.
+16 workers on a 2-core machine predicts the node side of scaling on a bigger
+one; wall-clock speed-up is only meaningful up to the physical core count.
 """
 from __future__ import annotations
 
+import multiprocessing as mp
 import statistics
+import subprocess
+import sys
 import time
+from dataclasses import dataclass
+from typing import Optional
 
 from parallel_mnk import GameSpec, Position, solve
 from parallel_mnk.parallel.backends import get_pool
@@ -41,62 +50,91 @@ def hard_positions(quick: bool) -> list[tuple[str, list[Position]]]:
     return cases
 
 
+@dataclass
+class Run:
+    """One timed solve of a case's positions at some worker count."""
+    wall: float
+    nodes: int
+    per_nodes: list[int]   # per process, 0 the coordinator
+    per_cpu: list[float]
+
+    @property
+    def coordinator_share(self) -> float:
+        """The coordinator's share of all the CPU the solve took."""
+        total = sum(self.per_cpu)
+        return self.per_cpu[0] / total if total and len(self.per_cpu) > 1 else 0.0
+
+    def idle_share(self, workers: int) -> float:
+        """Share of the workers' wall time they did not spend searching (CPU)."""
+        if workers < 2:
+            return 0.0
+        return max(0.0, 1.0 - sum(self.per_cpu[1:]) / (workers * self.wall))
+
+
 def _warm(workers: int) -> None:
     """Start the pool (or the serial table) and touch its pages before anything is timed."""
     tt = transposition_table(TT_BITS) if workers == 1 else get_pool(workers, TT_BITS).tt
     tt[:] = 0
 
 
-def _run(positions: list[Position], workers: int, split_depth=None) -> tuple[float, int, list[int]]:
-    """Wall seconds, total nodes, and per-process nodes (summed over positions)."""
+def _run(positions: list[Position], workers: int, weak: bool = False, split_depth=None) -> Run:
+    """Solve every position (no line), summing nodes and per-process nodes and CPU."""
     _warm(workers)
     t = time.perf_counter()
     nodes = 0
-    per = None
+    per_nodes: Optional[list[int]] = None
+    per_cpu: Optional[list[float]] = None
     for p in positions:
-        r = solve(p, workers=workers, pv=False, tt_bits=TT_BITS, split_depth=split_depth, progress=False,
-                  serial_budget=None)
+        r = solve(p, workers=workers, weak=weak, pv=False, tt_bits=TT_BITS, split_depth=split_depth,
+                  progress=False, serial_budget=None)
         nodes += r.nodes
         counts = [w.nodes for w in r.workers]
-        per = counts if per is None else [a + b for a, b in zip(per, counts)]
-    return time.perf_counter() - t, nodes, per or []
+        cpus = [w.cpu_s for w in r.workers]
+        per_nodes = counts if per_nodes is None else [a + b for a, b in zip(per_nodes, counts)]
+        per_cpu = cpus if per_cpu is None else [a + b for a, b in zip(per_cpu, cpus)]
+    return Run(time.perf_counter() - t, nodes, per_nodes or [], per_cpu or [])
 
 
-def _serial_in_child(positions: list[Position], out) -> None:
-    out.put(_run(positions, 1)[0])
+def _serial_in_child(positions: list[Position], weak: bool, start, out) -> None:
+    start.wait()
+    out.put(_run(positions, 1, weak).wall)
 
 
-def machine_throughput(positions: list[Position]) -> tuple[float, float]:
-    """What two cores give this workload here: the serial solve alone, then twice at
-    once in two processes (each its own table). Returns ``(alone_s, both_s)``;
-    ``2 * alone_s / both_s`` is the speed-up two perfectly split workers could reach
-    on this machine at this time (a VM's share of its host drifts)."""
-    import multiprocessing as mp
-
-    alone = _run(positions, 1)[0]
+def machine_ceiling(positions: list[Position], weak: bool, copies: int, alone: float) -> float:
+    """What this machine gives ``copies`` independent serial solves of the case at once
+    (each in its own process and table) over one alone (``alone`` seconds): their
+    speed-up ``copies * alone / time``, the bound of a ``copies``-worker speed-up here."""
+    if copies < 2:
+        return 1.0
     ctx = mp.get_context("fork")
-    out = ctx.Queue()
-    procs = [ctx.Process(target=_serial_in_child, args=(positions, out)) for _ in range(2)]
-    t = time.perf_counter()
+    out, start = ctx.Queue(), ctx.Event()
+    procs = [ctx.Process(target=_serial_in_child, args=(positions, weak, start, out)) for _ in range(copies)]
     for p in procs:
         p.start()
+    time.sleep(0.2)   # every child has loaded its kernels and table before the start
+    t = time.perf_counter()
+    start.set()
     for p in procs:
         p.join()
     both = time.perf_counter() - t
     if any(p.exitcode != 0 for p in procs):
         raise RuntimeError("a serial solve in a child process failed")
-    return alone, both
+    return copies * alone / both
 
 
-def run(quick: bool = False, workers_list=(1, 2), overhead_workers=(1, 2, 4, 8, 16), repeat: int = 3,
-        log=print) -> list[dict]:
-    """Rows: speedup per case and worker count; overhead per worker count; start-up."""
+def cli_solve_seconds(spec: GameSpec, workers: int, weak: bool) -> float:
+    """Wall seconds of a whole ``parallel-mnk solve`` process on the empty board of ``spec``."""
+    args = [sys.executable, "-m", "parallel_mnk", "solve", "--cols", str(spec.cols), "--rows", str(spec.rows),
+            "--k", str(spec.k), "--moves", "", "--workers", str(workers), "--no-progress", "--json"]
+    args += ["--gravity"] if spec.gravity else []
+    args += ["--weak"] if weak else []
+    t = time.perf_counter()
+    subprocess.run(args, check=True, capture_output=True)
+    return time.perf_counter() - t
+
+
+def _pool_start_rows(workers_list, log) -> list[dict]:
     rows = []
-    solve(Position(GameSpec(3, 3, 3)))  # compile before timing
-    if quick:
-        overhead_workers = tuple(w for w in overhead_workers if w <= 4)
-        repeat = 1
-    # start-up of a pool (kernels already compiled in this process, then fork)
     for n in sorted(set(workers_list) | {2}):
         if n < 2:
             continue
@@ -108,48 +146,116 @@ def run(quick: bool = False, workers_list=(1, 2), overhead_workers=(1, 2, 4, 8, 
                      "per_worker_start_s": max(pool.start_times)})
         log(f"scaling: pool of {n}: {total:.3f} s in all, slowest worker fork {max(pool.start_times) * 1e3:.1f} ms")
         pool.close()
-    for name, positions in hard_positions(quick):
-        # worker counts take turns within each repetition, and the speedup is the
-        # median of the ratios of the same repetition: the CPU this VM gives us
-        # drifts over tens of seconds, and runs far apart would compare two machines
-        runs = {n: [] for n in workers_list}
-        for _ in range(repeat):
-            for n in workers_list:
-                runs[n].append(_run(positions, n))
-        base = workers_list[0]
-        serial = (statistics.median(r[0] for r in runs[base]), runs[base][0][1])
+    return rows
+
+
+def mode_name(split_depth: Optional[int]) -> str:
+    """How a case's name says its split mode: nothing for the solver's own choice."""
+    return "" if split_depth is None else (" lazy-smp" if split_depth == 0 else f" split-depth {split_depth}")
+
+
+def _speedup_rows(name: str, positions: list[Position], weak: bool, workers_list, repeat: int,
+                  ceilings: Optional[dict], log, split_depth: Optional[int] = None) -> tuple[list[dict], Run]:
+    """Worker counts take turns within each repetition, and a speed-up is the median of
+    the ratios of the same repetition (the CPU a VM gets drifts over tens of seconds,
+    and runs far apart would compare two machines). ``ceilings`` (None: not
+    measured) keeps the machine's ceiling per (case, W) for the other split modes."""
+    case = name + (" weak" if weak else "") + mode_name(split_depth)
+    runs: dict[int, list[Run]] = {n: [] for n in workers_list}
+    for _ in range(repeat):
         for n in workers_list:
-            wall = statistics.median(r[0] for r in runs[n])
-            ratios = [b[0] / r[0] for b, r in zip(runs[base], runs[n])]
-            nodes = runs[n][0][1]
-            busiest = max(runs[n][0][2][1:]) if n > 1 else nodes   # 0: the coordinator solved it alone
-            speedup = statistics.median(ratios)
-            row = {"suite": "scaling", "case": name, "workers": n, "time_s": wall,
-                   "speedup": speedup, "speedup_runs": " ".join(f"{x:.2f}" for x in ratios),
-                   "efficiency": speedup / n, "nodes": nodes, "overhead": nodes / serial[1],
-                   "node_speedup": serial[1] / busiest if busiest else None,
-                   "per_worker_nodes": " ".join(map(str, runs[n][0][2]))}
-            rows.append(row)
-            log(f"scaling: {name}, {n} worker(s): {wall:.2f} s, speedup {speedup:.2f} (runs {row['speedup_runs']}), "
-                f"efficiency {row['efficiency']:.2f}, nodes x{row['overhead']:.2f}, "
-                f"node speedup {row['node_speedup'] or 0:.2f}")
-        if not quick:
-            alone, both = machine_throughput(positions)
-            row = {"suite": "ceiling", "case": name, "workers": 2, "time_s": both, "speedup": 2 * alone / both}
-            rows.append(row)
-            log(f"ceiling: {name}: serial alone {alone:.2f} s, two at once {both:.2f} s: two cores give "
-                f"x{row['speedup']:.2f} here now")
-        for n in overhead_workers:
-            if n in workers_list:
-                continue
-            if n > 1 and name.startswith("Test_L1_R2") and quick:
-                continue
-            wall, nodes, per = _run(positions, n)
-            row = {"suite": "overhead", "case": name, "workers": n, "nodes": nodes,
-                   "overhead": nodes / serial[1], "node_speedup": serial[1] / max(per[1:] or [nodes]),
-                   "time_s": wall, "per_worker_nodes": " ".join(map(str, per))}
-            rows.append(row)
-            log(f"overhead: {name}, {n} workers: nodes x{row['overhead']:.2f}, "
-                f"serial nodes / busiest worker's {row['node_speedup']:.2f}")
+            runs[n].append(_run(positions, n, weak, split_depth if n > 1 else None))
+    base = workers_list[0]
+    serial = runs[base][0]
+    alone = statistics.median(r.wall for r in runs[base])
+    rows = []
+    for n in workers_list:
+        ratios = [b.wall / r.wall for b, r in zip(runs[base], runs[n])]
+        speedup = statistics.median(ratios)
+        first = runs[n][0]
+        busiest = max(first.per_nodes[1:]) if n > 1 and len(first.per_nodes) > 1 else first.nodes
+        ceiling = 1.0 if n == 1 else None
+        if ceilings is not None and n > 1:
+            if (name, weak, n) not in ceilings:
+                ceilings[name, weak, n] = machine_ceiling(positions, weak, n, alone)
+            ceiling = ceilings[name, weak, n]
+        row = {"suite": "scaling", "case": case, "workers": n, "time_s": statistics.median(r.wall for r in runs[n]),
+               "speedup": speedup, "speedup_runs": " ".join(f"{x:.2f}" for x in ratios), "efficiency": speedup / n,
+               "ceiling": ceiling, "ceiling_fraction": speedup / ceiling if ceiling else None,
+               "nodes": first.nodes, "overhead": first.nodes / serial.nodes,
+               "node_speedup": serial.nodes / busiest if busiest else None,
+               "coordinator_share": statistics.median(r.coordinator_share for r in runs[n]),
+               "idle_share": statistics.median(r.idle_share(n) for r in runs[n]),
+               "per_worker_nodes": " ".join(map(str, first.per_nodes))}
+        rows.append(row)
+        log(f"scaling: {case}, {n} worker(s): {row['time_s']:.2f} s, speedup {speedup:.2f} "
+            f"(runs {row['speedup_runs']}), ceiling {ceiling or 0:.2f}, fraction {row['ceiling_fraction'] or 0:.2f}, "
+            f"nodes x{row['overhead']:.2f}, coordinator {row['coordinator_share']:.1%} of the CPU, "
+            f"workers idle {row['idle_share']:.1%}")
+    return rows, serial
+
+
+def _cli_rows(name: str, spec: GameSpec, weak: bool, workers_list, repeat: int, log) -> list[dict]:
+    """Whole processes, wall clock: the speed-up a user of ``parallel-mnk solve`` sees."""
+    case = name + (" weak" if weak else "")
+    times: dict[int, list[float]] = {n: [] for n in workers_list}
+    for _ in range(repeat):
+        for n in workers_list:
+            times[n].append(cli_solve_seconds(spec, n, weak))
+    base = workers_list[0]
+    rows = []
+    for n in workers_list:
+        ratios = [b / t for b, t in zip(times[base], times[n])]
+        row = {"suite": "scaling-cli", "case": case, "workers": n, "time_s": statistics.median(times[n]),
+               "speedup": statistics.median(ratios), "speedup_runs": " ".join(f"{x:.2f}" for x in ratios)}
+        rows.append(row)
+        log(f"scaling-cli: {case}, {n} worker(s): {row['time_s']:.2f} s per process, speedup {row['speedup']:.2f} "
+            f"(runs {row['speedup_runs']})")
+    return rows
+
+
+def run(quick: bool = False, workers_list=(1, 2), overhead_workers=(1, 2, 4, 8, 16), repeat: int = 3,
+        log=print, split_depths=(None,)) -> list[dict]:
+    """Rows: speed-up per case (exact and weak), split mode (``split_depths``: None
+    the solver's own, 0 Lazy SMP, d a fixed depth) and worker count, with the
+    machine's ceiling; overhead per worker count; whole-process speed-ups on the
+    empty boards; pool start-up."""
+    workers_list = sorted(set(workers_list))
+    rows = []
+    solve(Position(GameSpec(3, 3, 3)))  # compile before timing
+    if quick:
+        overhead_workers = tuple(w for w in overhead_workers if w <= 4)
+        repeat = 1
+    rows += _pool_start_rows(workers_list, log)
+    ceilings: Optional[dict] = None if quick else {}
+    for name, positions in hard_positions(quick):
+        for weak in (False, True):
+            for depth in split_depths:
+                got, serial = _speedup_rows(name, positions, weak, workers_list, repeat, ceilings, log, depth)
+                rows += got
+                rows += _overhead_rows(name, positions, weak, depth, serial, workers_list, overhead_workers, quick,
+                                       log)
+            if len(positions) == 1 and positions[0].ply == 0 and not quick:
+                rows += _cli_rows(name, positions[0].spec, weak, workers_list, repeat, log)
     shutdown_pool()
+    return rows
+
+
+def _overhead_rows(name: str, positions: list[Position], weak: bool, depth: Optional[int], serial: Run,
+                   workers_list, overhead_workers, quick: bool, log) -> list[dict]:
+    """Nodes at the worker counts not timed (node counts need no free cores)."""
+    rows = []
+    for n in overhead_workers:
+        if n in workers_list or (n > 1 and quick and name.startswith("Test_L1_R2")):
+            continue
+        r = _run(positions, n, weak, depth if n > 1 else None)
+        busiest = max(r.per_nodes[1:]) if len(r.per_nodes) > 1 else r.nodes
+        case = name + (" weak" if weak else "") + mode_name(depth)
+        row = {"suite": "overhead", "case": case, "workers": n, "nodes": r.nodes,
+               "overhead": r.nodes / serial.nodes, "node_speedup": serial.nodes / busiest if busiest else None,
+               "time_s": r.wall, "coordinator_share": r.coordinator_share,
+               "per_worker_nodes": " ".join(map(str, r.per_nodes))}
+        rows.append(row)
+        log(f"overhead: {case}, {n} workers: nodes x{row['overhead']:.2f}, serial nodes / busiest "
+            f"worker's {row['node_speedup'] or 0:.2f}")
     return rows

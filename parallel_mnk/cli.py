@@ -10,7 +10,7 @@ from typing import Optional, TextIO
 from . import runtime, solver
 from .analysis import analyze, describe_score, pons_line, render
 from .commands import check_time_limit, game_spec, position_of
-from .options import PROVERS, Limit
+from .options import MAX_SPLIT_DEPTH, PROVERS, Limit
 from .position import Position
 from .play import play
 from .protocol import Session, needs_solver, parse
@@ -293,7 +293,8 @@ def _add_solve_parser(sub) -> None:
     _add_exact_args(
         p, weak="only win/draw/loss (faster)",
         workers=f"worker processes (default: the physical cores, here {runtime.default_workers()}; 1 = serial)",
-        split="plies of the parallel split (1 = plain root splitting; default: 1-4, until there are 8 tasks)",
+        split="plies of the parallel split (1 = plain root splitting; 0 = Lazy SMP, every worker searches the "
+              "root window on the shared table; default: 1-4, until there are 8 tasks)",
         progress="no status line on stderr during long solves",
         time_limit="seconds; past it the answer is 'unknown'",
         table="transposition table memory, like 512M or 2G (bytes without a unit): the largest power of two of "
@@ -403,8 +404,8 @@ def main(argv: Optional[list[str]] = None, stdin: TextIO = sys.stdin, stdout: Te
                 args.workers = 1 if getattr(args, "prover", None) == "dfpn" else runtime.default_workers()
             if args.workers < 1:
                 raise MnkError(f"--workers must be at least 1, got {args.workers}")
-            if args.split_depth is not None and not 1 <= args.split_depth <= 8:
-                raise MnkError(f"--split-depth must be between 1 and 8, got {args.split_depth}")
+            if args.split_depth is not None and not 0 <= args.split_depth <= MAX_SPLIT_DEPTH:
+                raise MnkError(f"--split-depth must be between 0 and {MAX_SPLIT_DEPTH}, got {args.split_depth}")
         check_time_limit(getattr(args, "time_limit", None))
         return args.func(args, stdin, stdout)
     except MnkError as e:

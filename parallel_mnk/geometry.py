@@ -42,7 +42,7 @@ from .rules import MAX_CELLS, GameSpec
 DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 ZOBRIST_SEED = 0x6D6E6B   # both engines' hash keys come from this seed
 MAX_LIMITED_DEPTH = 64    # the depth-limited engine's deepest search
-ETC_MIN_EMPTY = 16        # gravity: enhanced transposition cutoff at nodes with this many empty cells
+ETC_MIN_EMPTY = 8         # gravity: enhanced transposition cutoff at nodes with this many empty cells
 
 
 # ------------------------------------------------------------------ lines on Python ints

@@ -127,14 +127,16 @@ class SolveOptions:
         if self.limit.depth is not None:
             raise UnsupportedError("an exact solve has no depth limit (use Limit(time=) or Limit(nodes=); "
                                    "best_move takes a depth)")
-        if self.split_depth is not None and not 1 <= self.split_depth <= MAX_SPLIT_DEPTH:
-            raise MnkError(f"split depth must be between 1 and {MAX_SPLIT_DEPTH}, got {self.split_depth}")
+        if self.split_depth is not None and not 0 <= self.split_depth <= MAX_SPLIT_DEPTH:
+            raise MnkError(f"split depth must be between 0 and {MAX_SPLIT_DEPTH}, got {self.split_depth}")
         if self.serial_budget is not None and self.serial_budget < 0:
             raise MnkError(f"the serial budget must be 0 or more nodes, got {self.serial_budget}")
         if self.backend not in BACKENDS:
             raise MnkError(f"unknown backend {self.backend!r} ({' or '.join(BACKENDS)})")
         if self.address is not None and self.backend != "ray":
             raise MnkError("an address is only for the ray backend")
+        if self.split_depth == 0 and self.backend != "process":
+            raise MnkError("Lazy SMP (split depth 0) needs the process pool's shared table, not the ray backend")
 
     @property
     def parallel(self) -> bool:

@@ -19,8 +19,8 @@ import psutil
 
 from .geometry import build_context, build_grid_geometry
 from .kernels import (
-    bounds, cache_guard, common, dfpn, gravity, gravity_search, grid, limited, lines, negamax, pairing, root,
-    sharing, table, threats, tss,
+    bounds, cache_guard, common, dfpn, gravity, gravity_search, grid, limited, lines, negamax, pairing, ready,
+    root, sharing, table, threats, tss,
 )
 from .kernels import grid_layout as GL
 from .kernels import layout as L
@@ -28,8 +28,8 @@ from .options import Watch
 from .rules import GameSpec
 
 T = TypeVar("T")
-KERNEL_MODULES = [bounds, common, dfpn, gravity, gravity_search, grid, limited, lines, negamax, pairing, root,
-                  sharing, table, threats, tss]
+KERNEL_MODULES = [bounds, common, dfpn, gravity, gravity_search, grid, limited, lines, negamax, pairing, ready,
+                  root, sharing, table, threats, tss]
 
 _loaded: set[str] = set()
 
@@ -64,6 +64,9 @@ def load_kernels(parallel: bool = False) -> float:
     if parallel:
         root.expand(ctx, tt, zero, zero, 0, np.zeros(L.MAX_CELLS, dtype=np.int64))
         root.run_task(ctx, tt, ctl, zero, zero, 0, -1, 1, L.CTL_WORKERS + L.CTL_LIVE_WINDOW)
+        ready.claim(ctl, 0, 0, 1)
+        ready.take_back(ctl, 0, 0)
+        ready.publish(ctl, 0, 0)
         _loaded.add("parallel")
     return time.perf_counter() - t
 

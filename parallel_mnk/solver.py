@@ -49,7 +49,9 @@ def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = Fal
     df-pn settled the value.
 
     Parallel only: ``split_depth`` plies of the split tree (1 = plain root
-    splitting; default adaptive); ``serial_budget`` nodes the coordinator tries
+    splitting; 0 = Lazy SMP: the root is the one task and every worker joins it
+    on the shared table, desynchronised by ABDADA's deferral of busy nodes;
+    default adaptive); ``serial_budget`` nodes the coordinator tries
     alone before splitting (0: always split); ``backend`` ``"process"`` (forked
     workers) or ``"ray"`` (Ray tasks; ``address`` of a running cluster, default a
     local Ray; always parallel, even with one worker); ``checkpoint``: a journal

@@ -50,14 +50,19 @@ def _random_game(spec: GameSpec, rng: random.Random, stones: int, quiet: bool) -
             continue
         moves = pos.legal_moves()
         rng.shuffle(moves)
-        for m in moves:  # the first random move that does not end the game
-            pos.push(m)
-            if pos.outcome() is None:
-                break
-            pos.pop()
-        else:
+        if not push_quiet(pos, moves):
             break
     return pos
+
+
+def push_quiet(pos: Position, moves: list[int]) -> bool:
+    """Play the first of ``moves`` that does not end the game; False when each would."""
+    for m in moves:
+        pos.push(m)
+        if pos.outcome() is None:
+            return True
+        pos.pop()
+    return False
 
 
 def random_positions(spec: GameSpec, count: int, stones: Union[int, tuple[int, int]], *,

@@ -50,16 +50,22 @@ def test_quick_run_writes_the_plots(quick_run):
         assert path.is_file() and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
 
 
-def test_machine_throughput_runs_two_serial_solves_at_once():
-    """The scaling suite's ceiling: one serial solve alone, then two at once in two processes."""
-    from bench.suite_scaling import machine_throughput
+def test_machine_ceiling_runs_serial_solves_at_once():
+    """The scaling suite's ceiling: W serial solves at once in W processes, over one
+    alone; positive, and not above W (small positions: seconds)."""
+    from bench.suite_scaling import _run, machine_ceiling
     from parallel_mnk import GameSpec, Position
 
-    alone, both = machine_throughput([Position(GameSpec(4, 4, 3)), Position(GameSpec(3, 3, 3))])
-    assert alone > 0 and both > 0
+    positions = [Position(GameSpec(4, 4, 3)), Position(GameSpec(3, 3, 3))]
+    alone = _run(positions, 1).wall
+    for copies in (1, 2, 3):
+        ceiling = machine_ceiling(positions, False, copies, alone)
+        assert 0 < ceiling <= copies * 1.5, (copies, ceiling)   # timing noise on tiny solves
 
 
-@pytest.mark.parametrize("args", [["--repeat", "0"], ["--workers", "0"], ["--workers", "1,x"]])
+
+@pytest.mark.parametrize("args", [["--repeat", "0"], ["--workers", "0"], ["--workers", "1,x"],
+                                  ["--split-depths", "auto,9"], ["--split-depths", "lazy"]])
 def test_bad_arguments_get_a_one_line_error(args, capsys):
     import run_bench
 
@@ -82,3 +88,57 @@ def test_worker_counts_are_sorted_so_the_smallest_is_the_baseline():
     import run_bench
 
     assert run_bench._worker_counts("4,1,2,2") == [1, 2, 4]
+
+
+def test_split_modes_are_named_in_the_rows():
+    """--split-depths auto,0,2: the solver's own split, Lazy SMP, depth 2; each a case."""
+    import run_bench
+    from bench.suite_scaling import mode_name
+
+    assert run_bench._split_depths("auto,0,2") == [None, 0, 2]
+    assert [mode_name(d) for d in (None, 0, 2)] == ["", " lazy-smp", " split-depth 2"]
+
+
+FAKE_PEER = r'''
+import sys
+for line in sys.stdin:
+    moves = line.split(" ")[0].strip()
+    score = {"4": -1, "44": 2}.get(moves, 0)
+    print(f"{moves} {score} {10 * len(moves) + 1} 250")
+'''
+
+
+def test_a_peer_runs_on_the_same_lines_and_its_differences_are_named(tmp_path):
+    """bench.peers: a peer answering 'line score nodes time_us' is read back line by
+    line; wrong scores (against the expected ones) and the lines where it and we
+    differ are counted; the empty line is the empty board."""
+    from bench.peers import Peer, peer_rows, run_peer
+    script = tmp_path / "peer.py"
+    script.write_text(FAKE_PEER)
+    peer = Peer.parse(f"{sys.executable} {script}")
+    assert (peer.cols, peer.rows) == (7, 6) and peer.name == Path(sys.executable).name
+    answers, _ = run_peer(peer, ["4", "", "44"])
+    assert [(a.line, a.score, a.nodes, a.time_s) for a in answers] == [("4", -1, 11, 250e-6), ("", 0, 1, 250e-6),
+                                                                      ("44", 2, 21, 250e-6)]
+    rows = peer_rows(peer, "connect4", "test", ["4", "", "44"], [-1, 0, 3], [-1, 1, 3], log=lambda _: None)
+    assert rows[0]["wrong"] == 1 and rows[0]["differ"] == 2 and rows[0]["differ_lines"] == "(empty) 44"
+    assert rows[0]["nodes"] == 33
+
+
+def test_a_peer_that_breaks_its_contract_gives_an_error_row(tmp_path):
+    from bench.peers import Peer, peer_rows
+    script = tmp_path / "bad.py"
+    script.write_text("import sys\nfor line in sys.stdin:\n    print('nonsense')\n")
+    rows = peer_rows(Peer.parse(f"6x6={sys.executable} {script}"), "gravity", "x", ["4"], [0], [0], log=lambda _: None)
+    assert "cannot read 'nonsense'" in rows[0]["error"]
+    rows = peer_rows(Peer.parse("/nonexistent/solver"), "gravity", "x", ["4"], [0], [0], log=lambda _: None)
+    assert "peer solver" in rows[0]["error"]
+
+
+def test_a_bad_peer_option_gets_a_one_line_error(capsys):
+    import run_bench
+    with pytest.raises(SystemExit) as e:
+        run_bench.main(["--peer", "", "--suites", "gravity"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].endswith("error: argument --peer: empty peer command ''")

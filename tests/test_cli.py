@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from parallel_mnk import GameSpec, Position
+from parallel_mnk import GameSpec, Position, solve
 from parallel_mnk.cli import main
 from parallel_mnk.rules import parse_move_list
 
@@ -267,6 +267,8 @@ def test_stdin_without_trailing_newline_and_crlf():
     [*TTT, "--moves", "", "--workers", "0"],
     [*TTT, "--moves", "", "--time-limit", "0"],
     [*TTT, "--moves", "", "--tt-bits", "3"],
+    [*TTT, "--moves", "", "--workers", "2", "--split-depth", "-1"],
+    [*TTT, "--moves", "", "--workers", "2", "--split-depth", "9"],
 ])
 def test_bad_input_is_one_line_on_stderr_exit_2(capsys, argv):
     code, out = run(argv)
@@ -302,6 +304,14 @@ def test_two_workers_from_the_cli():
     code, out = run([*TTT, "--moves", "", "--workers", "2", "--json"])
     assert code == 0
     assert json.loads(out)["score"] == 0
+
+
+def test_lazy_smp_from_the_cli():
+    """--split-depth 0: every worker on the root window (Lazy SMP), same answer."""
+    code, out = run(["--game", "connect4", "--cols", "5", "--rows", "4", "--moves", "3", "--workers", "2",
+                     "--split-depth", "0", "--json"])
+    assert code == 0
+    assert json.loads(out)["score"] == solve(Position.from_moves(GameSpec(5, 4, 4, True), "3")).score
 
 
 def test_console_script_bad_argument():

@@ -25,7 +25,7 @@ from parallel_mnk.parallel.backends import get_coordinator
 from parallel_mnk.rules import value_of_score, win_score
 
 WORKER_COUNTS = (2, 3, 4)
-SPLIT_DEPTHS = (None, 1, 2, 3)
+SPLIT_DEPTHS = (None, 0, 1, 2, 3)   # 0: Lazy SMP (the root is the one task, every worker joins it)
 NAIVE_MAX_EMPTY = 10   # naive minimax where it is cheap (boards of <= 16 cells)
 DEEP_SPLIT_MAX_EMPTY = 10  # split depth 3 on free boards only with this many empty cells at most
 
@@ -121,7 +121,7 @@ def test_split_depths_on_a_real_split(spec, moves, known, depth):
 
 def test_bad_split_depth_is_refused():
     with pytest.raises(MnkError):
-        split_solve(Position(GameSpec(4, 4, 4)), 2, split_depth=0)
+        split_solve(Position(GameSpec(4, 4, 4)), 2, split_depth=-1)
 
 
 def test_finished_game_is_not_searched_in_parallel():
@@ -130,3 +130,24 @@ def test_finished_game_is_not_searched_in_parallel():
     assert r.terminal and r.value == "loss" and r.score == -win_score(pos.spec, 5)
     assert r.best_move is None and r.pv == []
 
+
+
+@pytest.mark.parametrize("spec,score", [(GameSpec(4, 5, 4), 0), (GameSpec(5, 4, 4, True), 0)],
+                         ids=["4x5k4", "5x4k4-gravity"])
+def test_probes_start_where_the_serial_root_starts(monkeypatch, spec, score):
+    """The probes start where the serial root's do (next to the middle of the whole
+    score range), even when the root's expansion already bounds the score (the
+    empty free board: >= 0): a drawn empty board is settled by probes next to 0."""
+    from parallel_mnk.parallel.driver import ParallelSolve
+
+    windows = []
+    original = ParallelSolve._window_search
+
+    def recording(self, alpha, beta, label):
+        windows.append((alpha, beta))
+        return original(self, alpha, beta, label)
+
+    monkeypatch.setattr(ParallelSolve, "_window_search", recording)
+    r = split_solve(Position(spec), 2)
+    assert r.score == score
+    assert set(windows) <= {(0, 1), (-1, 0)}, windows

@@ -233,3 +233,43 @@ def test_who_owns_a_dead_stone_does_not_matter(spec):
         assert naive.score(x2, o2) == naive.score(pos.x, pos.o), (spec, pos.move_stack)
         swapped += 1
     assert swapped > 0, "no swap tried: the test proves nothing"
+
+
+def _generic_score(search: Search, own: int, opp: int, ply: int) -> int:
+    """The exact score by the free-placement engine's generic search
+    (kernels/negamax.py, which also plays gravity), independent of the gravity one."""
+    from parallel_mnk.kernels import negamax as N
+    from parallel_mnk.kernels.table import set_root_hashes as root_hashes
+    cells = search.spec.cells
+    own_b, opp_b = np.uint64(own), np.uint64(opp)
+    if root.immediate_wins(search.ctx, own_b, opp_b):
+        return (cells + 1 - ply) // 2
+    x, o = (own_b, opp_b) if ply % 2 == 0 else (opp_b, own_b)
+    lo, hi = -((cells - ply) // 2), (cells + 1 - ply) // 2
+    while lo < hi:
+        med = lo + (hi - lo) // 2
+        root_hashes(search.ctx, x, o, ply)
+        r = int(N.negamax(search.ctx, search.tt, search.ctl, own_b, opp_b, np.int64(ply), np.int64(med),
+                          np.int64(med + 1), np.int64(-1)))
+        if r <= med:
+            hi = r
+        else:
+            lo = r
+    return lo
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec, empty", [(GameSpec(8, 8, 4, True), 16), (GameSpec(9, 7, 4, True), 16),
+                                         (GameSpec(16, 4, 4, True), 16), (GameSpec(8, 7, 5, True), 18),
+                                         (GameSpec(4, 16, 4, True), 16)], ids=lambda v: getattr(v, "describe", str)())
+def test_big_gravity_boards_agree_with_the_generic_search(spec, empty):
+    """Boards naive.py cannot reach (up to 64 cells): the gravity search and the
+    generic one agree on random late positions."""
+    found = random_positions(spec, 10, (spec.cells - empty, spec.cells - 1), seed=3, quiet=True,
+                             min_stones=spec.cells - empty, exact=False)
+    assert len(found) >= 5, len(found)
+    for pos in found:
+        own, opp = pos.stones()
+        ours = Search(spec, np.zeros(1 << 18, dtype=np.uint64)).score(own, opp, pos.ply, False)
+        generic = _generic_score(Search(spec, np.zeros(1 << 18, dtype=np.uint64)), own, opp, pos.ply)
+        assert ours == generic, (spec, pos.move_stack)

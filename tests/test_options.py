@@ -47,11 +47,12 @@ def test_limit_merges_the_older_keywords_once():
     ({"workers": 0}, "workers"),
     ({"workers": True}, "workers"),
     ({"limit": Limit(depth=3)}, "no depth"),
-    ({"split_depth": 0}, "split depth"),
+    ({"split_depth": -1}, "split depth"),
     ({"split_depth": 9}, "split depth"),
     ({"serial_budget": -1}, "serial budget"),
     ({"backend": "dask"}, "unknown backend"),
     ({"address": "h:1"}, "ray backend"),
+    ({"split_depth": 0, "backend": "ray"}, "Lazy SMP"),
 ])
 def test_bad_solve_options_are_refused(kwargs, fragment):
     with pytest.raises(MnkError, match=fragment):

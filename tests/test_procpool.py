@@ -64,8 +64,7 @@ def test_killed_worker_task_is_rerun():
         thread.start()
         time.sleep(0.5)
         assert thread.is_alive(), "the solve ended too soon to kill a worker during it"
-        coordinator = get_coordinator("process", 2, BIG_TT_BITS)
-        busy = [pool.pids()[s.index - 1] for s in coordinator.slots if s.job is not None]  # prefer one with a task
+        busy = [pool.pids()[w - 1] for w in pool.busy_workers()]  # prefer one with a task
         victim = busy[0] if busy else pool.pids()[0]
         os.kill(victim, signal.SIGKILL)
         thread.join(120)

@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from checks import random_positions
+from checks import push_quiet, random_positions
 from parallel_mnk import GameSpec, Limit, Position, solve
 from parallel_mnk import best_move
 from parallel_mnk.limited import LimitedSearch
@@ -50,12 +50,7 @@ def clustered(rng: random.Random, stones: int) -> Position:
                        for r in range(s // 15 - 2, s // 15 + 3) for c in range(s % 15 - 2, s % 15 + 3)
                        if 0 <= r < 15 and 0 <= c < 15 and not taken >> (r * 15 + c) & 1})
         rng.shuffle(near)
-        for m in near:
-            pos.push(m)
-            if pos.outcome() is None:
-                break
-            pos.pop()
-        else:
+        if not push_quiet(pos, near):
             break
     return pos
 

@@ -1,11 +1,15 @@
 """Machine-level helpers numba does not expose: popcount, count trailing zeros,
-a cache prefetch, and an atomic load of an array element (so a value another process writes to
-shared memory is seen at once and the read is never hoisted out of a loop).
+a cache prefetch, an atomic load of an array element (so a value another process writes to
+shared memory is seen at once and the read is never hoisted out of a loop), an atomic
+compare-and-swap of one, and an array view that owns nothing (no reference counting
+where it is passed).
 
 They are LLVM intrinsics, which exist only in compiled code; under
 ``NUMBA_DISABLE_JIT=1`` (the kernels as plain Python, for tests and debugging)
 the same names are plain-Python functions with the same results.
 """
+import threading
+
 from numba import types
 from numba.core import cgutils, config
 from llvmlite import ir
@@ -56,6 +60,20 @@ def _atomic_load_intrinsic(typingctx, arr, idx):
 
 
 @intrinsic
+def _atomic_cas_intrinsic(typingctx, arr, idx, expected, new):
+    """Atomically set ``arr[idx]`` to ``new`` if it holds ``expected`` (LLVM cmpxchg,
+    sequentially consistent: one LOCK CMPXCHG on x86); True when it did."""
+    sig = types.boolean(arr, types.intp, arr.dtype, arr.dtype)
+
+    def codegen(context, builder, signature, args):
+        ptr = _item_pointer(context, builder, signature.args[0], args[0], args[1])
+        pair = builder.cmpxchg(ptr, args[2], args[3], "seq_cst", "seq_cst")
+        return builder.extract_value(pair, 1)
+
+    return sig, codegen
+
+
+@intrinsic
 def _prefetch_intrinsic(typingctx, arr, idx):
     """Hint the CPU to bring ``arr[idx]`` into the cache (LLVM prefetch, read, high locality)."""
     sig = types.void(arr, types.intp)
@@ -73,6 +91,26 @@ def _prefetch_intrinsic(typingctx, arr, idx):
 
 
 
+@intrinsic
+def _unowned_intrinsic(typingctx, arr):
+    """``arr`` as a view that owns nothing: the same data, shape and strides, no
+    meminfo. numba counts references of every array a function passes on or
+    keeps (an atomic add each); for a view without meminfo those calls do
+    nothing. The view must not outlive ``arr`` (a kernel's own arguments)."""
+    sig = arr(arr)
+
+    def codegen(context, builder, signature, args):
+        src = context.make_array(signature.args[0])(context, builder, args[0])
+        out = context.make_array(signature.return_type)(context, builder)
+        for name in ("nitems", "itemsize", "data", "shape", "strides"):
+            setattr(out, name, getattr(src, name))
+        out.meminfo = cgutils.get_null_value(out.meminfo.type)
+        out.parent = cgutils.get_null_value(out.parent.type)
+        return out._getvalue()
+
+    return sig, codegen
+
+
 # ------------------------------------------------------------------ the same in plain Python
 def _popcount_plain(x):
     return int(x).bit_count()
@@ -87,12 +125,30 @@ def _atomic_load_plain(arr, idx):
     return arr[idx]
 
 
+_CAS_LOCK = threading.Lock()
+
+
+def _atomic_cas_plain(arr, idx, expected, new):
+    # atomic between the threads of one process only (NUMBA_DISABLE_JIT is for tests and debugging)
+    with _CAS_LOCK:
+        if arr[idx] != expected:
+            return False
+        arr[idx] = new
+        return True
+
+
 def _prefetch_plain(arr, idx):
     return None
+
+
+def _unowned_plain(arr):
+    return arr
 
 
 _PLAIN = bool(getattr(config, "DISABLE_JIT", False))   # set from NUMBA_DISABLE_JIT
 popcount = _popcount_plain if _PLAIN else _popcount_intrinsic
 lowest_bit_index = _lowest_bit_index_plain if _PLAIN else _lowest_bit_index_intrinsic
 atomic_load = _atomic_load_plain if _PLAIN else _atomic_load_intrinsic
+atomic_cas = _atomic_cas_plain if _PLAIN else _atomic_cas_intrinsic
 prefetch = _prefetch_plain if _PLAIN else _prefetch_intrinsic
+unowned = _unowned_plain if _PLAIN else _unowned_intrinsic

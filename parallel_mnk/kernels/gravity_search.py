@@ -160,13 +160,12 @@ def _resolve_children(ctx, tt, own, opp, ply, alpha, beta, tt_move):
     sbase = OFF_SCORES + ply * 2 * MAX_CELLS + MAX_CELLS
     best, best_move, best_exact = -NO_SCORE, -1, False
     lower = upper = -NO_SCORE
-    if etc:   # start fetching the children's entries: their probes below then hit the cache
-        c = cand
-        while c != ZERO:
-            push_hashes(ctx, ply, lowest_bit_index(c), ply & 1)
-            c &= c - ONE
-            key, _ = canonical_key(ctx, ply + 1)
-            prefetch(tt, np.int64(key & np.uint64(len(tt) - 2)))
+    c = cand   # start fetching the children's entries: their probes (below, or in the child) then hit the cache
+    while c != ZERO:
+        push_hashes(ctx, ply, lowest_bit_index(c), ply & 1)
+        c &= c - ONE
+        key, _ = canonical_key(ctx, ply + 1)
+        prefetch(tt, np.int64(key & np.uint64(len(tt) - 2)))
     n = n_open = 0
     while cand != ZERO:
         cell = lowest_bit_index(cand)

@@ -150,9 +150,17 @@ def playable_cells(ctx, mask):
 def live_line_summary(ctx, own, opp):
     """Which lines can still be won, in one pass over the line masks.
 
-    Returns ``(own_live, opp_live, live_empty)``: whether ``own`` (resp. ``opp``)
-    has a line free of the other's stones, and the empty cells lying on any such
-    line. An empty cell outside ``live_empty`` can never matter to either side.
+    Returns ``(own_live, opp_live, live_empty)``: whether some line is free of
+    ``opp``'s stones (an empty line counts), whether some line holds ``opp``'s
+    stones and none of ``own``'s (an empty line does not count), and the empty
+    cells lying on any line free of one side's stones. An empty cell outside
+    ``live_empty`` can never matter to either side.
+
+    With ``own`` to move, ``not opp_live`` means that ``opp`` cannot win (free
+    placement): its only lines are empty ones, a game of empty lines where
+    ``own`` moves first and extra stones never hurt, so strategy stealing
+    denies the second player a win there, and a win of ``opp`` in the real game
+    would be one there (tests/test_negamax_contract checks the bound).
     """
     n = np.int64(ctx[C_NLINES])
     empty = ctx[C_BOARD] & ~(own | opp)

@@ -7,7 +7,7 @@ Positions are ``own`` (stones of the side to move) and ``opp`` bitboards with
 import numpy as np
 from numba import njit
 
-from .bits import lowest_bit_index
+from .bits import lowest_bit_index, unowned
 from .common import insert_descending
 from .layout import (
     C_ABORTED, C_BOARD, C_CELLS, C_GRAVITY, C_RESULT_KIND, MAX_CELLS, OFF_MOVES, OFF_STATIC, TT_EXACT,
@@ -208,6 +208,7 @@ def run_task(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     task was abandoned (no longer needed, or the search was stopped) and the
     score means nothing.
     """
+    ctx, tt, ctl = unowned(ctx), unowned(tt), unowned(ctl)   # no reference counting in the recursion
     if ctx[C_GRAVITY] != ZERO:
         return gravity_task(ctx, tt, ctl, np.uint64(own), np.uint64(opp), np.int64(ply), np.int64(alpha),
                             np.int64(beta), np.int64(live_slot))

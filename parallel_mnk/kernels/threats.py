@@ -31,31 +31,29 @@ ZERO = np.uint64(0)
 ONE = np.uint64(1)
 
 
-@njit(cache=True)
-def four_cells(ctx, own, opp):
-    """Empty cells where a stone of ``own`` makes a four (``k - 1`` of its stones in
-    a window without ``opp`` stones)."""
+@njit(inline="always", cache=True)
+def _cells_making(ctx, own, opp, need):
+    """Empty cells in windows without ``opp`` stones that hold ``need`` of ``own``'s."""
     empty = ctx[C_BOARD] & ~(own | opp)
-    need = np.int64(ctx[C_K]) - 2
     out = ZERO
     for i in range(np.int64(ctx[C_NLINES])):
         line = ctx[OFF_LINES + i]
         if line & opp == ZERO and popcount(line & own) == need:
             out |= line & empty
     return out
+
+
+@njit(cache=True)
+def four_cells(ctx, own, opp):
+    """Empty cells where a stone of ``own`` makes a four (``k - 1`` of its stones in
+    a window without ``opp`` stones)."""
+    return _cells_making(ctx, own, opp, np.int64(ctx[C_K]) - 2)
 
 
 @njit(cache=True)
 def completion_cells(ctx, own, opp):
     """Empty cells that complete a window for ``own`` (windows without ``opp`` stones)."""
-    empty = ctx[C_BOARD] & ~(own | opp)
-    need = np.int64(ctx[C_K]) - 1
-    out = ZERO
-    for i in range(np.int64(ctx[C_NLINES])):
-        line = ctx[OFF_LINES + i]
-        if line & opp == ZERO and popcount(line & own) == need:
-            out |= line & empty
-    return out
+    return _cells_making(ctx, own, opp, np.int64(ctx[C_K]) - 1)
 
 
 @njit(cache=True)

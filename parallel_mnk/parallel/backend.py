@@ -3,9 +3,15 @@
 The :class:`~.coordinator.Coordinator` decides which task runs when; a backend
 only carries that out. Two exist: forked processes on this machine
 (:class:`~.procpool.ProcessPool`) and Ray tasks on a cluster
-(:class:`~.ray_backend.RayBackend`). Slots are numbered 1..n (0 is the
-coordinator's own process in the accounting); a slot runs at most one task at a
-time and is handed a new one only after it answered the last.
+(:class:`~.ray_backend.RayBackend`). Workers are numbered 1..n (0 is the
+coordinator's own process in the accounting).
+
+The coordinator hands tasks to *places*, numbered 1..``places``: a place holds at
+most one task and is handed a new one only after it answered the last. On most
+backends a place is a worker's slot (``places == n``); the process pool with a
+ready list (:class:`~.readypool.ReadyPool`) has more places than workers, the
+entries of a list in shared memory from which workers take their next task
+without waiting for the coordinator.
 """
 from __future__ import annotations
 
@@ -20,13 +26,15 @@ from .task import AnyResult, AnyTask
 
 @dataclass(frozen=True)
 class Lost:
-    """A slot's worker died (``how``: a signal, an exit code, an error name); the
-    task it ran produced nothing."""
+    """A worker died (``how``: a signal, an exit code, an error name); the task of
+    the place it is reported for produced nothing (place 0: it held none).
+    ``worker``: the worker that died, 0 for the place's own worker (a slot)."""
 
     how: str
+    worker: int = 0
 
 
-Event = tuple[int, Union[AnyResult, Lost]]   # (slot, its task's result or its loss)
+Event = tuple[int, Union[AnyResult, Lost]]   # (place, its task's result or its loss)
 
 
 class Backend(ABC):
@@ -40,10 +48,20 @@ class Backend(ABC):
     tt_bits: int
     tt: np.ndarray
 
+    @property
+    def places(self) -> int:
+        """Places the coordinator may hand tasks to (by default one per worker)."""
+        return self.n
+
+    def spare_workers(self, free_places: int) -> int:
+        """Workers that would idle once every task handed out has started (what
+        helpers may use), given the places without a task."""
+        return free_places
+
     @abstractmethod
     def start(self, slot: int, task: AnyTask) -> bool:
-        """Run ``task`` on the idle ``slot``; False when its worker turned out to be
-        dead (it is cleaned up; :meth:`restart` it)."""
+        """Run ``task`` on the idle place ``slot``; False when its worker turned out
+        to be dead (it is cleaned up; :meth:`restart` it)."""
 
     @abstractmethod
     def collect(self, timeout: float) -> list[Event]:
@@ -70,14 +88,14 @@ class Backend(ABC):
         """Ask every running task to stop now (a time limit, Ctrl-C)."""
 
     def dead_idle(self) -> list[tuple[int, str]]:
-        """Idle slots whose worker died, with how (cleaned up; :meth:`restart` them)."""
+        """Workers without a task that died, with how (cleaned up; :meth:`restart` them)."""
         return []
 
-    def restart(self, slot: int) -> None:
-        """Give ``slot`` a fresh worker after a loss."""
+    def restart(self, worker: int) -> None:
+        """Give ``worker``'s slot a fresh worker after a loss."""
 
     def reset(self, slot: int) -> None:
-        """Replace the worker of ``slot``, which does not answer (its task is lost)."""
+        """Place ``slot`` does not answer: its task is lost (its worker replaced)."""
 
     @abstractmethod
     def close(self) -> None:

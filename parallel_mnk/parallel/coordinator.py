@@ -3,12 +3,14 @@
 :meth:`Coordinator.search_tree` runs the tasks of a split tree (:mod:`.split`)
 until its root is settled:
 
-* dispatch: tasks in the tree's order (best-ordered first) to idle slots; those
-  young-brothers-wait allows, plus at most ``MAX_SPECULATIVE`` running before
-  their elder brother is settled (any number on a backend without helpers);
-* helpers: a slot left idle joins a running task (same task on the shared
+* dispatch: tasks in the tree's order (best-ordered first) to free places (a
+  worker's slot, or an entry of the process pool's ready list, from which
+  workers take their next task themselves); those young-brothers-wait allows,
+  plus at most ``MAX_SPECULATIVE`` handed out before their elder brother is
+  settled (any number on a backend without helpers);
+* helpers: a worker left idle joins a running task (same task on the shared
   table; the busy marks make the two searchers take different moves first,
-  ABDADA), the task the fewest slots search first; the first result counts;
+  ABDADA), the task the fewest workers search first; the first result counts;
 * live windows: after every result the windows of running tasks are narrowed
   (or the tasks abandoned when nobody needs them any more);
 * faults: a lost worker's task goes back to the tree and the slot gets a fresh
@@ -47,7 +49,7 @@ class SearchTimeout(Exception):
 
 
 class Job:
-    """A task handed to a slot: its split-tree node (None for independent tasks or
+    """A task handed to a place: its split-tree node (None for independent tasks or
     once released), the window last sent to it, whether it was abandoned."""
 
     __slots__ = ("node", "task", "window", "abandon_sent")
@@ -59,16 +61,14 @@ class Job:
 
 
 class Slot:
-    """One worker slot as the coordinator sees it: the job it runs, its restarts
-    in this solve and what it did."""
+    """One place of the backend as the coordinator sees it (a worker's slot, or an
+    entry of a ready list): the job handed to it, if any."""
 
-    __slots__ = ("index", "job", "restarts", "stats")
+    __slots__ = ("index", "job")
 
     def __init__(self, index: int) -> None:
         self.index = index
         self.job: Optional[Job] = None
-        self.restarts = 0
-        self.stats = WorkerStats(index)
 
 
 class Coordinator:
@@ -76,19 +76,20 @@ class Coordinator:
 
     def __init__(self, backend: Backend) -> None:
         self.backend = backend
-        self.slots = [Slot(i + 1) for i in range(backend.n)]
+        self.slots = [Slot(i + 1) for i in range(getattr(backend, "places", backend.n))]
+        self.stats = [WorkerStats(i + 1) for i in range(backend.n)]   # what each worker did in this solve
+        self.restarts = [0] * backend.n                                 # each worker's restarts in this solve
         self.helper_jobs = 0   # times an idle worker joined a running task (since the backend started)
         self.journal: Optional[Checkpoint] = None   # sees every task handed out and every result, for one solve
 
     def new_solve(self) -> None:
         """Per-solve figures start afresh (stats, the restart limit)."""
-        for s in self.slots:
-            s.stats = WorkerStats(s.index)
-            s.restarts = 0
+        self.stats = [WorkerStats(i + 1) for i in range(self.backend.n)]
+        self.restarts = [0] * self.backend.n
 
     @property
     def running(self) -> int:
-        """Slots with a task."""
+        """Places with a task."""
         return sum(s.job is not None for s in self.slots)
 
     # ------------------------------------------------------------ a split tree
@@ -122,7 +123,7 @@ class Coordinator:
         """Hand out the tasks the tree needs now, then let idle slots help (see
         the module docstring)."""
         for index, how in self.backend.dead_idle():
-            if self._lost(self.slots[index - 1], how):
+            if self._lost(None, how, index):
                 self.backend.restart(index)
         idle = [s for s in self.slots if s.job is None]
         if not idle:
@@ -141,13 +142,15 @@ class Coordinator:
             self._start(idle.pop(0), node, task)
             if not idle:
                 return
-        while idle and self.backend.helpers:
+        spare = self.backend.spare_workers(len(idle)) if self.backend.helpers else 0
+        while idle and spare > 0:
             job = self._helpable(tree)
             if job is None or job.node is None:
                 break
             node = job.node
             self._start(idle.pop(0), node, replace(job.task, alpha=node.alpha, beta=node.beta))
             self.helper_jobs += 1
+            spare -= 1
 
     def _helpable(self, tree: SplitTree) -> Optional[Job]:
         """The running task an idle slot should join: the one the fewest slots
@@ -170,7 +173,7 @@ class Coordinator:
             self._assign(slot, node, task)
             if self.backend.start(slot.index, task):
                 return True
-            if not self._lost(slot, "its pipe was closed"):
+            if not self._lost(slot, "its pipe was closed", slot.index):
                 return False
             self.backend.restart(slot.index)
         return False
@@ -193,12 +196,12 @@ class Coordinator:
     def _collect(self, tree: Optional[SplitTree], timeout: float) -> None:
         """Record what came back (results, losses), waiting up to ``timeout`` s."""
         for index, event in self.backend.collect(timeout):
-            slot = self.slots[index - 1]
             if isinstance(event, Lost):
-                if self._lost(slot, event.how):
-                    self.backend.restart(index)
+                worker = event.worker or index
+                if self._lost(self.slots[index - 1] if index else None, event.how, worker):
+                    self.backend.restart(worker)
             else:
-                self._record(slot, event, tree)
+                self._record(self.slots[index - 1], event, tree)
 
     def _record(self, slot: Slot, result: AnyResult, tree: Optional[SplitTree]) -> bool:
         """Account for ``slot``'s result and, for a split-tree task, record it in
@@ -207,15 +210,16 @@ class Coordinator:
         if job is None or job.task.task_id != result.task_id:
             return False
         slot.job = None
-        st = slot.stats
-        unstarted = isinstance(result, TaskResult) and result.abandoned and result.nodes == 0
-        st.tasks += 0 if unstarted else 1
-        st.nodes += result.nodes
-        if isinstance(result, TaskResult):
-            st.certificates += result.proofs[0]
-            st.vcf_wins += result.proofs[1]
-        st.cpu_s += result.cpu_s
-        st.peak_rss = max(st.peak_rss, result.peak_rss)
+        if 1 <= result.worker <= len(self.stats):   # (0: taken back from a ready list, never started)
+            st = self.stats[result.worker - 1]
+            unstarted = isinstance(result, TaskResult) and result.abandoned and result.nodes == 0
+            st.tasks += 0 if unstarted else 1
+            st.nodes += result.nodes
+            if isinstance(result, TaskResult):
+                st.certificates += result.proofs[0]
+                st.vcf_wins += result.proofs[1]
+            st.cpu_s += result.cpu_s
+            st.peak_rss = max(st.peak_rss, result.peak_rss)
         node = job.node
         self._release(job)
         if node is None or tree is None or not isinstance(result, TaskResult) or result.abandoned:
@@ -234,17 +238,18 @@ class Coordinator:
             self.journal.task_done(tree, job.task, result)
         return True
 
-    def _lost(self, slot: Slot, how: str) -> bool:
-        """``slot``'s worker died (``how``): its task goes back to the tree. False
-        when the backend is closing; raises after too many deaths in one solve."""
-        if slot.job is not None:
+    def _lost(self, slot: Optional[Slot], how: str, worker: int) -> bool:
+        """``worker`` died (``how``): the task of ``slot`` (its place, if it held
+        one) goes back to the tree. False when the backend is closing; raises
+        after too many deaths of one worker in one solve."""
+        if slot is not None and slot.job is not None:
             self._release(slot.job)
             slot.job = None
         if self.backend.closed:
             return False
-        slot.restarts += 1
-        if slot.restarts > MAX_RESTARTS_PER_WORKER:
-            raise ResourceError(f"worker {slot.index} died {slot.restarts} times (last: {how}); giving up "
+        self.restarts[worker - 1] += 1
+        if self.restarts[worker - 1] > MAX_RESTARTS_PER_WORKER:
+            raise ResourceError(f"worker {worker} died {self.restarts[worker - 1]} times (last: {how}); giving up "
                                 "(out of memory? try a smaller --tt-size or fewer --workers)")
         return True
 
@@ -264,8 +269,8 @@ class Coordinator:
         self.backend.flush()
 
     def _drain(self, tree: Optional[SplitTree]) -> None:
-        """Abandon every task handed out and wait for the slots to answer (an
-        abandoned search stops within about a millisecond); a slot that has not
+        """Abandon every task handed out and wait for the places to answer (an
+        abandoned search stops within about a millisecond); a place that has not
         answered after ``DRAIN_TIMEOUT_S`` is reset."""
         for s in self.slots:
             if s.job is not None and not s.job.abandon_sent:
@@ -285,7 +290,7 @@ class Coordinator:
     def run_each(self, next_task: Callable[[], Optional[AnyTask]], on_result: Callable[[AnyResult], None],
                  deadline: Optional[float] = None, watch: Optional[Watch] = None) -> bool:
         """Run the tasks ``next_task()`` hands out (None: no more for now), each on
-        the next idle slot, until all have answered; ``on_result`` sees each result
+        the next idle place, at most one per worker at a time, until all have answered; ``on_result`` sees each result
         as it comes (and may change what ``next_task`` gives). At ``deadline``, or
         once ``watch`` is stopped, every running task is stopped and no more are
         handed out. Returns whether the deadline or the watch stopped it."""
@@ -294,6 +299,8 @@ class Coordinator:
         try:
             while True:
                 for slot in self.slots:
+                    if self.running >= self.backend.n:
+                        break
                     task = None if stopped or slot.job is not None else next_task()
                     if task is not None and not self._start(slot, None, task):
                         raise MnkError(f"worker {slot.index} stopped; run again or use --workers 1")
@@ -302,7 +309,7 @@ class Coordinator:
                 wait = 0.05 if deadline is None else max(0.0, min(0.05, deadline - time.monotonic()))
                 for index, event in self.backend.collect(wait):
                     if isinstance(event, Lost):
-                        self._lost(self.slots[index - 1], event.how)
+                        self._lost(self.slots[index - 1] if index else None, event.how, event.worker or index)
                         raise MnkError(f"worker {index} stopped ({event.how}); run again or use --workers 1")
                     if self._record(self.slots[index - 1], event, None):
                         on_result(event)
@@ -323,8 +330,8 @@ class Coordinator:
     # ------------------------------------------------------------ reporting
     def status_text(self, label: str, tree: Optional[SplitTree], line: StatusLine) -> str:
         """The status line of a parallel solve: tasks, nodes, rate, elapsed."""
-        nodes = sum(s.stats.nodes for s in self.slots)
-        tasks = sum(s.stats.tasks for s in self.slots)
+        nodes = sum(st.nodes for st in self.stats)
+        tasks = sum(st.tasks for st in self.stats)
         total = tree.tasks_total if tree is not None else 0
         elapsed = line.elapsed()
         return (f"{label}: {tasks} tasks done ({total} in this split), {self.running} running, "

@@ -149,7 +149,10 @@ class ParallelSolve:
                 v = self._window_search(-1, 1, "weak")
             return 1 if v > 0 else (-1 if v < 0 else 0)
         lo, hi = max(self.lo, lo0), min(self.hi, hi0)
-        state = first_probe(lo, hi)
+        # the serial root's first probe (the middle of the whole score range, not of
+        # the known bounds): a bound from the root's expansion (0 on an empty free
+        # board) must not move the probes away from where the serial search looks
+        state = first_probe(*generic_bounds(self.spec.cells, self.ply))
         while lo < hi:
             med = int(next_probe(lo, hi, state))
             r = self._window_search(med, med + 1, f"score in [{lo},{hi}], testing > {med}")
@@ -189,7 +192,7 @@ class ParallelSolve:
 
     # ------------------------------------------------------------ limits and figures
     def _nodes(self) -> int:
-        return self.search.nodes + sum(s.stats.nodes for s in self.coordinator.slots)
+        return self.search.nodes + sum(st.nodes for st in self.coordinator.stats)
 
     def _check_nodes(self) -> None:
         """Raise SearchTimeout once the node limit is spent or the watch is stopped."""
@@ -213,7 +216,7 @@ class ParallelSolve:
         """The SolveResult (``score`` None: unknown)."""
         cpu = time.process_time() - self.cpu0
         stats = [WorkerStats(0, 1 if serial else 0, self.search.nodes, cpu, peak_rss(), *self.search.proof_counts)]
-        stats += [s.stats for s in self.coordinator.slots]
+        stats += self.coordinator.stats
         nodes = sum(s.nodes for s in stats)
         value = Value.UNKNOWN if score is None else value_of_score(score)
         exact = None if (self.opts.weak or score is None) else score

@@ -82,7 +82,7 @@ def best_move_parallel(search: LimitedSearch, workers: int) -> LimitedResult:
         if abs(score) > WIN - MATE_ZONE or search.out_of_budget():
             break
     assert best is not None, "depth 1 always completes"
-    per_worker = [[s.index, s.stats.tasks, s.stats.nodes, s.stats.cpu_s] for s in coordinator.slots]
+    per_worker = [[st.worker, st.tasks, st.nodes, st.cpu_s] for st in coordinator.stats]
     score, cell, depth = best
     return LimitedResult(search.position.move_of_cell(cell), score, depth, search.nodes, search.evals,
                          time.perf_counter() - search.started, per_worker=per_worker)

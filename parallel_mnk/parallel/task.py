@@ -94,12 +94,16 @@ class Task:
         """The window the coordinator narrows while the task runs."""
         return self.alpha, self.beta
 
+    def skipped(self, worker: int) -> TaskResult:
+        """The answer of the task abandoned before it started."""
+        return TaskResult(self.task_id, worker, 0, 0, True, 0, 0.0, 0)
+
     def run(self, env: WorkerEnv) -> TaskResult:
         """Search the task in this process with the live window and abort word of
         ``env``'s slot. A task abandoned before it started is reported abandoned
         without a search."""
         if env.ctl[env.slot + L.CTL_TASK_ABORT] == self.task_id:
-            return TaskResult(self.task_id, env.index, 0, 0, True, 0, 0.0, peak_rss())
+            return self.skipped(env.index)
         search = env.search(self.spec)
         defer = DEFER_MIN_EMPTY if env.ctl[L.CTL_BUSY_BASE] > 0 else 0
         cpu = time.process_time()
@@ -148,6 +152,10 @@ class HeuristicTask:
     width: int
 
     live_window = None   # its window is fixed when it is handed out
+
+    def skipped(self, worker: int) -> HeuristicResult:
+        """The answer of the task stopped before it started."""
+        return HeuristicResult(self.task_id, worker, self.cell, 0, True, 0, 0.0)
 
     def run(self, env: WorkerEnv) -> HeuristicResult:
         """Search the move in this process (``env.ctl``'s abort word stops it)."""
