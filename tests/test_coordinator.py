@@ -69,7 +69,7 @@ def test_at_most_one_speculative_task_runs_and_answers_agree(monkeypatch):
 
 
 def test_deep_split_refreshes_only_what_each_result_changed(monkeypatch):
-    """A deep split of a free board (5x4 k=4, split depth 3: ~1450 tasks): every
+    """A deep split of a free board (5x4 k=4, split depth 3: ~360 tasks): every
     result refreshes the windows of the subtree under the highest node whose
     bounds it changed, never the whole tree. Regression guard: when
     ``SplitTree.record`` refreshed the windows of the whole tree after every
@@ -80,7 +80,7 @@ def test_deep_split_refreshes_only_what_each_result_changed(monkeypatch):
     r = split_solve(pos, 2, pv=False, split_depth=3)
     assert r.score == 0
     tasks = pool_tasks(r)
-    assert tasks > 500
+    assert tasks > 300   # (~1450 while the probes started away from 0, before af333c9)
     assert len(calls) >= tasks // 2, (len(calls), tasks)  # the results of this solve's trees
     for refreshed, under_top, size in calls:
         assert refreshed <= under_top, f"a result refreshed {refreshed} nodes of {size}, only {under_top} can change"
