@@ -263,6 +263,17 @@ class FakeGame:
         return len(cells), lo, hi, list(cells)
 
 
+def check_fail_soft(result: int, truth: int, alpha: int, beta: int, where: str) -> None:
+    """A fail-soft search result against the true value: an upper bound at or below
+    ``alpha``, a lower bound at or above ``beta``, exact inside the window."""
+    if result <= alpha:
+        assert truth <= result, where
+    elif result >= beta:
+        assert truth >= result, where
+    else:
+        assert truth == result, where
+
+
 def make_tree(game: FakeGame, alpha: int, beta: int, depth: int, ybw: bool = True, **kw) -> SplitTree:
     """The split tree of ``game`` for the window ``(alpha, beta)``."""
     return SplitTree(FAKE_CELLS, game.expander, 0, 0, 0, alpha, beta, depth=depth, ybw=ybw, **kw)
