@@ -42,6 +42,34 @@ def test_known_values_of_empty_boards(spec, value, score):
     assert weak.score is None
 
 
+# free placement, value for the first player (../shared/notes/parallel-and-numba.md; the
+# k=5 draws: Hsu et al. 2020; 4x9 k=4: Charatsidis 2017, Uiterwijk 2019)
+LITERATURE = [((3, 3, 3), "draw"), ((4, 3, 3), "win"), ((4, 4, 3), "win"), ((5, 3, 3), "win"), ((3, 6, 3), "win"),
+              ((5, 5, 3), "win"), ((3, 8, 4), "draw"), ((4, 4, 4), "draw"), ((4, 6, 4), "draw"), ((4, 7, 4), "draw"),
+              ((4, 8, 4), "draw"), ((5, 5, 4), "draw"), ((5, 6, 4), "win"), ((6, 5, 4), "win"), ((5, 7, 4), "win"),
+              ((6, 6, 4), "win"), ((5, 5, 5), "draw"), ((6, 5, 5), "draw"), ((6, 6, 5), "draw"), ((7, 5, 5), "draw"),
+              ((7, 6, 5), "draw"), ((7, 7, 5), "draw")]
+
+
+@pytest.mark.parametrize("board, value", LITERATURE, ids=lambda x: "x".join(map(str, x)) if isinstance(x, tuple) else x)
+def test_known_values_of_the_literature(board, value):
+    """Weak solves of empty free boards settle the published value (every prover on)."""
+    r = solve(Position(GameSpec(*board)), weak=True, pv=False)
+    assert r.value == value
+
+
+@pytest.mark.slow
+def test_4x9_k4_is_a_first_player_win():
+    """(4,9,4): a first-player win (Charatsidis 2017); about 20 s on 2 workers.
+    The line played out ends in the first player's win."""
+    r = solve(Position(GameSpec(4, 9, 4)), weak=True, workers=2)
+    assert r.value == "win"
+    pos = Position(GameSpec(4, 9, 4))
+    for move in r.pv:
+        pos.push(move)
+    assert pos.outcome() is not None and pos.outcome().winner == 1
+
+
 @pytest.mark.parametrize("spec", [GameSpec(1, 1, 1), GameSpec(5, 4, 1), GameSpec(8, 8, 1), GameSpec(3, 3, 1, True),
                                   GameSpec(1, 7, 1, True)])
 def test_k1_is_a_win_with_the_first_stone(spec):
