@@ -89,7 +89,9 @@ RULE_DEAD = 8        # stones that can no longer be part of a line left out of t
 RULE_THREAT_ORDER = 16   # move ordering by useful threats weighted by how soon they can be played
 RULE_CAN_WIN = 32    # a side that can no longer complete a line cannot win
 RULES_ALL = 63
-RULES_DEFAULT = RULES_ALL & ~RULE_DEAD   # dead stones in the key cost more time than the nodes they save
+# off by default, both cost more time than the nodes they save (run_bench.py --suites gravity):
+# dead stones in the key, and 'cannot win any more' (each of its checks costs more than it prunes)
+RULES_DEFAULT = RULES_ALL & ~RULE_DEAD & ~RULE_CAN_WIN
 SCORE_BIAS = 1024    # signed scores stored in ctx (uint64) with this added
 
 # control array ``ctl`` (int64, may live in shared memory): polled by the search
