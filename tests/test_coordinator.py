@@ -95,7 +95,7 @@ def test_a_result_that_decides_nothing_is_an_internal_error():
     that does not (a bound inside the window) would otherwise have the same task
     handed out again forever: the coordinator stops with an internal error."""
     class OneSlot:
-        n, helpers, closed = 1, False, False
+        n, places, helpers, closed = 1, 1, False, False
 
     tree = make_tree(FakeGame(ABC), 1, 2, depth=2)
     a1 = abc_nodes(tree)[3]

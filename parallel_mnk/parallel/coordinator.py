@@ -76,7 +76,7 @@ class Coordinator:
 
     def __init__(self, backend: Backend) -> None:
         self.backend = backend
-        self.slots = [Slot(i + 1) for i in range(getattr(backend, "places", backend.n))]
+        self.slots = [Slot(i + 1) for i in range(backend.places)]
         self.stats = [WorkerStats(i + 1) for i in range(backend.n)]   # what each worker did in this solve
         self.restarts = [0] * backend.n                                 # each worker's restarts in this solve
         self.helper_jobs = 0   # times an idle worker joined a running task (since the backend started)

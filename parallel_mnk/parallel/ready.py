@@ -37,9 +37,9 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..kernels import layout as L
 from ..kernels import ready as K
 from ..rules import MnkError
+from . import shm
 from .task import AnyResult, AnyTask
 
 PAYLOAD_BYTES = 4096     # a pickled Task is about 300 bytes; a HeuristicTask of a big board under 1 KiB
@@ -91,9 +91,7 @@ class ReadyList:
             raise RuntimeError(f"internal error: ready-list entry {entry} is not free")
         off = entry * PAYLOAD_BYTES
         self.payload[off:off + len(data)] = data
-        window = task.live_window
-        self.ctl[at + L.CTL_TASK_ABORT] = 0
-        self.ctl[at + L.CTL_LIVE_WINDOW] = L.pack_window(task.task_id, *(window or (0, 0)))
+        shm.start_task(self.ctl, at, task.task_id, *(task.live_window or (0, 0)))
         self.next_priority += 1
         self.ctl[at + K.E_PRIORITY] = self.next_priority + (HELPER_PRIORITY if helper else 0)
         self.ctl[at + K.E_LENGTH] = len(data)
@@ -104,13 +102,13 @@ class ReadyList:
 
     def set_window(self, entry: int, task_id: int, alpha: int, beta: int) -> None:
         """Narrow the live window of task ``task_id`` in ``entry``."""
-        self.ctl[self.slot(entry) + L.CTL_LIVE_WINDOW] = L.pack_window(task_id, alpha, beta)
+        shm.set_window(self.ctl, self.slot(entry), task_id, alpha, beta)
 
     def abandon(self, entry: int, task_id: int) -> None:
         """Task ``task_id`` of ``entry`` is not needed: taken back if nobody claimed it
         (its made-up result comes with the next :meth:`take_back_results`), else
         its search is asked to stop."""
-        self.ctl[self.slot(entry) + L.CTL_TASK_ABORT] = task_id   # first: a claim racing with us sees it
+        shm.abandon(self.ctl, self.slot(entry), task_id)   # first: a claim racing with us sees it
         if self.pending.get(entry) == task_id and K.take_back(self.ctl, self.base, entry):
             del self.pending[entry]
             self.taken_back.append((entry, self.tasks.pop(entry).skipped(0)))

@@ -42,8 +42,8 @@ def check_vcf_line(spec: GameSpec, own: int, opp: int, line: list[int]) -> Optio
         x, y = line[i], line[i + 1]
         if (own | opp) >> x & 1 or (own | opp) >> y & 1 or x == y:
             return f"step {i}: cell not empty"
-        if _completions(wins, opp, own):
-            theirs = _completions(wins, opp, own)
+        theirs = _completions(wins, opp, own)
+        if theirs:
             if len(theirs) > 1 or x not in theirs:
                 return f"step {i}: Y threatens {sorted(theirs)} and X does not block it"
         own |= 1 << x
