@@ -10,7 +10,7 @@ from typing import Optional, TextIO
 from . import runtime, solver
 from .analysis import analyze, describe_score, pons_line, render
 from .commands import check_time_limit, game_spec, position_of
-from .options import MAX_SPLIT_DEPTH, PROVERS, Limit
+from .options import MAX_SPLIT_DEPTH, PROVERS, Limit, SolveOptions
 from .position import Position
 from .play import play
 from .protocol import Session, needs_solver, parse
@@ -90,12 +90,15 @@ def _print_human(result: SolveResult, position: Position, out: TextIO) -> None:
         out.write(f"proof: {PROOF_NAMES[result.proof]}\n")
 
 
+def _solve_kwargs(args: argparse.Namespace) -> dict:
+    """The options of ``solve`` as the command line gives them (names of :class:`SolveOptions`)."""
+    return dict(workers=args.workers, weak=args.weak, tt_bits=args.tt_bits, split_depth=args.split_depth,
+                progress=False if args.json or args.no_progress else None, backend=args.backend,
+                address=args.address, checkpoint=args.checkpoint, prover=args.prover)
+
+
 def _solve_one(position: Position, args: argparse.Namespace) -> SolveResult:
-    return solver.solve(position, Limit(time=args.time_limit), workers=args.workers, weak=args.weak,
-                        tt_bits=args.tt_bits, split_depth=args.split_depth,
-                        progress=False if args.json or args.no_progress else None,
-                        backend=args.backend, address=args.address, checkpoint=args.checkpoint,
-                        prover=args.prover)
+    return solver.solve(position, Limit(time=args.time_limit), **_solve_kwargs(args))
 
 
 def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
@@ -109,6 +112,7 @@ def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
     if args.checkpoint is not None and args.moves is None and args.board is None:
         raise MnkError("--checkpoint journals one solve: give the position with --moves or --board")
     args.tt_bits = resolve_tt_bits(args.tt_bits, args.tt_size)  # a table too big is refused before any work
+    SolveOptions(limit=Limit(time=args.time_limit), **_solve_kwargs(args))   # and options that do not go together
     startup = runtime.load_kernels(parallel=args.workers > 1 or args.backend != "process"
                                    or args.checkpoint is not None)
     if args.backend == "ray":  # start Ray (or join the cluster) before the clock of the first solve

@@ -269,6 +269,7 @@ def test_stdin_without_trailing_newline_and_crlf():
     [*TTT, "--moves", "", "--tt-bits", "3"],
     [*TTT, "--moves", "", "--workers", "2", "--split-depth", "-1"],
     [*TTT, "--moves", "", "--workers", "2", "--split-depth", "9"],
+    [*TTT, "--moves", "", "--workers", "2", "--split-depth", "0", "--backend", "ray"],   # refused before Ray starts
 ])
 def test_bad_input_is_one_line_on_stderr_exit_2(capsys, argv):
     code, out = run(argv)
