@@ -14,7 +14,7 @@ import time
 from typing import Optional
 
 from parallel_mnk import GameSpec, Position
-from parallel_mnk.kernels import layout as L
+from parallel_mnk.kernels.core import layout as L
 from parallel_mnk.search import Search
 from parallel_mnk.ttable import transposition_table
 

@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Optional, Union
 
-from . import runtime
+from . import families, runtime
 from .options import Limit, Watch
 from .position import Position
 from .rules import GameSpec, MnkError, Value, format_move, ply_of_score, value_of_score, win_score
@@ -188,7 +188,7 @@ def analyze(position: Position, limit: Optional[Limit] = None, *, workers: int =
     if limit.depth is not None or limit.nodes is not None:
         raise MnkError("analyze takes a time limit only (Limit(time=...))")
     tt_bits = resolve_tt_bits(tt_bits, tt_size)
-    runtime.load_kernels()
+    families.load(*families.for_solve(position.spec, parallel=workers > 1))
     started = time.perf_counter()
     pos = position.copy()
     if pos.is_game_over():

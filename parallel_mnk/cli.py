@@ -7,7 +7,7 @@ import sys
 import time
 from typing import Optional, TextIO
 
-from . import runtime, solver
+from . import families, runtime, solver
 from .analysis import analyze, describe_score, pons_line, render
 from .commands import check_time_limit, game_spec, position_of
 from .options import MAX_SPLIT_DEPTH, PROVERS, Limit, SolveOptions
@@ -113,8 +113,8 @@ def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
         raise MnkError("--checkpoint journals one solve: give the position with --moves or --board")
     args.tt_bits = resolve_tt_bits(args.tt_bits, args.tt_size)  # a table too big is refused before any work
     SolveOptions(limit=Limit(time=args.time_limit), **_solve_kwargs(args))   # and options that do not go together
-    startup = runtime.load_kernels(parallel=args.workers > 1 or args.backend != "process"
-                                   or args.checkpoint is not None)
+    startup = families.load(*families.for_solve(spec, parallel=args.workers > 1 or args.backend != "process"
+                                                or args.checkpoint is not None))
     if args.backend == "ray":  # start Ray (or join the cluster) before the clock of the first solve
         startup += solver.start_backend("ray", args.workers, args.tt_bits, args.address)
     if args.moves is not None or args.board is not None:
@@ -170,7 +170,7 @@ def cmd_analyze(args, stdin: TextIO, stdout: TextIO) -> int:
     spec = _spec_from_args(args)
     spec.require_exact()
     args.tt_bits = resolve_tt_bits(args.tt_bits, args.tt_size)  # a table too big is refused before any work
-    startup = runtime.load_kernels(parallel=args.workers > 1)
+    startup = families.load(*families.for_solve(spec, parallel=args.workers > 1))
 
     def run(position):
         return analyze(position, Limit(time=args.time_limit), workers=args.workers, weak=args.weak,
@@ -214,7 +214,7 @@ def cmd_nmk(args, stdin: TextIO, stdout: TextIO) -> int:
     session = Session(tt_bits=args.tt_bits)
     transposition_table(args.tt_bits)  # a bad size is an error even if no query needs the table
     t1 = time.perf_counter()
-    startup = runtime.load_kernels() if needs_solver(queries) else 0.0
+    startup = families.load("free") if needs_solver(queries) else 0.0   # the protocol has no gravity
     t2 = time.perf_counter()
     out = session.run(queries)
     t3 = time.perf_counter()

@@ -33,9 +33,9 @@ from typing import Callable
 
 import numpy as np
 
-from .kernels import grid_layout as GL
-from .kernels import layout as L
-from .kernels.proof_layout import fill_proof_tables
+from .kernels.limited import layout as GL
+from .kernels.core import layout as L
+from .kernels.proofs.layout import fill_proof_tables
 from .rules import MAX_CELLS, GameSpec
 
 # (row step, col step) of the four line directions: E, S, SE, SW
@@ -280,7 +280,7 @@ def _context_template(spec: GameSpec) -> np.ndarray:
 
 def build_context(spec: GameSpec) -> np.ndarray:
     """A fresh, writable kernel context (``uint64[CTX_SIZE]``) for ``spec`` (at most
-    64 cells). See :mod:`parallel_mnk.kernels.layout` for what each slot holds."""
+    64 cells). See :mod:`parallel_mnk.kernels.core.layout` for what each slot holds."""
     return _context_template(spec).copy()
 
 
@@ -294,7 +294,7 @@ def grid_line_weights(k: int) -> list[int]:
 @lru_cache(maxsize=32)
 def build_grid_geometry(spec: GameSpec) -> np.ndarray:
     """The read-only ``geo`` array of the depth-limited engine for ``spec`` (any
-    board up to 26x26; see :mod:`parallel_mnk.kernels.grid_layout`)."""
+    board up to 26x26; see :mod:`parallel_mnk.kernels.limited.layout`)."""
     cells, cols, rows, k = spec.cells, spec.cols, spec.rows, spec.k
     lines = [[c for c in range(cells) if m >> c & 1] for m in line_masks(spec)]
     through: list[list[int]] = [[] for _ in range(cells)]

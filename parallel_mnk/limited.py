@@ -3,7 +3,7 @@ any board up to 26x26.
 
 Where the exact solver cannot go (boards over 64 cells, or positions out of
 reach in the time given) this module finds a strong move: iterative deepening
-alpha-beta over :mod:`parallel_mnk.kernels.limited`, with an open-line
+alpha-beta over :mod:`parallel_mnk.kernels.limited.search`, with an open-line
 evaluation, threat detection (a win in one is never missed, an opponent's win in
 one never ignored, a double threat is seen as lost) and a search for wins by
 continuous fours before the main search.
@@ -26,14 +26,14 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from . import runtime
+from . import families, runtime
 from .geometry import MAX_LIMITED_DEPTH, build_grid_geometry
-from .kernels import grid as G
-from .kernels import grid_layout as GL
-from .kernels.grid_layout import F_FAST, F_NEAR, F_ORDER, F_PRUNE, F_THREATS, F_TT, INF, MATE_ZONE, WIN
-from .kernels.layout import CTL_ABORT, CTL_SIZE
-from .kernels.limited import forced_win_by_fours, negamax_limited
-from .kernels.tss import MAX_FOURS, scratch_size, vct
+from .kernels.limited import grid as G
+from .kernels.limited import layout as GL
+from .kernels.limited.layout import F_FAST, F_NEAR, F_ORDER, F_PRUNE, F_THREATS, F_TT, INF, MATE_ZONE, WIN
+from .kernels.core.layout import CTL_ABORT, CTL_SIZE
+from .kernels.limited.search import forced_win_by_fours, negamax_limited
+from .kernels.limited.tss import MAX_FOURS, scratch_size, vct
 from .options import Limit, Watch
 from .position import Position
 from .results import LimitedResult
@@ -58,7 +58,7 @@ BIG_BOARD_WIDTH = 14      # on boards over 64 cells, moves tried per node (force
 
 def new_state(spec: GameSpec, cells_x: list[int], cells_o: list[int], turn: int) -> np.ndarray:
     """The kernel state ``st`` of a board: stones of each player and the side to move (1 or 2)."""
-    runtime.load_limited_kernels()
+    families.load("limited")
     geo = build_grid_geometry(spec)
     st = np.zeros(int(geo[GL.G_S_SIZE]), dtype=np.int64)
     if spec.k == 1:   # every line is one stone short of a win before anything is played
@@ -88,7 +88,7 @@ def count_search(spec: GameSpec, st: np.ndarray, depth: int, flags: int, tt_bits
     positions visited below the root and ``evals`` the leaves scored. A fresh
     table is used when ``F_TT`` is in ``flags``, so counts are reproducible.
     """
-    runtime.load_limited_kernels()
+    families.load("limited")
     geo = build_grid_geometry(spec)
     work = st.copy()
     work[GL.S_NODES] = work[GL.S_EVALS] = work[GL.S_ABORTED] = 0
@@ -148,7 +148,7 @@ class LimitedSearch:
             raise MnkError(f"--depth must be between 1 and {MAX_DEPTH}, got {limit.depth}")
         if width is not None and width < 0:
             raise MnkError(f"--width must be 0 (all moves) or more, got {width}")
-        runtime.load_limited_kernels()
+        families.load("limited")
         spec = self.spec = position.spec
         self.position = position
         self.limit = limit
@@ -191,12 +191,12 @@ class LimitedSearch:
         return self.forced_fours() or self.threat_space()
 
     def threat_space(self, threes: int = THREES) -> Optional[LimitedResult]:
-        """A win by fours and threes proven by threat-space search (:mod:`.kernels.tss`;
+        """A win by fours and threes proven by threat-space search (:mod:`.kernels.limited.tss`;
         free placement), with at most ``threes`` three-moves, fewest first, within
         a share of the time and node limits; None when none is found."""
         if self.spec.gravity:
             return None
-        runtime.load_limited_kernels()
+        families.load("limited")
         turn = int(self.st[GL.S_TURN])
         scratch = np.zeros(scratch_size(self.spec.cells), dtype=np.int64)
         fail = np.zeros(2 << THREAT_TABLE_BITS, dtype=np.int64)

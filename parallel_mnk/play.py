@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Optional, TextIO
 
-from . import runtime, solver
+from . import families, solver
 from .options import Limit
 from .position import O, X, Position
 from .results import LimitedResult
@@ -105,7 +105,7 @@ class Engine:
     def load(self) -> None:
         """Load the exact solver's kernels now (not inside the first move's budget)."""
         if self.spec.exact_solvable:
-            runtime.load_kernels(parallel=self.workers > 1)
+            families.load(*families.for_solve(self.spec, parallel=self.workers > 1))
 
     def choose(self, position: Position) -> EngineChoice:
         """The move for the side to move (the game must not be over)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from .kernels.grid_layout import MATE_ZONE, WIN
+from .kernels.limited.layout import MATE_ZONE, WIN
 from .rules import GameSpec, Value, format_move
 
 

@@ -1,6 +1,6 @@
-"""What running the kernels needs around them: loading them once per process
-(after checking numba's cache), running them so that a time limit or Ctrl-C can
-stop them, the one status line of long searches, and process facts.
+"""What running the kernels needs around them: running them so that a time limit
+or Ctrl-C can stop them, the one status line of long searches, and process facts
+(loading them: :mod:`.families`).
 
 The kernels release the GIL (``nogil``), so :func:`run_abortable` runs them in a
 helper thread while the calling thread watches the clock and the keyboard, and
@@ -17,101 +17,10 @@ from typing import Any, Callable, Optional, TextIO, TypeVar
 import numpy as np
 import psutil
 
-from .geometry import build_context, build_grid_geometry
-from .kernels import (
-    bounds, cache_guard, common, dfpn, gravity, gravity_search, grid, limited, lines, negamax, pairing, ready,
-    root, sharing, table, threats, tss,
-)
-from .kernels import grid_layout as GL
-from .kernels import layout as L
+from .kernels.core import layout as L
 from .options import Watch
-from .rules import GameSpec
 
 T = TypeVar("T")
-KERNEL_MODULES = [bounds, common, dfpn, gravity, gravity_search, grid, limited, lines, negamax, pairing, ready,
-                  root, sharing, table, threats, tss]
-
-_loaded: set[str] = set()
-
-
-# ------------------------------------------------------------------ loading the kernels
-def _check_cache() -> None:
-    """Drop numba's cached kernels if any kernel source changed (once per process,
-    before any kernel runs; see :mod:`parallel_mnk.kernels.cache_guard`)."""
-    if "cache" not in _loaded:
-        cache_guard.drop_stale_cache(KERNEL_MODULES)
-        _loaded.add("cache")
-
-
-def load_kernels(parallel: bool = False) -> float:
-    """Compile the exact engine's kernels, or load them from numba's cache, once per
-    process; with ``parallel`` also those the workers and the coordinator of a
-    parallel solve use. Returns the seconds it took (0 once done), so that solve
-    times never include it."""
-    want = "parallel" if parallel else "exact"
-    if want in _loaded:
-        return 0.0
-    t = time.perf_counter()
-    _check_cache()
-    ctx = build_context(GameSpec(3, 3, 3))
-    tt = np.zeros(1 << 10, dtype=np.uint64)
-    ctl = np.zeros(L.CTL_SIZE, dtype=np.int64)
-    zero = np.uint64(0)
-    if "exact" not in _loaded:
-        score = root.solve_score(ctx, tt, ctl, zero, zero, 0, False)
-        root.best_move(ctx, tt, ctl, zero, zero, 0, score, False)
-        _loaded.add("exact")
-    if parallel:
-        root.expand(ctx, tt, zero, zero, 0, np.zeros(L.MAX_CELLS, dtype=np.int64))
-        root.run_task(ctx, tt, ctl, zero, zero, 0, -1, 1, L.CTL_WORKERS + L.CTL_LIVE_WINDOW)
-        ready.claim(ctl, 0, 0, 1)
-        ready.take_back(ctl, 0, 0)
-        ready.publish(ctl, 0, 0)
-        _loaded.add("parallel")
-    return time.perf_counter() - t
-
-
-def load_proof_kernels() -> float:
-    """Compile or load the proof machinery's kernels (pairing certificates, VCF, df-pn) once
-    per process; returns the seconds it took (0 once done)."""
-    if "proofs" in _loaded:
-        return 0.0
-    t = time.perf_counter()
-    _check_cache()
-    ctx = build_context(GameSpec(3, 3, 3))
-    zero = np.uint64(0)
-    pairing.search_certificate(ctx, zero, zero, np.int64(1))
-    pairing.defender_has_certificate(ctx, zero, zero, np.int64(0), True)
-    threats.vcf_win(ctx, zero, zero, np.int64(1), np.int64(1))
-    dfpn.dfpn_prove(ctx, np.zeros(64, dtype=np.uint64), np.zeros(L.CTL_SIZE, dtype=np.int64), zero, zero, np.int64(0),
-                    np.int64(1))
-    _loaded.add("proofs")
-    return time.perf_counter() - t
-
-
-def load_limited_kernels() -> float:
-    """Compile or load the depth-limited engine's kernels once per process (so that
-    a time limit never pays for it); returns the seconds it took (0 once done)."""
-    if "limited" in _loaded:
-        return 0.0
-    t = time.perf_counter()
-    _check_cache()
-    spec = GameSpec(3, 3, 3)
-    geo = build_grid_geometry(spec)
-    st = np.zeros(int(geo[GL.G_S_SIZE]), dtype=np.int64)
-    st[GL.S_TURN] = 1
-    ctl = np.zeros(L.CTL_SIZE, dtype=np.int64)
-    keys, data = np.zeros(1 << 4, dtype=np.int64), np.zeros(2 << 4, dtype=np.int64)
-    flags = GL.F_PRUNE | GL.F_ORDER | GL.F_TT | GL.F_THREATS | GL.F_FAST
-    limited.negamax_limited(geo, st, keys, data, ctl, np.int64(2), np.int64(-GL.INF), np.int64(GL.INF),
-                            np.int64(flags), np.int64(0), np.int64(0))
-    limited.forced_win_by_fours(geo, st, ctl, np.int64(1), False, np.int64(0))
-    tss.vct(geo, st, ctl, np.int64(1), np.int64(1), np.int64(1), np.zeros(tss.scratch_size(9), dtype=np.int64),
-            np.zeros(4, dtype=np.int64), np.int64(0))
-    grid.set_stone(geo, st, 4, 1)
-    grid.clear_stone(geo, st, 4)
-    _loaded.add("limited")
-    return time.perf_counter() - t
 
 
 # ------------------------------------------------------------------ running them

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional, TextIO
 from urllib.parse import parse_qsl, urlsplit
 
-from . import runtime, solver
+from . import families, solver
 from .analysis import analyze
 from .commands import check_time_limit, game_spec, position_of
 from .jobs import Busy, Jobs, Replaced
@@ -311,8 +311,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1, max_time:
     Ctrl-C; writes the address to ``out`` first. Returns the exit status (0)."""
     server = Server(host, port, workers, max_time, log=log)
     try:
-        runtime.load_kernels(parallel=workers > 1)
-        runtime.load_limited_kernels()
+        families.load("gravity", "free", "limited", *(["pool"] if workers > 1 else []))   # any game may be asked
         if workers > 1:   # fork the workers now, before the server has threads
             solver.start_backend("process", workers, server.tt_bits)
         out.write(f"parallel-mnk serve: {server.url} ({workers} worker{'s' if workers > 1 else ''}, "

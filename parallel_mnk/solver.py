@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Optional, Union
 
-from . import runtime
+from . import families
 from .limited import DEFAULT_TT_BITS as LIMITED_TT_BITS
 from .limited import LimitedSearch
 from .options import Limit, SolveOptions, Watch
@@ -63,7 +63,7 @@ def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = Fal
                         tt_bits=resolve_tt_bits(tt_bits, tt_size), pv=pv, progress=progress,
                         split_depth=split_depth, serial_budget=serial_budget, backend=backend, address=address,
                         checkpoint=checkpoint, watch=watch, prover=prover)
-    runtime.load_kernels(parallel=opts.parallel)
+    families.load(*families.for_solve(position.spec, parallel=opts.parallel))
     return solve_parallel(position, opts) if opts.parallel else solve_serial(position, opts)
 
 

@@ -1,7 +1,7 @@
 """Transposition tables: sizing, allocation, salts, and tables in shared memory.
 
 * The exact engine's table is ``uint64[2**bits]``, one word per entry
-  (:mod:`parallel_mnk.kernels.layout`); a process keeps one per size
+  (:mod:`parallel_mnk.kernels.core.layout`); a process keeps one per size
   (:func:`transposition_table`) and each solve salts its keys afresh
   (:func:`new_salt`), which is as good as clearing it.
 * The depth-limited engine's table is a pair of int64 arrays
@@ -112,7 +112,7 @@ def new_salt() -> np.uint64:
 
 class LimitedTable:
     """The depth-limited engine's table of ``2**bits`` entries: ``keys`` (hashes)
-    and ``data`` (two words per entry, see :mod:`parallel_mnk.kernels.limited`)."""
+    and ``data`` (two words per entry, see :mod:`parallel_mnk.kernels.limited.search`)."""
 
     def __init__(self, bits: int) -> None:
         self.keys = np.zeros(1 << bits, dtype=np.int64)

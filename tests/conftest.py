@@ -1,7 +1,7 @@
 """Fixtures of every test module.
 
-* ``warm_kernels`` (session, autouse): load (or compile) the numba kernels of
-  both engines once, before the first test, so that no test's time includes it;
+* ``warm_kernels`` (session, autouse): load (or compile) every family of numba
+  kernels once, before the first test, so that no test's time includes it;
 * ``stop_pools`` (module, autouse): stop the process's worker pool (and Ray
   backend) at the end of each module, so that no module leaves processes to
   the next (the package keeps one pool per worker count and table size between
@@ -26,13 +26,11 @@ if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
 
 @pytest.fixture(scope="session", autouse=True)
 def warm_kernels():
-    """Load the kernels of the exact engine (serial and parallel) and of the
-    depth-limited engine and the proof machinery once per session."""
-    from parallel_mnk.runtime import load_kernels, load_limited_kernels, load_proof_kernels
+    """Load every family of kernels once per session, compiling what numba's
+    cache lacks in parallel processes (:func:`parallel_mnk.families.load_all`)."""
+    from parallel_mnk import families
 
-    load_kernels(parallel=True)
-    load_limited_kernels()
-    load_proof_kernels()
+    families.load_all()
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -1,88 +1,116 @@
-"""parallel_mnk.kernels.cache_guard: numba's cache of the kernels is dropped when
-any kernel source changes (numba itself only checks each function's own file)."""
+"""parallel_mnk.kernels.cache_guard: numba's cache of a kernel folder is dropped when
+a source of that folder, or of a folder it imports, changes (numba itself only
+checks each function's own file); the caches of other folders stay."""
 from __future__ import annotations
 
-import types
+import importlib
+import sys
 from pathlib import Path
 
-from parallel_mnk import kernels
-from parallel_mnk.kernels import cache_guard, negamax, root
+import pytest
+
+from parallel_mnk import families
+from parallel_mnk.kernels import cache_guard
+
+KERNEL = "from numba import njit\n{imports}\n\n@njit(cache=True)\ndef f(x):\n    return x + {n}\n"
 
 
-class FakeCache:
-    def __init__(self, path: Path) -> None:
-        self._cache_path = str(path)
+@pytest.fixture
+def fake_kernels(tmp_path, monkeypatch):
+    """A package ``fakepkg.kernels`` with folders ``core`` (module ``a``), ``fam``
+    (module ``b``, importing ``core``) and ``other`` (module ``c``), each with one
+    cached numba function; yields the kernels directory and each folder's cache."""
+    kernels = tmp_path / "fakepkg" / "kernels"
+    sources = {"core": ("a", ""), "fam": ("b", "from ..core.a import f as g"), "other": ("c", "")}
+    for i, (folder, (stem, imports)) in enumerate(sources.items()):
+        (kernels / folder).mkdir(parents=True)
+        (kernels / folder / "__init__.py").write_text("")
+        (kernels / folder / f"{stem}.py").write_text(KERNEL.format(imports=imports, n=i))
+    (kernels.parent / "__init__.py").write_text("")
+    (kernels / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    caches = {f: cache_guard.cache_dir(kernels / f, f"fakepkg.kernels.{f}") for f in sources}
+    yield kernels, caches
+    for name in [m for m in sys.modules if m.startswith("fakepkg")]:
+        del sys.modules[name]
 
 
-def fake_kernel_package(tmp_path: Path):
-    """Two kernel modules ``a.py``/``b.py`` with one cached function each, and their
-    cache directory holding their files and a stranger's."""
-    src = tmp_path / "kernels"
-    src.mkdir()
-    cache = src / "__pycache__"
-    cache.mkdir()
-    modules = []
-    for stem in ("a", "b"):
-        (src / f"{stem}.py").write_text(f"# kernel {stem}\n")
-        module = types.ModuleType(f"pkg.{stem}")
-        module.__file__ = str(src / f"{stem}.py")
-        func = type("Dispatcher", (), {})()
-        func._cache = FakeCache(cache)
-        func.__module__ = module.__name__
-        module.f = func
-        modules.append(module)
-    return src, cache, modules
+def plant(caches: dict[str, Path]) -> dict[str, set[str]]:
+    """Put cache files of each folder's module (and a stranger's) in its cache directory."""
+    stems = {"core": "a", "fam": "b", "other": "c"}
+    planted = {}
+    for folder, directory in caches.items():
+        directory.mkdir(parents=True, exist_ok=True)
+        ours = {f"{stems[folder]}.f-4.py311.nbi", f"{stems[folder]}.f-4.py311.1.nbc"}
+        for name in ours | {"stranger.g-1.py311.nbi", "notes.txt"}:
+            (directory / name).write_text("x")
+        planted[folder] = ours
+    return planted
 
 
-def cached_files(cache: Path) -> set[str]:
-    return {p.name for p in cache.iterdir() if p.suffix in (".nbi", ".nbc")}
+def removed_by_folder(removed: list[Path], caches: dict[str, Path]) -> dict[str, set[str]]:
+    return {f: {p.name for p in removed if p.parent == d} for f, d in caches.items()}
 
 
-def test_fingerprint_follows_every_source_file(tmp_path):
-    src, _, _ = fake_kernel_package(tmp_path)
-    first = cache_guard.source_fingerprint(src)
-    assert cache_guard.source_fingerprint(src) == first
-    (src / "b.py").write_text("# kernel b, edited\n")
-    assert cache_guard.source_fingerprint(src) != first
+def test_closure_follows_the_imports_between_folders(fake_kernels):
+    kernels, _ = fake_kernels
+    assert [p.name for p in cache_guard.kernel_folders(kernels)] == ["core", "fam", "other"]
+    assert [p.name for p in cache_guard.closure(kernels / "fam")] == ["core", "fam"]
+    assert [p.name for p in cache_guard.closure(kernels / "core")] == ["core"]
+    assert [p.name for p in cache_guard.closure(kernels / "other")] == ["other"]
 
 
-def test_stale_cache_is_dropped_and_only_ours(tmp_path):
-    src, cache, modules = fake_kernel_package(tmp_path)
-    ours = {"a.f-10.py311.nbi", "a.f-10.py311.1.nbc", "b.f-3.py311.nbi"}
-    theirs = {"other.g-1.py311.nbi", "notes.txt"}
-    for name in ours | theirs:
-        (cache / name).write_text("x")
-    assert cache_guard.cache_dirs(modules) == {cache}
-
-    # no stamp yet: whatever is cached may be stale
-    removed = cache_guard.drop_stale_cache(modules)
-    assert {p.name for p in removed} == ours
-    assert cached_files(cache) == {"other.g-1.py311.nbi"}
-    assert (cache / "notes.txt").exists()
-    assert (cache / cache_guard.STAMP_NAME).read_text() == cache_guard.source_fingerprint(src)
-
-    # numba caches the kernels again; nothing changed: they stay
-    for name in ours:
-        (cache / name).write_text("x")
-    assert cache_guard.drop_stale_cache(modules) == []
-    assert ours <= cached_files(cache)
-
-    # one file changes (the other's cache would keep inlined old code): all of ours go
-    (src / "a.py").write_text("# kernel a, edited\n")
-    assert {p.name for p in cache_guard.drop_stale_cache(modules)} == ours
+def test_fingerprint_follows_every_source_file_of_the_closure(fake_kernels):
+    kernels, _ = fake_kernels
+    first = cache_guard.source_fingerprint(cache_guard.closure(kernels / "fam"))
+    assert cache_guard.source_fingerprint(cache_guard.closure(kernels / "fam")) == first
+    (kernels / "core" / "a.py").write_text("# edited\n")
+    assert cache_guard.source_fingerprint(cache_guard.closure(kernels / "fam")) != first
 
 
-def test_missing_cache_directory_is_created_with_its_stamp(tmp_path):
-    src, cache, modules = fake_kernel_package(tmp_path)
-    cache.rmdir()
-    assert cache_guard.drop_stale_cache(modules) == []
-    assert (cache / cache_guard.STAMP_NAME).read_text() == cache_guard.source_fingerprint(src)
-
-
-def test_the_package_stamps_its_real_cache():
-    """Importing the kernels checked their cache: its stamp is the current fingerprint."""
-    dirs = cache_guard.cache_dirs([negamax, root])
-    assert dirs, "the kernels are cached by numba (cache=True)"
-    fingerprint = cache_guard.source_fingerprint(Path(kernels.__file__).parent)
-    for directory in dirs:
+def test_only_the_caches_an_edit_can_reach_are_dropped(fake_kernels):
+    kernels, caches = fake_kernels
+    planted = plant(caches)
+    # no stamps yet: whatever is cached may be stale; strangers' files stay
+    removed = removed_by_folder(cache_guard.drop_stale_caches(kernels, "fakepkg.kernels"), caches)
+    assert removed == planted
+    for folder, directory in caches.items():
+        assert (directory / "stranger.g-1.py311.nbi").exists() and (directory / "notes.txt").exists()
+        fingerprint = cache_guard.source_fingerprint(cache_guard.closure(kernels / folder))
         assert (directory / cache_guard.STAMP_NAME).read_text() == fingerprint
+
+    # numba caches them again; nothing changed: they stay
+    plant(caches)
+    assert cache_guard.drop_stale_caches(kernels, "fakepkg.kernels") == []
+
+    # an edit of a folder nobody imports drops that folder's cache only
+    (kernels / "other" / "c.py").write_text(KERNEL.format(imports="", n=7))
+    removed = removed_by_folder(cache_guard.drop_stale_caches(kernels, "fakepkg.kernels"), caches)
+    assert removed == {"core": set(), "fam": set(), "other": planted["other"]}
+
+    # an edit of core reaches the folder that imports it (whose cache holds core's code inlined)
+    plant(caches)
+    (kernels / "core" / "a.py").write_text(KERNEL.format(imports="", n=9))
+    removed = removed_by_folder(cache_guard.drop_stale_caches(kernels, "fakepkg.kernels"), caches)
+    assert removed == {"core": planted["core"], "fam": planted["fam"], "other": set()}
+
+
+def test_a_missing_cache_directory_is_created_with_its_stamp(fake_kernels):
+    kernels, caches = fake_kernels
+    assert not caches["fam"].exists() or not any(caches["fam"].iterdir())
+    assert cache_guard.drop_stale_caches(kernels, "fakepkg.kernels") == []
+    fingerprint = cache_guard.source_fingerprint(cache_guard.closure(kernels / "fam"))
+    assert (caches["fam"] / cache_guard.STAMP_NAME).read_text() == fingerprint
+
+
+def test_the_package_stamps_its_real_caches():
+    """Loading the kernels checked their caches: each folder's stamp is the
+    fingerprint of its sources and of those it imports."""
+    families.load_all()
+    for folder in cache_guard.kernel_folders(families.KERNELS_DIR):
+        directory = cache_guard.cache_dir(folder, f"parallel_mnk.kernels.{folder.name}")
+        if directory is None:
+            continue
+        importlib.import_module(f"parallel_mnk.kernels.{folder.name}")
+        fingerprint = cache_guard.source_fingerprint(cache_guard.closure(folder))
+        assert (directory / cache_guard.STAMP_NAME).read_text() == fingerprint, folder.name

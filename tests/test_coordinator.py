@@ -17,7 +17,7 @@ import pytest
 from checks import (ABC, BIG_TT_BITS, FakeGame, abc_nodes, check_accounting, check_best_move, count_refreshes,
                     make_tree, pool_tasks, random_positions, serial_score, split_solve)
 from parallel_mnk import GameSpec, Position
-from parallel_mnk.kernels.layout import TT_EXACT, TT_LOWER
+from parallel_mnk.kernels.core.layout import TT_EXACT, TT_LOWER
 from parallel_mnk.parallel import coordinator as coordinator_module
 from parallel_mnk.parallel.backends import get_coordinator
 from parallel_mnk.parallel.task import DEFER_MIN_EMPTY, Task, TaskResult

@@ -1,4 +1,4 @@
-"""df-pn (parallel_mnk.kernels.dfpn through prover.dfpn): "does the side to move
+"""df-pn (parallel_mnk.kernels.proofs.dfpn through prover.dfpn): "does the side to move
 win?" and the weak value (with "does it lose?") answered as the naive solver
 does on random small positions, both sides to move, with a roomy and a small
 table, also with VCF and pairing certificates tried at every node (and with caps
@@ -10,7 +10,7 @@ import pytest
 from checks import random_positions
 from naive import naive_score
 from parallel_mnk import GameSpec, MnkError, Position
-from parallel_mnk.kernels import proof_layout as PL
+from parallel_mnk.kernels.proofs import layout as PL
 from parallel_mnk.prover.dfpn import Dfpn, dfpn_value, dfpn_wins
 from parallel_mnk.rules import value_of_score
 

@@ -1,4 +1,4 @@
-"""The gravity search (kernels/gravity.py, kernels/gravity_search.py) against the
+"""The gravity search (kernels/gravity/analysis.py, kernels/gravity/search.py) against the
 naive solver on random small gravity boards: every static bound on its own
 (forced lines, the 2-4 ply bounds, 'cannot win', the even-squares bound, dead
 stones), and whole searches with each rule switched off and with each rule
@@ -16,14 +16,13 @@ import pytest
 from checks import random_positions
 from naive import all_lines, naive_solver
 
-from parallel_mnk import GameSpec, Position
+from parallel_mnk import GameSpec, Position, geometry
 from parallel_mnk.geometry import build_context
-from parallel_mnk.kernels import gravity as G
-from parallel_mnk.kernels import layout as L
-from parallel_mnk.kernels import root
-from parallel_mnk.kernels.bounds import NO_SCORE
-from parallel_mnk.kernels.lines import dead_stones, playable_cells, winning_cells
-from parallel_mnk.kernels.table import set_root_hashes
+from parallel_mnk.kernels.gravity import analysis as G
+from parallel_mnk.kernels.core import layout as L
+from parallel_mnk.kernels.core.bounds import NO_SCORE
+from parallel_mnk.kernels.core.lines import dead_stones, playable_cells, winning_cells
+from parallel_mnk.kernels.core.table import set_root_hashes
 from parallel_mnk.search import Search
 
 # (cols, rows, k, max empty cells): even heights 4 and 6, odd heights 3 and 5
@@ -172,8 +171,7 @@ def test_whole_searches_with_each_rule_set(rules_name, rules):
             for _ in range(3):
                 alpha = rng.randint(-spec.cells // 2 - 1, spec.cells // 2)
                 beta = rng.randint(alpha + 1, spec.cells // 2 + 1)
-                v = int(root.run_task(search.ctx, search.tt, search.ctl, np.uint64(own), np.uint64(opp), pos.ply,
-                                      alpha, beta, -1))
+                v = search.window(own, opp, pos.ply, alpha, beta)
                 kind = int(search.ctx[L.C_RESULT_KIND])
                 where = (spec, rules_name, pos.move_stack, (alpha, beta), v, kind, expected)
                 assert kind == L.TT_EXACT or not alpha < v < beta, where
@@ -237,12 +235,12 @@ def test_who_owns_a_dead_stone_does_not_matter(spec):
 
 def _generic_score(search: Search, own: int, opp: int, ply: int) -> int:
     """The exact score by the free-placement engine's generic search
-    (kernels/negamax.py, which also plays gravity), independent of the gravity one."""
-    from parallel_mnk.kernels import negamax as N
-    from parallel_mnk.kernels.table import set_root_hashes as root_hashes
+    (kernels/free/search.py, which also plays gravity), independent of the gravity one."""
+    from parallel_mnk.kernels.free import search as N
+    from parallel_mnk.kernels.core.table import set_root_hashes as root_hashes
     cells = search.spec.cells
     own_b, opp_b = np.uint64(own), np.uint64(opp)
-    if root.immediate_wins(search.ctx, own_b, opp_b):
+    if geometry.winning_cells(own, search.legal_mask(own, opp), search.spec.rows, search.spec.cols, search.spec.k):
         return (cells + 1 - ply) // 2
     x, o = (own_b, opp_b) if ply % 2 == 0 else (opp_b, own_b)
     lo, hi = -((cells - ply) // 2), (cells + 1 - ply) // 2

@@ -1,4 +1,4 @@
-"""The depth-limited engine (parallel_mnk.limited and kernels/grid.py, kernels/limited.py).
+"""The depth-limited engine (parallel_mnk.limited and kernels/limited/grid.py, kernels/limited/search.py).
 
 Checked against plain recomputation (incremental state), against the naive
 memoised minimax (full-depth search), against itself (pruning never changes a
@@ -15,9 +15,9 @@ import pytest
 from parallel_mnk import GameSpec, MnkError, Position
 from parallel_mnk import best_move, geometry
 from parallel_mnk import limited as LM
-from parallel_mnk.kernels import grid as G
-from parallel_mnk.kernels import grid_layout as GL
-from parallel_mnk.kernels.limited import F_FAST, F_ORDER, F_PRUNE, F_THREATS, F_TT, WIN
+from parallel_mnk.kernels.limited import grid as G
+from parallel_mnk.kernels.limited import layout as GL
+from parallel_mnk.kernels.limited.search import F_FAST, F_ORDER, F_PRUNE, F_THREATS, F_TT, WIN
 from parallel_mnk.rules import format_move, parse_move_list, ply_of_score
 from checks import random_positions
 from naive import naive_score

@@ -1,4 +1,4 @@
-"""Pairing certificates: the kernel's exact finder (parallel_mnk.kernels.pairing)
+"""Pairing certificates: the kernel's exact finder (parallel_mnk.kernels.proofs.pairing)
 against the research note's fixtures, an exhaustive reference, the naive solver,
 and play-outs of the pairing strategy; and the independent checker itself."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""parallel_mnk.parallel.ready (with kernels/ready.py): the ready list of the
+"""parallel_mnk.parallel.ready (with kernels/pool/ready.py): the ready list of the
 process pool, driven without processes.
 
 * one step at a time against a naive twin (a plain list of queued tasks): the
@@ -22,9 +22,9 @@ import numpy as np
 
 from checks import WIDE, FakeGame, check_fail_soft, make_tree
 from parallel_mnk import GameSpec
-from parallel_mnk.kernels import layout as L
-from parallel_mnk.kernels import ready as K
-from parallel_mnk.kernels.layout import TT_EXACT, TT_LOWER, TT_UPPER
+from parallel_mnk.kernels.core import layout as L
+from parallel_mnk.kernels.pool import ready as K
+from parallel_mnk.kernels.core.layout import TT_EXACT, TT_LOWER, TT_UPPER
 from parallel_mnk.parallel.backend import Backend
 from parallel_mnk.parallel.coordinator import Coordinator
 from parallel_mnk.parallel.ready import PAYLOAD_BYTES, ReadyList, words_needed

@@ -12,7 +12,7 @@ import pytest
 
 from checks import (ABC, FAKE_CELLS, WIDE, FakeGame, abc_nodes, all_nodes, check_fail_soft, count_refreshes,
                     make_tree)
-from parallel_mnk.kernels.layout import TT_EXACT, TT_LOWER, TT_UPPER
+from parallel_mnk.kernels.core.layout import TT_EXACT, TT_LOWER, TT_UPPER
 from parallel_mnk.parallel.split import SplitTree
 from parallel_mnk.rules import generic_bounds
 

@@ -16,8 +16,8 @@ import pytest
 from checks import random_positions, spec_id
 from naive import naive_solver
 from parallel_mnk import GameSpec
-from parallel_mnk.kernels import layout as L
-from parallel_mnk.kernels.layout import TT_EXACT, TT_LOWER, TT_UPPER
+from parallel_mnk.kernels.core import layout as L
+from parallel_mnk.kernels.core.layout import TT_EXACT, TT_LOWER, TT_UPPER
 from parallel_mnk.parallel.task import Task, TaskResult, WorkerEnv
 from parallel_mnk.rules import generic_bounds
 

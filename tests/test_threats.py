@@ -1,4 +1,4 @@
-"""Wins by continuous fours (parallel_mnk.kernels.threats via prover.threats):
+"""Wins by continuous fours (parallel_mnk.kernels.proofs.threats via prover.threats):
 every line the kernel returns passes the independent checker and is a win of
 at most its length by the naive solver; the kernel finds every VCF a plain
 reference search finds; refusals of bad requests."""

@@ -1,11 +1,23 @@
 """numba kernels: arrays and ints in, ints out. Nothing here sees a Python object.
 
-``ctx`` is the per-search context array (:mod:`.layout`), ``tt`` the transposition
-table (``uint64[2**n]``), ``ctl`` the control array (``int64``, may be shared memory);
-the depth-limited engine's arrays are in :mod:`.grid_layout`.
+One folder per family of kernels, each with the entry points Python calls in its
+``entry.py`` (``SIGNATURES``: each compiled for one signature), so what a command
+compiles can be read off the tree (:mod:`parallel_mnk.families` loads them):
 
-Importing this package does nothing: :mod:`.layout` and :mod:`.grid_layout` are
-plain Python, and the kernel modules load numba only when imported themselves.
-:func:`parallel_mnk.runtime.load_kernels` checks numba's cache
-(:mod:`.cache_guard`) and loads them.
+| folder | what | entry points |
+|---|---|---|
+| ``core/`` | what every family pastes in: bit intrinsics, the context layout, line kernels, the table, bounds, the control words, the generic node rules (``moves``), the kinds of kernel (``jit``) | none |
+| ``gravity/`` | the exact search of gravity boards (``analysis``: what is known without search; ``search``) | ``search`` |
+| ``free/`` | the exact search of free placement (``search``; it uses ``proofs/pairing`` and ``proofs/threats``) | ``search`` |
+| ``proofs/`` | pairing certificates, VCF, df-pn (``layout``: their part of the context) | df-pn, the finders |
+| ``limited/`` | the depth-limited engine for boards up to 26x26 (``layout``, ``grid``, ``search``, ``tss``) | the board state, the searches |
+| ``pool/`` | a parallel solve's split expansion and ready list | ``expand``, ``claim``, ... |
+
+``ctx`` is the per-search context array (:mod:`.core.layout`), ``tt`` the
+transposition table (``uint64[2**n]``), ``ctl`` the control array (``int64``, may
+be shared memory); the depth-limited engine's arrays are in :mod:`.limited.layout`.
+
+Importing this package does nothing: the layouts are plain Python, the kernel
+modules load numba only when imported themselves, and nothing compiles before
+:func:`parallel_mnk.families.load` asks (after :mod:`.cache_guard` checked numba's cache).
 """

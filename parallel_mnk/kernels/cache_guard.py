@@ -1,56 +1,100 @@
-"""Keep numba's on-disk cache of the kernels in step with their source.
+"""Keep numba's on-disk cache of the kernels in step with their source, folder by folder.
 
-numba checks a cached function against the time stamp and size of *its own*
-file only. A kernel that calls or inlines kernels of other files (``run_task``
-in ``root.py`` inlines ``negamax.py``'s code) is loaded from the cache with the
-old code after only those other files changed: after a ``git pull`` on an
-editable install, for instance. So one fingerprint covers the source of every
-kernel module, and when it differs from the one stored next to the cache, our
-cached kernels are removed (numba then compiles them again, once).
+numba checks a cached function against *its own* file only. A kernel that calls
+or inlines kernels of other files (every search inlines ``core``'s helpers) would
+be loaded from the cache with the old code after only those other files changed:
+after a ``git pull`` on an editable install, for instance. So each kernel folder
+(a family, or ``core``) gets a fingerprint of its sources and of the sources of
+every kernel folder it imports, directly or not; when it differs from the one
+stored next to that folder's cache, the folder's cached kernels are removed
+(numba compiles them again, once). An edit to ``limited/`` leaves the gravity
+search cached; an edit to ``core/`` recompiles everything.
 """
 from __future__ import annotations
 
+import ast
 import hashlib
+import importlib
 import os
 from pathlib import Path
-from types import ModuleType
+from typing import Iterable
 
 STAMP_NAME = "parallel_mnk-kernels.sha256"
 
 
-def source_fingerprint(directory: Path) -> str:
-    """SHA-256 over the names and contents of the ``*.py`` files of ``directory``."""
+def kernel_folders(kernels_dir: Path) -> list[Path]:
+    """The folders of kernel modules under ``kernels_dir``."""
+    return sorted(p for p in kernels_dir.iterdir() if p.is_dir() and (p / "__init__.py").is_file())
+
+
+def imported_folders(folder: Path) -> set[str]:
+    """Names of the sibling kernel folders the modules of ``folder`` import (relative
+    imports ``from ..name`` or ``from ..name.module``)."""
+    found = set()
+    for path in folder.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 2 and node.module:
+                found.add(node.module.split(".")[0])
+    return found
+
+
+def closure(folder: Path) -> list[Path]:
+    """``folder`` and every sibling kernel folder it imports, directly or not."""
+    seen: dict[str, Path] = {}
+    todo = [folder]
+    while todo:
+        f = todo.pop()
+        if f.name in seen:
+            continue
+        seen[f.name] = f
+        todo += [f.parent / n for n in imported_folders(f) if (f.parent / n).is_dir()]
+    return [seen[n] for n in sorted(seen)]
+
+
+def source_fingerprint(folders: list[Path]) -> str:
+    """SHA-256 over the names and contents of the ``*.py`` files of ``folders``."""
     digest = hashlib.sha256()
-    for path in sorted(directory.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    for folder in folders:
+        for path in sorted(folder.glob("*.py")):
+            digest.update(f"{folder.name}/{path.name}".encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
-def cache_dirs(modules: list[ModuleType]) -> set[Path]:
-    """The directories numba caches the jitted functions of ``modules`` in."""
-    dirs = set()
-    for module in modules:
+def cache_dir(folder: Path, package: str) -> Path | None:
+    """Where numba caches the jitted functions of the modules of ``folder`` (the
+    package ``package``), read off one of them; None when it holds none."""
+    for path in sorted(folder.glob("*.py")):
+        if path.stem == "__init__":
+            continue
+        module = importlib.import_module(f"{package}.{path.stem}")
         for obj in vars(module).values():
-            path = getattr(getattr(obj, "_cache", None), "_cache_path", None)
-            if path is not None and getattr(obj, "__module__", None) == module.__name__:
-                dirs.add(Path(path))
-    return dirs
+            where = getattr(getattr(obj, "_cache", None), "_cache_path", None)
+            if where is not None and getattr(obj, "__module__", None) == module.__name__:
+                return Path(where)
+    return None
 
 
-def drop_stale_cache(modules: list[ModuleType]) -> list[Path]:
-    """Remove the cached kernels of ``modules`` if their sources changed since they
-    were cached (see the module docstring); returns the files removed. Never
-    fails: a cache that cannot be read or written is left to numba."""
-    stems = {Path(str(m.__file__)).stem for m in modules}
-    fingerprint = source_fingerprint(Path(str(modules[0].__file__)).parent)
+def drop_stale_caches(kernels_dir: Path, package: str = "parallel_mnk.kernels",
+                      only: Iterable[str] | None = None) -> list[Path]:
+    """Remove the cached kernels of each folder of ``kernels_dir`` (or of those named
+    in ``only``) whose sources, or those of a folder it imports, changed since they
+    were cached (module docstring); returns the files removed. Never fails: a
+    cache that cannot be read or written is left to numba."""
     removed = []
-    for directory in cache_dirs(modules):
+    for folder in kernel_folders(kernels_dir):
+        if only is not None and folder.name not in only:
+            continue
+        directory = cache_dir(folder, f"{package}.{folder.name}")
+        if directory is None:
+            continue
+        fingerprint = source_fingerprint(closure(folder))
         stamp = directory / STAMP_NAME
         try:
             if stamp.read_text() == fingerprint:
                 continue
         except OSError:
             pass
+        stems = {p.stem for p in folder.glob("*.py")}
         try:
             if directory.is_dir():
                 for path in directory.iterdir():

@@ -66,7 +66,7 @@ import time
 from pathlib import Path
 from typing import Optional
 
-from ..kernels.layout import TT_EXACT, TT_LOWER, TT_UPPER
+from ..kernels.core.layout import TT_EXACT, TT_LOWER, TT_UPPER
 from ..position import Position
 from ..rules import MnkError
 from .split import SplitTree

@@ -15,13 +15,12 @@ from __future__ import annotations
 import time
 from typing import Optional
 
-from ..kernels.root import after_probe, first_probe, next_probe
 from ..options import SolveOptions
 from ..position import Position
 from ..results import SolveResult, WorkerStats, prover_of
 from ..rules import Value, generic_bounds, value_of_score
 from ..runtime import StatusLine, peak_rss
-from ..search import Search, answer_with_line, terminal_result
+from ..search import Search, answer_with_line, probe_score, terminal_result
 from ..ttable import new_salt
 from . import backends
 from .checkpoint import Checkpoint
@@ -152,16 +151,11 @@ class ParallelSolve:
         # the serial root's first probe (the middle of the whole score range, not of
         # the known bounds): a bound from the root's expansion (0 on an empty free
         # board) must not move the probes away from where the serial search looks
-        state = first_probe(*generic_bounds(self.spec.cells, self.ply))
-        while lo < hi:
-            med = int(next_probe(lo, hi, state))
-            r = self._window_search(med, med + 1, f"score in [{lo},{hi}], testing > {med}")
-            if r <= med:
-                hi = r
-            else:
-                lo = r
-            state = after_probe(state, med, r)
-        return lo
+        score = probe_score(lo, hi, lambda lo, hi, med: self._window_search(med, med + 1,
+                                                                            f"score in [{lo},{hi}], testing > {med}"),
+                            first=generic_bounds(self.spec.cells, self.ply))
+        assert score is not None   # (a stopped search raises instead)
+        return score
 
     def _window_search(self, alpha: int, beta: int, label: str) -> int:
         """One probe: the root's fail-soft value for the window, by a split tree."""

@@ -1,7 +1,7 @@
 """Depth-limited search on the process pool: root splitting for big boards.
 
 Each root move is one :class:`~.task.HeuristicTask`, run by a pool worker with
-the kernel of :mod:`parallel_mnk.kernels.limited`. Moves are handed out in the
+the kernel of :mod:`parallel_mnk.kernels.limited.search`. Moves are handed out in the
 engine's move order, and every task carries the best value known when it is
 handed out (the shared alpha bound at dispatch), so later moves are searched
 with narrower windows. A bound that improves while a task runs is not pushed
@@ -15,7 +15,7 @@ import itertools
 import time
 from typing import Optional
 
-from ..kernels.grid_layout import INF, MATE_ZONE, WIN
+from ..kernels.limited.layout import INF, MATE_ZONE, WIN
 from ..limited import LimitedSearch
 from ..results import LimitedResult
 from . import backends

@@ -23,8 +23,8 @@ import threading
 import time
 from typing import Any, Optional
 
-from .. import runtime
-from ..kernels import layout as L
+from .. import families
+from ..kernels.core import layout as L
 from ..rules import MnkError
 from ..ttable import shared_table
 from . import shm
@@ -63,7 +63,7 @@ class ProcessPool(Backend):
         self._ctl_mem, self.ctl = shm.shared_control(workers, self._extra_words())
         self._mp: Any = mp.get_context(START_METHOD)
         self._prepare()
-        runtime.load_kernels(parallel=True)
+        families.load("pool")   # (forked workers inherit the families loaded in this process)
         self._procs = [_Proc(i + 1) for i in range(workers)]
         self.start_times: list[float] = []
         self._poll: Optional[tuple[select.poll, dict[int, tuple[bool, _Proc]]]] = None

@@ -33,7 +33,7 @@ import socket
 import time
 from typing import Any, Optional
 
-from ..kernels import layout as L
+from ..kernels.core import layout as L
 from ..rules import MnkError
 from ..ttable import check_table_memory, close_memfd_table, memfd_table
 from .backend import Backend, Event, Lost

@@ -24,8 +24,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .. import runtime
-from ..kernels import layout as L
+from .. import families
+from ..kernels.core import layout as L
 from ..rules import MnkError
 from ..ttable import MemfdTable, check_table_memory, close_memfd_table, memfd_table, open_memfd_table
 from . import shm
@@ -180,6 +180,6 @@ def run_remote(task: AnyTask, token: str, bits: int, index: int) -> AnyResult:
 def warm_remote(token: str, bits: int) -> int:
     """A Ray task that loads the kernels and opens the machine's table in a worker."""
     ray = import_ray()
-    runtime.load_kernels(parallel=True)
+    families.load("gravity", "free", "pool")
     _node_table(ray, token, bits)
     return os.getpid()

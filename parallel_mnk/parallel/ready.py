@@ -1,6 +1,6 @@
 """A ready list of tasks in shared memory: the coordinator puts every task it can
 hand out into a free entry at once; a worker that finishes a task claims the next
-ready one itself (a compare-and-swap, :mod:`parallel_mnk.kernels.ready`) instead of
+ready one itself (a compare-and-swap, :mod:`parallel_mnk.kernels.pool.ready`) instead of
 waiting for the coordinator to send it one. Results still go up to the
 coordinator, which wakes only to record them and to refill the list.
 
@@ -37,7 +37,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..kernels import ready as K
+from ..kernels.pool import ready as K
 from ..rules import MnkError
 from . import shm
 from .task import AnyResult, AnyTask

@@ -23,7 +23,7 @@ import os
 import threading
 from typing import Any
 
-from ..kernels import ready as K
+from ..kernels.pool import ready as K
 from . import shm
 from .backend import Event, Lost
 from .procpool import ProcessPool, _Proc

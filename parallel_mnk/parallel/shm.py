@@ -1,6 +1,6 @@
 """The control words a coordinator shares with its searchers (``ctl``, int64).
 
-Layout (:mod:`parallel_mnk.kernels.layout`): the abort word, the ABDADA busy
+Layout (:mod:`parallel_mnk.kernels.core.layout`): the abort word, the ABDADA busy
 marks' base and mask, then two words per searcher (index 0 the coordinator,
 1..n the workers): the id of a task to abandon and the task's live window
 (``pack_window``), then the busy marks. The kernels read every word with an
@@ -16,7 +16,7 @@ import mmap
 
 import numpy as np
 
-from ..kernels import layout as L
+from ..kernels.core import layout as L
 
 BUSY_MARKS = 1 << 12   # ABDADA marks: room for every node the workers are inside at once
 

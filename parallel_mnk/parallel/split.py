@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterator, Optional
 
-from ..kernels.layout import TT_EXACT, TT_LOWER, TT_UPPER
+from ..kernels.core.layout import TT_EXACT, TT_LOWER, TT_UPPER
 from ..rules import generic_bounds
 
 # expander(own, opp, ply) -> (n, lo, hi, cells): see search.Search.expand

@@ -21,7 +21,7 @@ from typing import Optional, Union
 import numpy as np
 
 from .. import limited
-from ..kernels import layout as L
+from ..kernels.core import layout as L
 from ..rules import GameSpec
 from ..runtime import peak_rss
 from ..search import Search

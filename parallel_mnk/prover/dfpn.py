@@ -1,4 +1,4 @@
-"""Depth-first proof-number search from Python (:mod:`..kernels.dfpn`): the two
+"""Depth-first proof-number search from Python (:mod:`..kernels.proofs.dfpn`): the two
 boolean questions of a free-placement position, "does the side to move win?"
 (:func:`dfpn_wins`) and "does it lose?", and the weak value from them
 (:func:`dfpn_value`: win, else loss, else draw; the empty board is never lost).
@@ -15,9 +15,9 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from .. import runtime
+from .. import families, runtime
 from ..geometry import build_context
-from ..kernels import layout as L
+from ..kernels.core import layout as L
 from ..position import Position
 from ..rules import MnkError, UnsupportedError, Value
 from ..ttable import new_salt
@@ -58,7 +58,7 @@ class Dfpn:
             raise MnkError("the game is over")
         if not 4 <= tt_bits <= 30:
             raise MnkError(f"tt_bits must be between 4 and 30, got {tt_bits}")
-        runtime.load_proof_kernels()
+        families.load("proofs")
         self.position = position
         self.ctx = build_context(spec)
         self.ctl = np.zeros(L.CTL_SIZE, dtype=np.int64)
@@ -78,7 +78,7 @@ class Dfpn:
     def ask_here(self, mover_attacks: bool) -> Optional[bool]:
         """:meth:`ask` in this thread without its time limit (stopped only by the
         node limit or ``ctl[CTL_ABORT]``): the answer, None when stopped."""
-        from ..kernels import dfpn, table
+        K = families.entries("proofs")
 
         ctx, pos = self.ctx, self.position
         salt = new_salt()
@@ -87,8 +87,8 @@ class Dfpn:
         ctx[L.C_ABORTED] = 0
         ctx[L.C_NODE_LIMIT] = self.node_limit
         own, opp = pos.stones()
-        table.set_root_hashes(ctx, np.uint64(pos.x), np.uint64(pos.o), pos.ply)
-        found = int(dfpn.dfpn_prove(ctx, self.pt, self.ctl, np.uint64(own), np.uint64(opp), np.int64(pos.ply),
+        K.set_root_hashes(ctx, np.uint64(pos.x), np.uint64(pos.o), pos.ply)
+        found = int(K.dfpn_prove(ctx, self.pt, self.ctl, np.uint64(own), np.uint64(opp), np.int64(pos.ply),
                                     np.int64(1 if mover_attacks else 0)))
         if found < 0:
             return None
@@ -99,7 +99,7 @@ class Dfpn:
     def line(self, mover_attacks: bool) -> list[int]:
         """Cells of a line from the position that keeps the settled answer of the
         question ``mover_attacks`` (each move one the table holds as settled, see
-        :func:`..kernels.dfpn.dfpn_move`), as far as the table holds it (maybe
+        :func:`..kernels.proofs.dfpn.dfpn_move`), as far as the table holds it (maybe
         empty: a position settled by a rule). Only after that question was settled."""
         if mover_attacks not in self.salts:
             raise MnkError("the question was not settled")
@@ -118,11 +118,11 @@ class Dfpn:
         return cells
 
     def _move(self, pos: Position, attacker_to_move: bool, root: bool) -> int:
-        from ..kernels import dfpn, table
+        K = families.entries("proofs")
 
         own, opp = pos.stones()
-        table.set_root_hashes(self.ctx, np.uint64(pos.x), np.uint64(pos.o), pos.ply)
-        return int(dfpn.dfpn_move(self.ctx, self.pt, np.uint64(own), np.uint64(opp), np.int64(pos.ply),
+        K.set_root_hashes(self.ctx, np.uint64(pos.x), np.uint64(pos.o), pos.ply)
+        return int(K.dfpn_move(self.ctx, self.pt, np.uint64(own), np.uint64(opp), np.int64(pos.ply),
                                   np.int64(1 if attacker_to_move else 0), np.int64(1 if root else 0)))
 
 

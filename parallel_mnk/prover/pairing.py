@@ -6,7 +6,7 @@ A certificate is a list of cell pairs ``(a, b)`` (cell = ``row * cols + col``,
 row 0 at the top). It is one *for the defender against the attacker* in a
 position when the pairs are disjoint, their cells empty, and every window
 (``k`` cells in a row) with no defender stone holds both cells of some pair.
-Then the attacker cannot win, whoever is to move (see :mod:`..kernels.pairing`).
+Then the attacker cannot win, whoever is to move (see :mod:`..kernels.proofs.pairing`).
 """
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from typing import Optional
 
 import numpy as np
 
-from .. import runtime
+from .. import families
 from ..geometry import build_context
-from ..kernels.proof_layout import MAX_PAIR_K, OFF_FOUND
+from ..kernels.proofs.layout import MAX_PAIR_K, OFF_FOUND
 from ..rules import GameSpec, MnkError, UnsupportedError
 
 Pairs = list[tuple[int, int]]
@@ -86,8 +86,8 @@ def find_certificate(spec: GameSpec, attacker: int, defender: int, cap: int = 1 
     _validate(spec, attacker, defender)
     if cap < 1:
         raise MnkError(f"cap must be at least 1, got {cap}")
-    runtime.load_proof_kernels()
-    from ..kernels import pairing
+    families.load("proofs")
+    from ..kernels.proofs import pairing
 
     ctx = build_context(spec)
     n = int(pairing.search_certificate(ctx, np.uint64(attacker), np.uint64(defender), cap))

@@ -14,9 +14,9 @@ from typing import Optional
 
 import numpy as np
 
-from .. import runtime
+from .. import families
 from ..geometry import build_context
-from ..kernels.proof_layout import OFF_VCF_LINE, VCF_MAX_MOVES
+from ..kernels.proofs.layout import OFF_VCF_LINE, VCF_MAX_MOVES
 from ..rules import GameSpec, MnkError, UnsupportedError
 from .pairing import windows
 
@@ -77,8 +77,8 @@ def find_vcf(spec: GameSpec, own: int, opp: int, max_moves: int = VCF_MAX_MOVES,
         raise MnkError("the stones must be disjoint bitboards of the board's cells")
     if max_moves < 0 or cap < 1:
         raise MnkError("max_moves must be at least 0 and cap at least 1")
-    runtime.load_proof_kernels()
-    from ..kernels import threats
+    families.load("proofs")
+    from ..kernels.proofs import threats
 
     ctx = build_context(spec)
     plies = int(threats.vcf_win(ctx, np.uint64(own), np.uint64(opp), np.int64(max_moves), np.int64(cap)))

@@ -7,15 +7,15 @@ Contract of :func:`gravity_negamax` for a window ``alpha < beta`` and true score
 ``s <= v``, ``v >= beta`` means ``s >= v``, else ``s == v``; what it proves is left
 in ``ctx[C_RESULT_KIND]`` (1 lower, 2 upper, 3 exact), exact also when a bound
 meets the node's known bounds. Live windows, aborts and busy marks work as in
-:mod:`.negamax` (module docstring there; helpers in :mod:`.sharing`).
+:mod:`..free.search` (module docstring there; helpers in :mod:`..core.sharing`).
 
 A node, top-down (each step a helper of its own where it is more than a few lines):
 
 1. *What is known* (:func:`_what_is_known`): static bounds of the node
-   (:func:`.gravity.open_bounds`) and its table entry, both usually found already
+   (:func:`.analysis.open_bounds`) and its table entry, both usually found already
    by its parent (step 2 there).
 2. *Children resolved statically* (:func:`_resolve_children`, with
-   :func:`.gravity.resolve` for each): for every move that is not directly under
+   :func:`.analysis.resolve` for each): for every move that is not directly under
    an opponent's threat (the only block, if the opponent has a playable threat),
    forced replies are played out without creating nodes, and the child gets
    proven bounds: a settled score (a forced loss, a full board), the 2-4 ply
@@ -34,17 +34,17 @@ A node, top-down (each step a helper of its own where it is more than a few line
 Precondition of :func:`gravity_negamax`: the position is *open*: the side to move
 cannot win at once, the opponent has at most one playable threat, which is a
 safe move, and the side to move has a safe move (a child left open by
-:func:`.gravity.resolve`); the hashes of the position are at ``ctx``'s slot ``ply``.
+:func:`.analysis.resolve`); the hashes of the position are at ``ctx``'s slot ``ply``.
 :func:`gravity_task` searches any position that is not over.
 """
 import numpy as np
-from numba import njit
+from ..core.jit import called, expanded, inlined
 
-from .bits import atomic_load, lowest_bit_index, popcount, prefetch
-from .bounds import NO_SCORE, narrow, result_kind, win_in
-from .common import insert_descending
-from .gravity import open_bounds, position_key, resolve, unpack_lookup
-from .layout import (
+from ..core.bits import atomic_load, lowest_bit_index, popcount, prefetch
+from ..core.bounds import NO_SCORE, flip_kind, narrow, result_kind, win_in
+from ..core.common import insert_descending
+from .analysis import open_bounds, position_key, resolve, unpack_lookup
+from ..core.layout import (
     C_ABORTED, C_BOARD, C_BOTTOM, C_CELLS, C_COLS, C_DEFER_MIN_EMPTY, C_ETC_MIN_EMPTY, C_NODES, C_RESULT_KIND, C_RULES,
     C_TASK_ID,
     CTL_BUSY_BASE, CTL_BUSY_MASK, GC_CELL, GC_ENTRY, GC_H0, GC_H1, GC_HI, GC_KEY, GC_LO, GC_OPP, GC_OWN,
@@ -52,9 +52,9 @@ from .layout import (
     OFF_HASH, OFF_MOVES, OFF_SCORES, OFF_STATIC, RULE_ETC, RULE_THREAT_ORDER, SCORE_BIAS, TT_EXACT,
     TT_LOWER, TT_UPPER,
 )
-from .lines import has_k_run, playable_cells, winning_cells
-from .sharing import live_window, mark_child, poll_abort, unmark_child
-from .table import canonical_key, probe, push_hashes, set_root_hashes, store, work_of
+from ..core.lines import has_k_run, playable_cells, winning_cells
+from ..core.sharing import live_window, mark_child, poll_abort, unmark_child
+from ..core.table import canonical_key, probe, push_hashes, set_root_hashes, store, work_of
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
@@ -63,7 +63,7 @@ ABORT_POLL_MASK = np.uint64(1023)
 W_NEXT, W_NEXT_NEXT, W_USEFUL, W_TABLE_MOVE = 1200, 500, 300, 500
 
 
-@njit(inline="always", cache=True)
+@inlined
 def _order_score(ctx, mine, theirs, mask, cell, tt_move):
     """Ordering score of the move to ``cell`` (higher first): ``mine`` are the mover's
     threats after it, ``theirs`` the opponent's threats."""
@@ -78,7 +78,7 @@ def _order_score(ctx, mine, theirs, mask, cell, tt_move):
     return np.uint64(score + np.int64(ctx[OFF_STATIC + cell]))
 
 
-@njit(inline="always", cache=True)
+@inlined
 def _move_bounds(ctx, rec, ply):
     """Bounds of the value of the move whose child record is at ``rec`` (from the
     mover at ``ply``): the record holds them from the side to move in the position
@@ -90,7 +90,7 @@ def _move_bounds(ctx, rec, ply):
     return lo, hi
 
 
-@njit(inline="always", cache=True)
+@inlined
 def _enter_child(ctx, rec):
     """Put the hashes of the position a child record reached in their slot, and what
     is known of it in the node slot its search reads first. Returns its table key."""
@@ -109,7 +109,7 @@ def _enter_child(ctx, rec):
     return key
 
 
-@njit(inline="always", cache=True)
+@inlined
 def _what_is_known(ctx, tt, own, opp, ply, alpha, beta):
     """Step 1: ``(lower, upper, key, sym, flag, tt_score, tt_move)``: the node's static
     bounds with its table bound folded in, its table key, and its entry. Both are
@@ -137,9 +137,9 @@ def _what_is_known(ctx, tt, own, opp, ply, alpha, beta):
     return lower, upper, key, sym, flag, tt_score, tt_move
 
 
-@njit(inline="always", cache=True)
+@inlined
 def _resolve_children(ctx, tt, own, opp, ply, alpha, beta, tt_move):
-    """Step 2: resolve every child statically (:func:`.gravity.resolve`, a record each)
+    """Step 2: resolve every child statically (:func:`.analysis.resolve`, a record each)
     and queue the open ones best first. Returns ``(n_open, best, best_move,
     best_exact, lower, upper, cut)``: the best settled move, bounds of the node
     (its best child's lower bound, its best child's upper bound), and ``cut`` when
@@ -193,7 +193,7 @@ def _resolve_children(ctx, tt, own, opp, ply, alpha, beta, tt_move):
     return n_open, best, best_move, best_exact, lower, upper, False
 
 
-@njit(cache=True)
+@called
 def gravity_negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     """Score of the open position ``own`` (side to move) / ``opp`` with ``ply`` stones
     (module docstring: contract, precondition, the steps)."""
@@ -292,21 +292,14 @@ def gravity_negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     return best
 
 
-@njit(inline="always", cache=True)
-def _flip_kind(kind):
-    """The kind of a result seen from the other side (a lower bound becomes an upper one)."""
-    if kind == TT_LOWER:
-        return TT_UPPER
-    if kind == TT_UPPER:
-        return TT_LOWER
-    return kind
-
-
-@njit(cache=True)
+@expanded
 def gravity_task(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     """Search any gravity position that is not over, window ``(alpha, beta)`` (live
     from ``ctl[live_slot]`` when the forced line from it, if any, has even length).
-    Same contract as :func:`gravity_negamax`; sets the root hashes itself."""
+    Same contract as :func:`gravity_negamax`; sets the root hashes itself. Pasted
+    into the family's entry point (:mod:`.entry`), the one caller of the search
+    from outside (a function of its own would be another library holding a copy
+    of the whole search)."""
     cells = np.int64(ctx[C_CELLS])
     mask = own | opp
     empty = ctx[C_BOARD] & ~mask
@@ -336,13 +329,13 @@ def gravity_task(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
         value = gravity_negamax(ctx, tt, ctl, ctx[rec + GC_OWN], ctx[rec + GC_OPP], f_ply, a, b, live_slot)
         kind = np.int64(ctx[C_RESULT_KIND])
     if flip:
-        ctx[C_RESULT_KIND] = _flip_kind(kind)
+        ctx[C_RESULT_KIND] = flip_kind(kind)
         return -value
     ctx[C_RESULT_KIND] = kind
     return value
 
 
-@njit(cache=True)
+@called
 def check_preconditions(ctx, own, opp, ply, alpha, beta):
     """Raise ValueError unless :func:`gravity_negamax` may be called on this node
     (the module docstring's precondition). Not called by the search; tests wrap

@@ -1,7 +1,7 @@
 """Depth-limited negamax on the array board (:mod:`.grid`), for boards beyond
 exact reach and for the seed experiments.
 
-One kernel serves every variant through ``flags`` (:mod:`.grid_layout`):
+One kernel serves every variant through ``flags`` (:mod:`.layout`):
 ``F_PRUNE`` alpha-beta cut-offs (without it: plain minimax), ``F_ORDER`` move
 ordering, ``F_TT`` a transposition table, ``F_THREATS`` forced lines found
 without search, ``F_FAST`` quick wins worth more, ``F_NEAR`` only cells near
@@ -17,33 +17,33 @@ instructions when the threat rules were such a helper).
 
 Table: ``tt_keys[i]`` holds a position's hash, ``tt_data[2i]`` its score (wins
 relative to the node) and ``tt_data[2i + 1]`` ``depth | flag << 8 | (move + 1) << 16``
-with the flags of :mod:`.layout` (1 lower bound, 2 upper bound, 3 exact).
+with the flags of :mod:`..core.layout` (1 lower bound, 2 upper bound, 3 exact).
 """
 import numpy as np
-from numba import njit
+from ..core.jit import entry, inlined
 
-from .common import POLL_MASK, budget_spent, insert_descending, stop_requested
+from ..core.common import POLL_MASK, budget_spent, insert_descending, stop_requested
 from .grid import candidate_moves, evaluate, makes_four, move_score, play, unplay, winning_cells
-from .grid_layout import (  # noqa: F401  (the flags and the scale are part of this kernel's interface)
+from .layout import (  # noqa: F401  (the flags and the scale are part of this kernel's interface)
     F_FAST, F_NEAR, F_ORDER, F_PRUNE, F_THREATS, F_TT, G_CELLS, G_MAX_PLY, G_S_MOVES, G_S_MSCORE, INF, MATE_ZONE,
     S_ABORTED, S_BEST, S_EVALS, S_HASH, S_NODE_LIMIT, S_NODES, S_PLY, S_TURN, WIN,
 )
-from .layout import TT_EXACT, TT_LOWER, TT_UPPER
+from ..core.layout import TT_EXACT, TT_LOWER, TT_UPPER
 
 
-@njit(inline="always", cache=True)
+@inlined
 def _win_worth(flags, ply):
     return WIN - ply if flags & F_FAST else WIN
 
 
-@njit(inline="always", cache=True)
+@inlined
 def _must_stop(ctl, nodes, limit):
     """True when ``ctl`` asks every search to stop or the node budget ``limit``
     (0: none) is spent after ``nodes``."""
     return stop_requested(ctl) or budget_spent(nodes, limit)
 
 
-@njit(cache=True, nogil=True)
+@entry
 def _tt_store(tt_keys, tt_data, key, depth, flag, move, score, sply):
     """Store a result; win scores relative to the node, so they stay right at any depth."""
     if score > WIN - MATE_ZONE:
@@ -56,7 +56,7 @@ def _tt_store(tt_keys, tt_data, key, depth, flag, move, score, sply):
     tt_data[2 * i + 1] = depth | (flag << 8) | ((move + 1) << 16)
 
 
-@njit(inline="always", cache=True)
+@inlined
 def _tt_entry(packed, score, depth, alpha, beta, sply):
     """``(move, cut, score)`` of a table entry of this position (``packed`` flags
     word and stored ``score``): the stored move (-1: none), and whether the
@@ -74,7 +74,7 @@ def _tt_entry(packed, score, depth, alpha, beta, sply):
     return move, cut, score
 
 
-@njit(cache=True, nogil=True)
+@entry
 def negamax_limited(geo, st, tt_keys, tt_data, ctl, depth, alpha, beta, flags, width, sply):
     """Depth-limited negamax value of the position in ``st`` for the side to move.
 
@@ -172,7 +172,7 @@ def negamax_limited(geo, st, tt_keys, tt_data, ctl, depth, alpha, beta, flags, w
     return best
 
 
-@njit(cache=True, nogil=True)
+@entry
 def forced_win_by_fours(geo, st, ctl, max_moves, near_only, sply):
     """True if the side to move wins by continuous fours: each of its moves makes
     ``k-1`` in an open line so the reply is forced, within ``max_moves`` of its moves.

@@ -9,7 +9,7 @@ empty cell that would complete ``k`` in a row for it (playable or not). A move i
 *safe* when it is playable and not directly under a threat of the opponent (else
 the opponent wins on top of it).
 
-Score bounds (from the side to move, DESIGN.md's scores; :mod:`.bounds`):
+Score bounds (from the side to move, DESIGN.md's scores; :mod:`..core.bounds`):
 
 * a side to move that cannot win at once and whose opponent has no playable
   threat can win at the earliest with its next-but-one stone (ply + 3) and lose at
@@ -25,17 +25,17 @@ Score bounds (from the side to move, DESIGN.md's scores; :mod:`.bounds`):
   latest when that line's highest cell can be filled.
 """
 import numpy as np
-from numba import njit
+from ..core.jit import inlined
 
-from .bits import lowest_bit_index
-from .bounds import NO_SCORE, win_in
-from .layout import (
+from ..core.bits import lowest_bit_index
+from ..core.bounds import NO_SCORE, win_in
+from ..core.layout import (
     C_BOARD, C_BOTTOM, C_CELLS, C_COLS, C_ETC_MIN_EMPTY, C_EVEN, C_NSYM, C_RULES, C_ROWS, GC_ENTRY, GC_H0,
     GC_H1, GC_HI, GC_KEY, GC_LO, GC_OPP, GC_OWN, GC_PLY, MAX_SYM, OFF_HASH, RULE_CAN_WIN, RULE_DEAD,
     RULE_EVENS, RULE_STATIC, SCORE_BIAS, TT_EXACT, TT_LOWER, TT_UPPER,
 )
-from .lines import dead_stones, has_k_run, playable_cells, winning_cells
-from .table import canonical_key, canonical_key_neutral, probe, push_hashes
+from ..core.lines import dead_stones, has_k_run, playable_cells, winning_cells
+from ..core.table import canonical_key, canonical_key_neutral, probe, push_hashes
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
@@ -45,14 +45,14 @@ ONE = np.uint64(1)
 LOOKED_UP = np.uint64(1)
 
 
-@njit(inline="always", cache=True)
+@inlined
 def pack_lookup(sym, flag, score, move):
     """One word for a table lookup: its symmetry, flag, score and move (-1 for none)."""
     return LOOKED_UP | (np.uint64(sym) << np.uint64(1)) | (np.uint64(flag) << np.uint64(4)) \
         | (np.uint64(score + 128) << np.uint64(6)) | (np.uint64(move + 1) << np.uint64(14))
 
 
-@njit(inline="always", cache=True)
+@inlined
 def unpack_lookup(word):
     """``(sym, flag, score, move)`` of a word made by :func:`pack_lookup`."""
     sym = np.int64((word >> np.uint64(1)) & np.uint64(7))
@@ -62,7 +62,7 @@ def unpack_lookup(word):
     return sym, flag, score, move
 
 
-@njit(inline="always", cache=True)
+@inlined
 def evens_bound(ctx, own, opp, ply):
     """Upper bound on the score of the first player to move (``ply`` even, board of
     even height) from the second player's even-squares strategy (module
@@ -92,10 +92,10 @@ def evens_bound(ctx, own, opp, ply):
     return -win_in(cells, last, 0)
 
 
-@njit(inline="always", cache=True)
+@inlined
 def position_key(ctx, own, opp, ply):
     """``(key, sym)``: the table key of the position at hash slot ``ply``; with the
-    dead-stones rule on (off by default), its dead stones (:func:`.lines.dead_stones`)
+    dead-stones rule on (off by default), its dead stones (:func:`..core.lines.dead_stones`)
     are nobody's once fewer cells are empty than the enhanced transposition cutoff
     needs, so that positions differing only there share an entry. (Measured: 1-4 %
     fewer nodes on Connect Four sets and empty 6x6, 29 % more time.)"""
@@ -107,7 +107,7 @@ def position_key(ctx, own, opp, ply):
     return canonical_key(ctx, ply)
 
 
-@njit(inline="always", cache=True)
+@inlined
 def open_bounds(ctx, own, opp, ply, alpha, beta):
     """``(lo, hi)``: bounds on the score of an *open* position (the side to move
     cannot win at once, the opponent has no playable threat and the side to move
@@ -128,7 +128,7 @@ def open_bounds(ctx, own, opp, ply, alpha, beta):
     return lo, max(lo, hi)
 
 
-@njit(inline="always", cache=True)
+@inlined
 def resolve(ctx, tt, own, opp, ply, opp_threats, rec, etc, alpha, beta):
     """Static analysis of a position whose side to move cannot win at once
     (``opp_threats``: the opponent's threats), for a search with window ``(alpha,

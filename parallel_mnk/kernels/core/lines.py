@@ -5,7 +5,7 @@ Every function takes the context array ``ctx`` (see :mod:`.layout`) and uint64
 bitboards in the layout of :mod:`parallel_mnk.geometry`.
 """
 import numpy as np
-from numba import njit
+from .jit import called, expanded, inlined
 
 from .bits import lowest_bit_index, popcount
 from .layout import (
@@ -16,19 +16,19 @@ ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 ZERO = np.uint64(0)
 
 
-@njit(inline="always", cache=True)
+@inlined
 def shift_forward(ctx, b, d, j):
     """Stones of ``b`` moved ``j`` cells along direction ``d``; those leaving the board dropped."""
     return (b & ctx[OFF_PRE + (d * 2) * (MAX_CELLS + 1) + j]) << ctx[OFF_SHIFT + d * (MAX_CELLS + 1) + j]
 
 
-@njit(inline="always", cache=True)
+@inlined
 def shift_backward(ctx, b, d, j):
     """Stones of ``b`` moved ``j`` cells against direction ``d``; those leaving the board dropped."""
     return (b & ctx[OFF_PRE + (d * 2 + 1) * (MAX_CELLS + 1) + j]) >> ctx[OFF_SHIFT + d * (MAX_CELLS + 1) + j]
 
 
-@njit(inline="always", cache=True)
+@inlined
 def has_k_run(ctx, b):
     """True when bitboard ``b`` holds ``k`` consecutive cells in some direction."""
     k = np.int64(ctx[C_K])
@@ -43,7 +43,7 @@ def has_k_run(ctx, b):
     return False
 
 
-@njit(inline="always", cache=True)
+@expanded
 def _steps(ctx, b, d):
     """The stones of ``b`` moved 1 and 2 cells along (f) and against (r) direction ``d``.
 
@@ -65,7 +65,7 @@ def _steps(ctx, b, d):
     return fbase, rbase, sbase, f1, f2, r1, r2
 
 
-@njit(inline="always", cache=True)
+@expanded
 def _step(ctx, b, d, j, fbase, rbase, sbase):
     """Stones of ``b`` moved ``j`` cells along and against ``d`` (no masks when vertical)."""
     if d == 1:
@@ -74,7 +74,7 @@ def _step(ctx, b, d, j, fbase, rbase, sbase):
     return (b & ctx[fbase + j]) << ctx[sbase + j], (b & ctx[rbase + j]) >> ctx[sbase + j]
 
 
-@njit(cache=True)
+@called
 def _winning_cells_any_k(ctx, b, k):
     w = ZERO
     for d in range(4):
@@ -94,7 +94,7 @@ def _winning_cells_any_k(ctx, b, k):
     return w
 
 
-@njit(inline="always", cache=True)
+@expanded
 def _winning_cells_along(ctx, b, d, k):
     """Cells that complete ``k`` (3, 4 or 5, a constant where it is inlined) in a
     row for the stones ``b`` along direction ``d`` (f_i: a stone i cells before,
@@ -109,7 +109,7 @@ def _winning_cells_along(ctx, b, d, k):
     return (f1 & f2 & ((f3 & (f4 | r1)) | (r1 & r2))) | (r1 & r2 & r3 & (f1 | r4))
 
 
-@njit(inline="always", cache=True)
+@inlined
 def winning_cells(ctx, b, empty):
     """Cells of ``empty`` that would complete ``k`` in a row for the stones ``b``.
 
@@ -139,14 +139,14 @@ def winning_cells(ctx, b, empty):
     return w & empty
 
 
-@njit(inline="always", cache=True)
+@inlined
 def playable_cells(ctx, mask):
     """Gravity: the empty cells a stone can drop into (the cell below is filled, or bottom row)."""
     cols = ctx[C_COLS]
     return ctx[C_BOARD] & ~mask & ((mask >> cols) | ctx[C_BOTTOM])
 
 
-@njit(cache=True)
+@called
 def live_line_summary(ctx, own, opp):
     """Which lines can still be won, in one pass over the line masks.
 
@@ -180,7 +180,7 @@ def live_line_summary(ctx, own, opp):
     return own_live, opp_live, live_empty
 
 
-@njit(cache=True)
+@called
 def line_move_scores(ctx, own, opp, cand, weight_base, out_base):
     """Move-ordering score of each candidate cell, written to ``ctx[out_base + cell]``.
 
@@ -213,7 +213,7 @@ def line_move_scores(ctx, own, opp, cand, weight_base, out_base):
             cells &= cells - np.uint64(1)
 
 
-@njit(inline="always", cache=True)
+@expanded
 def _dead_along(ctx, x, o, d, k):
     """Stones of ``x | o`` dead along direction ``d``: every k-window along ``d``
     through one holds, besides it, a stone of each side (none at all: dead too)."""
@@ -234,7 +234,7 @@ def _dead_along(ctx, x, o, d, k):
     return (x | o) & ~alive
 
 
-@njit(inline="always", cache=True)
+@expanded
 def dead_stones(ctx, x, o):
     """Stones that can no longer matter to anyone: every k-window through one holds,
     besides it, a stone of each side. Whoever owns them, the same windows stay

@@ -1,5 +1,5 @@
 """The layout of the proof machinery's region of the kernel context ``ctx``
-(``ctx[OFF_PROOF:OFF_PROOF + PROOF_SIZE]``, see :mod:`.layout`), and the
+(``ctx[OFF_PROOF:OFF_PROOF + PROOF_SIZE]``, see :mod:`..core.layout`), and the
 function that fills its read-only part. Plain Python (no numba).
 
 Windows are the ``k``-cell lines of ``ctx[OFF_LINES + i]``; a set of windows
@@ -9,7 +9,7 @@ is a bitset of ``WORDS`` uint64 words (window ``i`` is bit ``i % 64`` of word
 A pairing certificate is a list of disjoint *pair masks* (two cells' bits in
 one uint64); see :mod:`.pairing`.
 """
-from .layout import MAX_CELLS, MAX_LINES, OFF_PROOF, PROOF_SIZE
+from ..core.layout import MAX_CELLS, MAX_LINES, OFF_PROOF, PROOF_SIZE
 
 WORDS = 4                # words of a window bitset
 MAX_PAIR_K = 7           # pairing searches run only for k <= 7 (a window's pairs: C(k, 2) <= 21)
@@ -50,7 +50,7 @@ OFF_FOUND = OFF_STACK + (MAX_PAIRS + 1) * LEVEL_SIZE   # the last certificate fo
 OFF_RING = OFF_FOUND + CERT_SIZE                       # [defender][RING] certificates (CERT_SIZE each)
 OFF_RING_SCORE = OFF_RING + 2 * RING * CERT_SIZE       # scratch: move-ordering scores of the candidates
 VCF_MAX_MOVES = MAX_CELLS // 2 - 1
-OFF_VCF_LINE = OFF_RING_SCORE + MAX_CAND               # the last VCF's line (kernels/threats.py)
+OFF_VCF_LINE = OFF_RING_SCORE + MAX_CAND               # the last VCF's line (proofs/threats.py)
 PROOF_END = OFF_VCF_LINE + 2 * VCF_MAX_MOVES + 3
 assert PROOF_END <= OFF_PROOF + PROOF_SIZE, "the proof region of ctx is too small"
 assert MAX_LINES <= WORDS * 64

@@ -14,18 +14,18 @@ The finder (note 2.3a) is an exact, complete search: take the uncovered window
 with the fewest free cells (none with fewer than two, or it fails); some pair of
 the certificate lies inside it, so try each 2-subset of its free cells (best
 first: the one covering most uncovered windows), remove what it covers, recurse.
-It runs on an explicit stack in ``ctx`` (:mod:`.proof_layout`) with a node cap:
+It runs on an explicit stack in ``ctx`` (:mod:`.layout`) with a node cap:
 ``-1`` means "no certificate exists", ``-2`` "capped", unknown.
 
-Window sets are bitsets of ``WORDS`` words (:mod:`.proof_layout`).
+Window sets are bitsets of ``WORDS`` words (:mod:`.layout`).
 """
 import numpy as np
-from numba import njit
+from ..core.jit import called, entry, inlined
 
-from .bits import lowest_bit_index, popcount
-from .common import insert_descending
-from .layout import C_BOARD, C_CELLS, C_NLINES, OFF_LINES
-from .proof_layout import (
+from ..core.bits import lowest_bit_index, popcount
+from ..core.common import insert_descending
+from ..core.layout import C_BOARD, C_CELLS, C_NLINES, OFF_LINES
+from .layout import (
     CERT_SIZE, LEVEL_CAND, LEVEL_F, LEVEL_I, LEVEL_N, LEVEL_SIZE, LEVEL_U, OFF_CELL_WIN, OFF_FOUND, OFF_RING,
     OFF_RING_SCORE, OFF_STACK, P_CAP, P_CAPPED, P_DFS_NODES, P_FOUND, P_FRESH, P_MIN_EMPTY, P_REUSED, P_SCAN_MIN_EMPTY, P_RING_NEXT, RING, WORDS,
 )
@@ -36,13 +36,13 @@ NONE_EXISTS = -1
 CAPPED = -2
 
 
-@njit(inline="always", cache=True)
+@inlined
 def _pair_covers(ctx, a, b, w):
     """Word ``w`` of the windows holding both cells ``a`` and ``b``."""
     return ctx[OFF_CELL_WIN + a * WORDS + w] & ctx[OFF_CELL_WIN + b * WORDS + w]
 
 
-@njit(cache=True)
+@called
 def live_windows(ctx, dfn, base):
     """Write to ``ctx[base:base + WORDS]`` the windows holding no stone of ``dfn``."""
     for w in range(WORDS):
@@ -52,7 +52,7 @@ def live_windows(ctx, dfn, base):
             ctx[base + (i >> 6)] |= ONE << np.uint64(i & 63)
 
 
-@njit(cache=True)
+@called
 def _narrowest_window(ctx, base):
     """The uncovered window (at stack level ``base``) with the fewest free cells.
 
@@ -77,7 +77,7 @@ def _narrowest_window(ctx, base):
     return 1, best_free
 
 
-@njit(cache=True)
+@called
 def _push_candidates(ctx, base, free):
     """Write every pair of the cells ``free`` to stack level ``base``, covering most
     uncovered windows first; returns how many."""
@@ -101,7 +101,7 @@ def _push_candidates(ctx, base, free):
     return n
 
 
-@njit(cache=True)
+@called
 def _write_found(ctx, levels):
     """Copy the pairs chosen on the first ``levels`` stack levels to ``OFF_FOUND``."""
     ctx[OFF_FOUND] = np.uint64(levels)
@@ -110,7 +110,7 @@ def _write_found(ctx, levels):
         ctx[OFF_FOUND + 1 + lvl] = ctx[base + LEVEL_CAND + np.int64(ctx[base + LEVEL_I]) - 1]
 
 
-@njit(cache=True)
+@entry
 def search_certificate(ctx, att, dfn, cap):
     """Search a certificate for the side with stones ``dfn`` against ``att`` (the
     module docstring), visiting at most ``cap`` nodes.
@@ -161,7 +161,7 @@ def search_certificate(ctx, att, dfn, cap):
             lvl -= 1
 
 
-@njit(cache=True)
+@called
 def certificate_holds(ctx, cert, att, dfn):
     """Whether the certificate stored at ``ctx[cert]`` (count, then pair masks) is
     one in the position ``att``/``dfn``: its pairs with both cells empty cover
@@ -189,7 +189,7 @@ def certificate_holds(ctx, cert, att, dfn):
     return True
 
 
-@njit(cache=True)
+@called
 def defender_has_certificate(ctx, att, dfn, defender, fresh):
     """Whether the side ``defender`` (0 first player, 1 second) with stones ``dfn``
     holds a certificate against ``att``: one of its remembered certificates
@@ -219,7 +219,7 @@ def defender_has_certificate(ctx, att, dfn, defender, fresh):
     return True
 
 
-@njit(cache=True)
+@called
 def pairing_bounds(ctx, own, opp, cand, ply, alpha, beta, lower, upper):
     """The exact search's bounds ``lower <= score <= upper`` of the side to move
     (stones ``own``, ``ply`` stones on the board) tightened to 0 by certificates,
@@ -237,7 +237,7 @@ def pairing_bounds(ctx, own, opp, cand, ply, alpha, beta, lower, upper):
     return lower, upper
 
 
-@njit(cache=True)
+@called
 def certificate_move(ctx, own, opp, ply, cand):
     """A cell of ``cand`` after which the side to move (stones ``own``) holds a
     certificate against ``opp`` (so it cannot lose: note 2.5), or -1 when none

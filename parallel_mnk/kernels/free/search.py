@@ -34,8 +34,8 @@ Pruning rules (each preserves the exact score):
 * free placement: the empty board is never lost by the first player (strategy
   stealing: a second-player win could be stolen, and an extra stone never hurts);
 * free placement: a pairing certificate for one side proves that the other
-  cannot win (:mod:`.pairing`; at nodes with enough empty cells, where it would cut);
-  a win by continuous fours (:mod:`.threats`) proves a win of its length;
+  cannot win (:mod:`..proofs.pairing`; at nodes with enough empty cells, where it would cut);
+  a win by continuous fours (:mod:`..proofs.threats`) proves a win of its length;
 * a transposition table of bounds keyed by symmetry-canonical hashes.
 
 The preconditions of :func:`negamax` are written as code in
@@ -47,119 +47,30 @@ to an inlined helper costs numba a reference count update per call (measured:
 helpers taking ``ctx``/``ctl`` per node made a node 4.5 % dearer).
 """
 import numpy as np
-from numba import njit
 
-from .bits import atomic_load, lowest_bit_index, popcount, prefetch
-from .bounds import NO_SCORE, narrow, result_kind, table_bound
-from .common import insert_descending
-from .layout import (
-    C_ABORTED, C_BOARD, C_CELLS, C_COLS, C_DEFER_MIN_EMPTY, C_GRAVITY, C_NODES, C_RESULT_KIND, C_TASK_ID,
-    C_WEIGHT, CTL_BUSY_BASE, CTL_BUSY_MASK, MAX_CELLS, OFF_MOVES, OFF_SCORES, OFF_STATIC, TT_EXACT, TT_LOWER,
-    TT_UPPER,
+from ..core.bits import atomic_load, lowest_bit_index, popcount
+from ..core.bounds import NO_SCORE, narrow, result_kind, table_bound
+from ..core.jit import called, expanded, inlined
+from ..core.layout import (
+    C_ABORTED, C_BOARD, C_CELLS, C_DEFER_MIN_EMPTY, C_GRAVITY, C_NODES, C_RESULT_KIND, C_TASK_ID, CTL_BUSY_BASE,
+    CTL_BUSY_MASK, MAX_CELLS, OFF_MOVES, TT_EXACT, TT_LOWER, TT_UPPER,
 )
-from .lines import has_k_run, line_move_scores, live_line_summary, playable_cells, winning_cells
-from .pairing import pairing_bounds
-from .proof_layout import P_DFS_NODES, P_MIN_EMPTY, P_VCF_MIN_EMPTY, P_VCF_TOTAL
-from .sharing import live_window, mark_child, poll_abort, unmark_child
-from .table import canonical_key, probe, push_hashes, store, work_of
-from .threats import vcf_bound
+from ..core.lines import has_k_run, playable_cells, winning_cells
+from ..core.moves import node_prelude, order_moves
+from ..core.sharing import live_window, mark_child, poll_abort, unmark_child
+from ..core.table import canonical_key, probe, push_hashes, set_root_hashes, store, work_of
+from ..proofs.layout import P_DFS_NODES, P_MIN_EMPTY, P_VCF_MIN_EMPTY, P_VCF_TOTAL
+from ..proofs.pairing import pairing_bounds
+from ..proofs.threats import vcf_bound
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
 ABORT_POLL_MASK = np.uint64(1023)
-PREFETCH_CHILDREN = 4
 
 
-# ------------------------------------------------------------------ move ordering
-@njit(cache=True)
-def _order_moves(ctx, tt, own, opp, cand, ply, tt_move, gravity):
-    """Write the candidate cells of ``cand`` (at least two) to the move list at
-    ``ply``, best first, and return how many there are.
-
-    Order: the table's move; then (gravity) the number of our threats after the
-    move, or (free) the live-line score of the cell; centre first on ties. Then
-    starts fetching the first children's table entries (cutoffs come early, so
-    their probes then hit the cache).
-    """
-    mbase = OFF_MOVES + ply * MAX_CELLS
-    sbase = OFF_SCORES + ply * 2 * MAX_CELLS   # per-cell line scores
-    obase = sbase + MAX_CELLS                  # scores of the sorted move list
-    mask = own | opp
-    if not gravity:
-        line_move_scores(ctx, own, opp, cand, C_WEIGHT, sbase)
-    n = 0
-    c = cand
-    while c != ZERO:
-        cell = lowest_bit_index(c)
-        c &= c - ONE
-        if cell == tt_move:
-            score = np.uint64(1) << np.uint64(62)
-        elif gravity:
-            bit = ONE << np.uint64(cell)
-            threats = popcount(winning_cells(ctx, own | bit, ctx[C_BOARD] & ~(mask | bit)))
-            score = np.uint64(threats) * np.uint64(64) + ctx[OFF_STATIC + cell]
-        else:
-            score = ctx[sbase + cell] * np.uint64(64) + ctx[OFF_STATIC + cell]
-        insert_descending(ctx, ctx, mbase, obase, n, np.uint64(cell), score)
-        n += 1
-    tt_mask = np.uint64(len(tt) - 1)
-    for i in range(min(n, PREFETCH_CHILDREN)):
-        push_hashes(ctx, ply, np.int64(ctx[mbase + i]), ply & 1)
-        child_key, _ = canonical_key(ctx, ply + 1)
-        prefetch(tt, np.int64(child_key & tt_mask))
-    return n
-
-
-# ------------------------------------------------------------------ forced lines and bounds
-@njit(inline="always", cache=True)
-def node_prelude(ctx, own, opp, ply):
-    """Forced lines and score bounds of a node (the pruning rules of the module docstring).
-
-    Precondition: the side to move cannot win with its next stone and the game is
-    not over. Returns ``(cand, lo, hi)``: the cells worth playing and proven
-    bounds ``lo <= score <= hi``. When ``cand`` is 0 the score is exactly ``lo``.
-    """
-    cells = np.int64(ctx[C_CELLS])
-    gravity = ctx[C_GRAVITY] != ZERO
-    mask = own | opp
-    empty = ctx[C_BOARD] & ~mask
-    opp_wins = winning_cells(ctx, opp, empty)
-    if gravity:
-        cand = playable_cells(ctx, mask)
-    else:
-        cand = empty
-    lost = -((cells - ply) // 2)  # the opponent wins with its next stone
-    forced = cand & opp_wins
-    if forced != ZERO:
-        if forced & (forced - ONE) != ZERO:
-            return ZERO, lost, lost  # two threats
-        cand = forced
-    if gravity:
-        cand &= ~(opp_wins << ctx[C_COLS])  # never play right under an opponent's winning cell
-        if cand == ZERO:
-            return ZERO, lost, lost
-    if ply >= cells - 2:
-        return ZERO, 0, 0
-    lo = -((cells - 2 - ply) // 2)
-    hi = (cells - 1 - ply) // 2
-    if not gravity:
-        if ply == 0 and lo < 0:
-            lo = 0  # strategy stealing: the first player never loses the empty board
-        own_live, opp_live, live_empty = live_line_summary(ctx, own, opp)
-        if not own_live and hi > 0:
-            hi = 0
-        if not opp_live and lo < 0:
-            lo = 0
-        if forced == ZERO:
-            cand &= live_empty
-            if cand == ZERO:
-                return ZERO, 0, 0
-    return cand, lo, hi
-
-
-@njit(inline="always", cache=True)
+@inlined
 def _table_and_proofs(ctx, tt, own, opp, cand, ply, flag, tt_score, alpha, beta, lower, upper):
-    """What the table's bound (:func:`.bounds.table_bound`), then, while the window
+    """What the table's bound (:func:`..core.bounds.table_bound`), then, while the window
     stays open, a VCF and pairing certificates (free placement: :func:`_proofs`)
     add to the known bounds and the window; returns as :func:`_proofs`."""
     alpha, beta, lower, upper, kind, value = table_bound(flag, tt_score, alpha, beta, lower, upper)
@@ -168,12 +79,12 @@ def _table_and_proofs(ctx, tt, own, opp, cand, ply, flag, tt_score, alpha, beta,
     return alpha, beta, lower, upper, kind, value
 
 
-@njit(inline="always", cache=True)
+@inlined
 def _proofs(ctx, tt, own, opp, cand, ply, alpha, beta, lower, upper):
-    """What a VCF (:func:`.threats.vcf_bound`) and pairing certificates
-    (:func:`.pairing.pairing_bounds`) add to the known bounds and the window.
+    """What a VCF (:func:`..proofs.threats.vcf_bound`) and pairing certificates
+    (:func:`..proofs.pairing.pairing_bounds`) add to the known bounds and the window.
     Returns ``(alpha, beta, lower, upper, kind, value)`` with ``kind``/``value`` as
-    for :func:`.bounds.narrow`; a closed window is stored in the table (the bound
+    for :func:`..core.bounds.narrow`; a closed window is stored in the table (the bound
     is proven), with the proof searches' nodes as its work."""
     searched = ctx[P_DFS_NODES] + ctx[P_VCF_TOTAL]
     lower2, upper2 = vcf_bound(ctx, own, opp, ply, lower), upper
@@ -190,7 +101,7 @@ def _proofs(ctx, tt, own, opp, cand, ply, alpha, beta, lower, upper):
 
 
 # ------------------------------------------------------------------ the search
-@njit(cache=True)
+@called
 def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     """Score of the position ``own`` (side to move) / ``opp`` with ``ply`` stones on the board.
 
@@ -235,7 +146,7 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
         ctx[mbase] = np.uint64(lowest_bit_index(cand))  # a single move: nothing to order
         n = 1
     else:
-        n = _order_moves(ctx, tt, own, opp, cand, ply, tt_move, ctx[C_GRAVITY] != ZERO)
+        n = order_moves(ctx, tt, own, opp, cand, ply, tt_move, ctx[C_GRAVITY] != ZERO)
     player = ply & 1
     task = np.int64(ctx[C_TASK_ID])
     busy_base = busy_mask = 0
@@ -293,7 +204,28 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     return best
 
 
-@njit(cache=True)
+
+@expanded
+def free_task(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
+    """Search any free-placement position that is not over, window ``(alpha, beta)``
+    (live from ``ctl[live_slot]``). Same contract as :func:`negamax`, without its
+    preconditions: a win at once is scored here, the root hashes are set here.
+    Pasted into the family's entry point (:mod:`.entry`): a function of its own
+    would be another library holding a copy of the whole search."""
+    cells = np.int64(ctx[C_CELLS])
+    if winning_cells(ctx, own, ctx[C_BOARD] & ~(own | opp)) != ZERO:
+        ctx[C_RESULT_KIND] = TT_EXACT
+        return (cells + 1 - ply) // 2
+    if ply & 1 == 0:
+        set_root_hashes(ctx, own, opp, ply)
+    else:
+        set_root_hashes(ctx, opp, own, ply)
+    # exact argument types: a cached recursive kernel called with other types (a cast
+    # in the recursion) segfaults when loaded from the cache (numba issue 6713)
+    return negamax(ctx, tt, ctl, np.uint64(own), np.uint64(opp), np.int64(ply), np.int64(alpha), np.int64(beta),
+                   np.int64(live_slot))
+
+@called
 def check_preconditions(ctx, own, opp, ply, alpha, beta):
     """Raise ValueError unless :func:`negamax` may be called on this node. Not
     called by the search (it would cost); tests wrap :func:`negamax` with it under

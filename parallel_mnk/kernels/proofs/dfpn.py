@@ -12,24 +12,24 @@ symmetry-canonical hash, so no proof tree is kept in memory.
 
 A node is settled without children by exact rules only, so both answers are
 facts: a win in one for the side to move, the negamax prelude's forced lines and
-score bounds (:func:`.negamax.node_prelude`: dead cells, a side with no live
+score bounds (:func:`..core.moves.node_prelude`: dead cells, a side with no live
 line, strategy stealing on the empty board), a VCF for the side to move
 (:mod:`.threats`: A's proves, D's disproves), and a pairing certificate for D
 (:mod:`.pairing`: A cannot win; disproves). Moves are the prelude's candidates.
 """
 import numpy as np
-from numba import njit
+from ..core.jit import called, entry, inlined
 
-from .bits import lowest_bit_index, popcount
-from .layout import C_ABORTED, C_BOARD, C_CELLS, C_NODES, MAX_CELLS, OFF_MOVES, OFF_SCORES
-from .lines import winning_cells
-from .negamax import _order_moves, node_prelude
+from ..core.bits import lowest_bit_index, popcount
+from ..core.layout import C_ABORTED, C_BOARD, C_CELLS, C_NODES, MAX_CELLS, OFF_MOVES, OFF_SCORES
+from ..core.lines import winning_cells
+from ..core.moves import node_prelude, order_moves
 from .pairing import defender_has_certificate
-from .proof_layout import (
+from .layout import (
     P_MIN_EMPTY, P_VCF_MIN_EMPTY, P_VCF_MOVES, P_VCF_NODE_CAP, P_VCF_NODES, P_VCF_TOTAL, P_VCF_WINS,
 )
-from .sharing import poll_abort
-from .table import canonical_key, push_hashes
+from ..core.sharing import poll_abort
+from ..core.table import canonical_key, push_hashes
 from .threats import vcf_win
 
 ZERO = np.uint64(0)
@@ -40,19 +40,19 @@ EVALUATED = np.uint64(1) << np.uint64(60)
 ABORT_POLL_MASK = np.uint64(1023)
 
 
-@njit(inline="always", cache=True)
+@inlined
 def _unpack(e):
     """``(pn, dn, evaluated)`` of a packed entry."""
     return np.int64(e & NUM_MASK), np.int64((e >> np.uint64(30)) & NUM_MASK), (e & EVALUATED) != ZERO
 
 
-@njit(inline="always", cache=True)
+@inlined
 def _pack(pn, dn):
     """The packed numbers of an evaluated node."""
     return np.uint64(min(pn, INF)) | (np.uint64(min(dn, INF)) << np.uint64(30)) | EVALUATED
 
 
-@njit(inline="always", cache=True)
+@inlined
 def _probe(pt, key, fallback):
     """``(pn, dn, evaluated)`` of ``key`` in the table ``pt``; when absent, those of
     the packed ``fallback`` (0: ``(1, 1, False)``)."""
@@ -62,7 +62,7 @@ def _probe(pt, key, fallback):
     return _unpack(pt[2 * i + 1])
 
 
-@njit(inline="always", cache=True)
+@inlined
 def _store(pt, key, pn, dn):
     """Store the numbers of an evaluated node (always replaces)."""
     i = np.int64(key & np.uint64(len(pt) // 2 - 1))
@@ -70,7 +70,7 @@ def _store(pt, key, pn, dn):
     pt[2 * i + 1] = _pack(pn, dn)
 
 
-@njit(cache=True)
+@called
 def _evaluate(ctx, own, opp, ply, or_node):
     """Exact rules of a node met for the first time (module docstring): ``(pn, dn,
     cand)``, settled numbers with ``cand`` 0, or ``(1, 1, cand)`` with the moves."""
@@ -99,7 +99,7 @@ def _evaluate(ctx, own, opp, ply, or_node):
     return 1, 1, cand
 
 
-@njit(cache=True)
+@called
 def _children(ctx, pt, ply, n, or_node):
     """Numbers of the node from its ``n`` children's table entries (moves at
     ``ctx[OFF_MOVES + ply * MAX_CELLS:]``; an entry lost to the table falls back on
@@ -128,7 +128,7 @@ def _children(ctx, pt, ply, n, or_node):
     return agg_sum, agg_min, best, best_pn, best_dn, second
 
 
-@njit(cache=True)
+@called
 def _mid(ctx, pt, ctl, own, opp, ply, thpn, thdn, or_node):
     """Work on the node (``or_node`` 1: the attacker's, 0: the defender's) until its
     ``pn >= thpn`` or ``dn >= thdn``; returns its ``(pn, dn)``, also stored in
@@ -154,7 +154,7 @@ def _mid(ctx, pt, ctl, own, opp, ply, thpn, thdn, or_node):
         ctx[mbase] = np.uint64(lowest_bit_index(cand))
         n = 1
     else:   # the search's order (live-line scores): it breaks ties between equal numbers
-        n = _order_moves(ctx, pt, own, opp, cand, ply, -1, False)
+        n = order_moves(ctx, pt, own, opp, cand, ply, -1, False)
     local = OFF_SCORES + ply * 2 * MAX_CELLS   # (the ordering's scratch, no longer needed)
     for i in range(n):
         ctx[local + i] = ZERO
@@ -179,7 +179,7 @@ def _mid(ctx, pt, ctl, own, opp, ply, thpn, thdn, or_node):
     return pn, dn
 
 
-@njit(cache=True, nogil=True)
+@entry
 def dfpn_prove(ctx, pt, ctl, own, opp, ply, mover_attacks):
     """Whether the attacker wins: the side to move (stones ``own``; ``ply`` stones
     on the board, hashes at slot ``ply``) when ``mover_attacks`` is 1, the other
@@ -198,7 +198,7 @@ def dfpn_prove(ctx, pt, ctl, own, opp, ply, mover_attacks):
     return 1 if pn == 0 else (0 if dn == 0 else -1)
 
 
-@njit(cache=True, nogil=True)
+@entry
 def dfpn_move(ctx, pt, own, opp, ply, mover_attacks, root):
     """After :func:`dfpn_prove` settled a question (same ``ctx[C_SALT]``), a move of
     the side to move at this node (hashes at slot ``ply``) that keeps the answer:

@@ -7,7 +7,7 @@ Helpers that the searches inline take plain numbers where they can: an array
 handed to an inlined helper costs numba a reference count update per call.
 """
 import numpy as np
-from numba import njit
+from .jit import inlined
 
 from .bits import atomic_load
 from .common import budget_spent, stop_requested
@@ -16,7 +16,7 @@ from .layout import C_CTL_SLOT, C_NODE_LIMIT, C_NODES, C_TASK_ID, CTL_TASK_ABORT
 ONE = np.uint64(1)
 
 
-@njit(inline="always", cache=True)
+@inlined
 def poll_abort(ctx, ctl):
     """True when the whole search or this searcher's current task must stop, or
     the node budget is spent."""
@@ -26,7 +26,7 @@ def poll_abort(ctx, ctl):
     return task != 0 and atomic_load(ctl, np.int64(ctx[C_CTL_SLOT]) + CTL_TASK_ABORT) == task
 
 
-@njit(inline="always", cache=True)
+@inlined
 def live_window(word, task, alpha, beta):
     """The window intersected with the live window ``word`` (``layout.pack_window``,
     read from ``ctl``), unless that word is another task's."""
@@ -36,7 +36,7 @@ def live_window(word, task, alpha, beta):
     return alpha, beta
 
 
-@njit(inline="always", cache=True)
+@inlined
 def mark_child(ctl, child_key, busy_base, busy_mask, may_defer):
     """Claim the busy mark of the child whose table key is ``child_key`` (with marks
     in use: ``busy_base`` > 0).
@@ -52,7 +52,7 @@ def mark_child(ctl, child_key, busy_base, busy_mask, may_defer):
     return mark, mark_key
 
 
-@njit(inline="always", cache=True)
+@inlined
 def unmark_child(ctl, mark, mark_key):
     """Release a busy mark claimed by :func:`mark_child` (if still ours)."""
     if ctl[mark] == mark_key:

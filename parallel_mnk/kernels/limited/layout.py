@@ -1,5 +1,5 @@
-"""The layout of the depth-limited engine's arrays (:mod:`.grid`, :mod:`.limited`),
-and its flags and score scale. Plain Python (no numba), like :mod:`.layout`.
+"""The layout of the depth-limited engine's arrays (:mod:`.grid`, :mod:`.search`, :mod:`.tss`),
+and its flags and score scale. Plain Python (no numba), like :mod:`..core.layout`.
 
 Two int64 arrays describe a search:
 

@@ -17,12 +17,12 @@ Y's forced replies) and its length in plies; "no win" means only "no VCF found"
 (within the depth and node caps). Free placement only.
 """
 import numpy as np
-from numba import njit
+from ..core.jit import called, entry, inlined
 
-from .bits import lowest_bit_index, popcount
-from .bounds import win_in
-from .layout import C_BOARD, C_CELLS, C_K, C_NLINES, OFF_LINES
-from .proof_layout import (
+from ..core.bits import lowest_bit_index, popcount
+from ..core.bounds import win_in
+from ..core.layout import C_BOARD, C_CELLS, C_K, C_NLINES, OFF_LINES
+from .layout import (
     OFF_VCF_LINE, P_VCF_CAP, P_VCF_MIN_EMPTY, P_VCF_MOVES, P_VCF_NODE_CAP, P_VCF_NODES, P_VCF_TOTAL, P_VCF_WINS,
     VCF_MAX_MOVES,
 )
@@ -31,7 +31,7 @@ ZERO = np.uint64(0)
 ONE = np.uint64(1)
 
 
-@njit(inline="always", cache=True)
+@inlined
 def _cells_making(ctx, own, opp, need):
     """Empty cells in windows without ``opp`` stones that hold ``need`` of ``own``'s."""
     empty = ctx[C_BOARD] & ~(own | opp)
@@ -43,20 +43,20 @@ def _cells_making(ctx, own, opp, need):
     return out
 
 
-@njit(cache=True)
+@called
 def four_cells(ctx, own, opp):
     """Empty cells where a stone of ``own`` makes a four (``k - 1`` of its stones in
     a window without ``opp`` stones)."""
     return _cells_making(ctx, own, opp, np.int64(ctx[C_K]) - 2)
 
 
-@njit(cache=True)
+@called
 def completion_cells(ctx, own, opp):
     """Empty cells that complete a window for ``own`` (windows without ``opp`` stones)."""
     return _cells_making(ctx, own, opp, np.int64(ctx[C_K]) - 1)
 
 
-@njit(cache=True)
+@called
 def _vcf(ctx, own, opp, moves_left, depth):
     """Plies to the VCF win of ``own`` to move (odd, >= 1), 0 when none is found.
     The line is written from ``ctx[OFF_VCF_LINE + 2 * depth]`` on (X's move, Y's
@@ -96,7 +96,7 @@ def _vcf(ctx, own, opp, moves_left, depth):
     return 0
 
 
-@njit(cache=True)
+@entry
 def vcf_win(ctx, own, opp, max_moves, cap):
     """Plies to a win of ``own`` (to move) by continuous fours with at most
     ``max_moves`` fours before the winning stone, visiting at most ``cap`` nodes;
@@ -109,7 +109,7 @@ def vcf_win(ctx, own, opp, max_moves, cap):
     return _vcf(ctx, np.uint64(own), np.uint64(opp), np.int64(min(max_moves, VCF_MAX_MOVES)), np.int64(0))
 
 
-@njit(cache=True)
+@called
 def vcf_bound(ctx, own, opp, ply, lower):
     """The exact search's lower bound of the side to move (stones ``own``, ``ply``
     stones on the board, no win in one) raised by a VCF win found within

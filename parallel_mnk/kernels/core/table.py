@@ -14,7 +14,7 @@ entry is never replaced by a bound of the same key; a bound that meets the
 opposite stored bound of the same key is stored as exact.
 """
 import numpy as np
-from numba import njit
+from .jit import entry, expanded
 
 from .bits import lowest_bit_index
 
@@ -29,7 +29,7 @@ ONE = np.uint64(1)
 MAX_WORK = 15
 
 
-@njit(cache=True)
+@entry
 def set_root_hashes(ctx, x_stones, o_stones, ply):
     """Write the Zobrist hash of the position under every symmetry at slot ``ply``.
 
@@ -47,7 +47,7 @@ def set_root_hashes(ctx, x_stones, o_stones, ply):
         ctx[OFF_HASH + ply * MAX_SYM + s] = h
 
 
-@njit(inline="always", cache=True)
+@expanded
 def push_hashes(ctx, ply, cell, player):
     """Hashes at slot ``ply + 1`` = those at ``ply`` with ``player`` (0 = x) on ``cell``."""
     nsym = np.int64(ctx[C_NSYM])
@@ -56,7 +56,7 @@ def push_hashes(ctx, ply, cell, player):
         ctx[src + MAX_SYM + s] = ctx[src + s] ^ ctx[OFF_ZOBRIST + (s * MAX_CELLS + cell) * 2 + player]
 
 
-@njit(inline="always", cache=True)
+@expanded
 def canonical_key(ctx, ply):
     """``(key, sym)``: the salted smallest symmetric hash at slot ``ply`` and its symmetry."""
     nsym = np.int64(ctx[C_NSYM])
@@ -70,7 +70,7 @@ def canonical_key(ctx, ply):
     return h ^ ctx[C_SALT], sym
 
 
-@njit(inline="always", cache=True)
+@expanded
 def canonical_key_neutral(ctx, ply, x_stones, neutral):
     """:func:`canonical_key` of the position at slot ``ply`` with the stones of
     ``neutral`` hashed as nobody's (``x_stones``, the first player's stones, tell
@@ -92,13 +92,13 @@ def canonical_key_neutral(ctx, ply, x_stones, neutral):
     return key ^ ctx[C_SALT], sym
 
 
-@njit(inline="always", cache=True)
+@expanded
 def _tag(ctx, key):
     """The bits an entry of ``key`` carries above its payload: key check and generation."""
     return ((key >> np.uint64(TT_KEY_SHIFT)) << np.uint64(TT_KEY_SHIFT - TT_GEN_SHIFT)) | (ctx[C_SALT] & np.uint64(7))
 
 
-@njit(inline="always", cache=True)
+@expanded
 def probe(ctx, tt, key, sym):
     """Look ``key`` up. Returns ``(flag, score, move)``; flag 0 when absent, move -1 when none.
 
@@ -119,7 +119,7 @@ def probe(ctx, tt, key, sym):
     return flag, score, m
 
 
-@njit(inline="always", cache=True)
+@expanded
 def work_of(nodes):
     """log8 of a node count (0 for one node), at most ``MAX_WORK``: the table's
     measure of what an entry cost."""
@@ -130,7 +130,7 @@ def work_of(nodes):
     return w
 
 
-@njit(inline="always", cache=True)
+@expanded
 def _work(ctx, e):
     """An entry's work, -1 for one of an older solve (or an empty entry)."""
     if e == ZERO or (e >> np.uint64(TT_GEN_SHIFT)) & np.uint64(7) != ctx[C_SALT] & np.uint64(7):
@@ -138,7 +138,7 @@ def _work(ctx, e):
     return np.int64((e >> np.uint64(TT_WORK_SHIFT)) & np.uint64(15))
 
 
-@njit(inline="always", cache=True)
+@expanded
 def store(ctx, tt, key, sym, flag, score, move, work):
     """Store a bound (flag 1 lower, 2 upper, 3 exact), best move (-1 for none) and
     the ``work`` it cost (:func:`work_of`), by the bucket rules of the module docstring."""

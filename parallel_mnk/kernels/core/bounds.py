@@ -1,5 +1,5 @@
 """Score bounds and search windows, shared by the exact engines (free placement
-in :mod:`.negamax`, gravity in :mod:`.gravity_search`).
+in :mod:`..free.search`, gravity in :mod:`..gravity.search`).
 
 Scores are from the side to move (DESIGN.md): a win completed on ply p is worth
 ``(cells + 2 - p) // 2``, a draw 0, a loss the negated worth of the opponent's win.
@@ -7,14 +7,14 @@ A window ``(alpha, beta)`` is open when ``alpha < beta``; fail-soft results are 
 against it: ``v <= alpha`` an upper bound, ``v >= beta`` a lower bound, else exact.
 Kinds are the table's flags: ``TT_LOWER``, ``TT_UPPER``, ``TT_EXACT``.
 """
-from numba import njit
+from .jit import inlined
 
 from .layout import TT_EXACT, TT_LOWER, TT_UPPER
 
 NO_SCORE = 1000   # beyond every score: an absent bound
 
 
-@njit(inline="always", cache=True)
+@inlined
 def win_in(cells, ply, plies):
     """Worth of a win completed ``plies`` plies after a position with ``ply`` stones
     (``plies`` odd: the side to move completes it); 0 when the board is full
@@ -22,7 +22,7 @@ def win_in(cells, ply, plies):
     return max((cells + 2 - ply - plies) // 2, 0)
 
 
-@njit(inline="always", cache=True)
+@inlined
 def narrow(alpha, beta, lower, upper):
     """The window ``(alpha, beta)`` narrowed to known bounds ``lower <= s <= upper``.
 
@@ -40,7 +40,7 @@ def narrow(alpha, beta, lower, upper):
     return alpha, beta, 0, 0
 
 
-@njit(inline="always", cache=True)
+@inlined
 def table_bound(flag, tt_score, alpha, beta, lower, upper):
     """What a table entry adds to the known bounds and the window (for a bound
     ``flag``; an exact entry is an answer by itself). Returns ``(alpha, beta, lower,
@@ -54,7 +54,7 @@ def table_bound(flag, tt_score, alpha, beta, lower, upper):
     return alpha, beta, lower, upper, 0, 0
 
 
-@njit(inline="always", cache=True)
+@inlined
 def result_kind(kind, value, lower, upper):
     """What a fail-soft ``value`` proves at a node known to score in ``[lower, upper]``:
     ``kind`` (a lower or an upper bound), or exact when the bound meets the known one
@@ -65,4 +65,14 @@ def result_kind(kind, value, lower, upper):
         return TT_EXACT
     if kind == TT_UPPER and value <= lower:
         return TT_EXACT
+    return kind
+
+
+@inlined
+def flip_kind(kind):
+    """The kind of a result seen from the other side (a lower bound becomes an upper one)."""
+    if kind == TT_LOWER:
+        return TT_UPPER
+    if kind == TT_UPPER:
+        return TT_LOWER
     return kind

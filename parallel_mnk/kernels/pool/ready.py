@@ -14,9 +14,9 @@ barrier, so a worker that claims the entry sees every word and payload byte
 written before it, on any CPU.
 """
 import numpy as np
-from numba import njit
+from ..core.jit import entry
 
-from .bits import atomic_cas, atomic_load
+from ..core.bits import atomic_cas, atomic_load
 
 FREE = 0
 READY = -1
@@ -26,7 +26,7 @@ E_LENGTH = 4
 ENTRY_WORDS = 5
 
 
-@njit(cache=True)
+@entry
 def claim(ctl, base, count, worker):
     """Claim for ``worker`` the ready entry of lowest priority among the ``count``
     entries from ``ctl[base]``; its index, or -1 when none is ready."""
@@ -45,14 +45,14 @@ def claim(ctl, base, count, worker):
             return best
 
 
-@njit(cache=True)
+@entry
 def publish(ctl, base, entry):
     """Make a free entry ready (after its words and payload are written); False
     when it was not free."""
     return atomic_cas(ctl, base + entry * ENTRY_WORDS + E_STATE, np.int64(FREE), np.int64(READY))
 
 
-@njit(cache=True)
+@entry
 def take_back(ctl, base, entry):
     """Make a ready (unclaimed) entry free again; False when a worker claimed it first."""
     return atomic_cas(ctl, base + entry * ENTRY_WORDS + E_STATE, np.int64(READY), np.int64(FREE))

@@ -1,0 +1,231 @@
+"""The kernel families: which compiled kernels each part of the solver needs, and
+loading them once per process, from numba's on-disk cache or by compiling what is
+missing.
+
+| family | kernels | needed by |
+|---|---|---|
+| ``gravity`` | ``kernels/gravity`` | exact solves of gravity boards (Connect Four) |
+| ``free`` | ``kernels/free`` (+ ``proofs/pairing``, ``proofs/threats``) | exact solves of free-placement boards |
+| ``proofs`` | ``kernels/proofs`` | df-pn, pairing certificates and VCF (:mod:`.prover`) |
+| ``limited`` | ``kernels/limited`` | the depth-limited engine (``best``, big boards in ``play``/``serve``) |
+| ``pool`` | ``kernels/pool`` | a parallel solve's split expansion and ready list |
+
+Each family's ``entry.py`` names its entry points and their one signature
+(``SIGNATURES``); :func:`load` compiles (or loads) exactly those, then forbids
+numba to compile any other signature of them, so a caller passing other types
+fails at once instead of compiling a second copy. Whatever has to be compiled
+says so on stderr in one line; when several families are missing, all but one
+are compiled in parallel processes into the same cache while this process
+compiles the last (numba's compiler lock is per process, its cache files are
+written atomically).
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Iterable, Optional, TextIO
+
+from .rules import GameSpec
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+KERNELS_DIR = PACKAGE_DIR / "kernels"
+
+
+@dataclass(frozen=True)
+class Family:
+    """A family of kernels: its ``name``, what it is (for the compile message), the
+    module of its entry points, and the seconds its cold compile took on the
+    2-core machine (bench/README.md), to share a compile out between processes."""
+
+    name: str
+    what: str
+    module: str
+    cost: float
+
+
+FAMILIES = {f.name: f for f in (
+    Family("gravity", "gravity search", "parallel_mnk.kernels.gravity.entry", 10.0),
+    Family("free", "free-placement search", "parallel_mnk.kernels.free.entry", 10.0),
+    Family("proofs", "proof", "parallel_mnk.kernels.proofs.entry", 4.0),
+    Family("limited", "depth-limited engine", "parallel_mnk.kernels.limited.entry", 6.0),
+    Family("pool", "parallel pool", "parallel_mnk.kernels.pool.entry", 1.0),
+)}
+
+_loaded: set[str] = set()
+_guarded: set[str] = set()   # kernel folders whose cache was checked in this process
+announce_to: Optional[TextIO] = None   # where the compile message goes (None: sys.stderr at the time)
+
+
+def exact_family(spec: GameSpec) -> str:
+    """The family that solves ``spec`` exactly."""
+    return "gravity" if spec.gravity else "free"
+
+
+def for_solve(spec: GameSpec, parallel: bool = False) -> list[str]:
+    """The families an exact solve of ``spec`` needs (``parallel``: on a pool)."""
+    return [exact_family(spec)] + (["pool"] if parallel else [])
+
+
+def entries(name: str) -> ModuleType:
+    """The entry-point module of family ``name``, loaded (:func:`load`)."""
+    load(name)
+    return importlib.import_module(FAMILIES[name].module)
+
+
+def load(*names: str, announce: bool = True) -> float:
+    """Make the families ``names`` ready in this process: from numba's cache, or
+    compiled (the missing ones in parallel processes when there are several,
+    with one line on stderr while it lasts when ``announce``). Once per family
+    and process; returns the seconds it took (0 when all were loaded before)."""
+    todo = [n for n in dict.fromkeys(names) if n not in _loaded]
+    for n in todo:
+        if n not in FAMILIES:
+            raise ValueError(f"unknown kernel family {n!r}")
+    if not todo:
+        return 0.0
+    started = time.perf_counter()
+    _guard_cache(todo)
+    modules = {n: importlib.import_module(FAMILIES[n].module) for n in todo}
+    missing = [n for n in todo if not all(_is_cached(f, args) for f, args in _signatures(modules[n]))]
+    here, *elsewhere = _share_out(missing, _cpus()) if missing else [[]]
+    line = _Announcement(missing, len(elsewhere) + 1, announce)
+    children = [_compile_in_child(group) for group in elsewhere]
+    try:
+        for n in here + [n for n in todo if n not in missing]:
+            _compile(modules[n])
+        for proc in children:
+            proc.wait()
+        for n in [n for group in elsewhere for n in group]:
+            _compile(modules[n])   # from the cache the children wrote (or here, if one of them failed)
+    except BaseException:
+        for proc in children:
+            proc.kill()
+        line.done(failed=True)
+        raise
+    line.done()
+    _loaded.update(todo)
+    return time.perf_counter() - started
+
+
+def load_all(announce: bool = True) -> float:
+    """Every family (the test run's and CI's warm-up): see :func:`load`."""
+    return load(*FAMILIES, announce=announce)
+
+
+# ------------------------------------------------------------------ compiling
+def _signatures(module: ModuleType) -> list[tuple]:
+    """``(dispatcher, argument types)`` of each entry point of a family module."""
+    from numba.core import sigutils
+
+    out = []
+    for name, sig in module.SIGNATURES.items():
+        args, _ = sigutils.normalize_signature(sig)
+        out.append((getattr(module, name), tuple(args)))
+    return out
+
+
+def _jit_disabled() -> bool:
+    from numba.core import config
+
+    return bool(getattr(config, "DISABLE_JIT", False))
+
+
+def _compile(module: ModuleType) -> None:
+    """Compile (or load from the cache) every entry point of ``module`` for its
+    signature, then forbid other signatures."""
+    if _jit_disabled():
+        return
+    for dispatcher, args in _signatures(module):
+        dispatcher.compile(args)
+        dispatcher.disable_compile()
+
+
+def _is_cached(dispatcher, args: tuple) -> bool:
+    """Whether numba would load ``dispatcher`` for ``args`` from its cache (or has
+    it in memory) rather than compile it. False when that cannot be told."""
+    if _jit_disabled() or args in dispatcher.overloads:
+        return True
+    try:
+        cache = dispatcher._cache
+        key = cache._index_key(args, dispatcher.targetctx.codegen())
+        return key in cache._cache_file._load_index()
+    except Exception:   # numba's internals moved: assume it compiles (the message is then just a note)
+        return False
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):   # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def _share_out(names: list[str], cpus: int) -> list[list[str]]:
+    """The families ``names`` in at most ``cpus`` groups of about equal compile cost
+    (the costliest first to the cheapest group); the first group is this process's."""
+    groups: list[list[str]] = [[] for _ in range(max(1, min(cpus, len(names))))]
+    loads = [0.0] * len(groups)
+    for name in sorted(names, key=lambda n: -FAMILIES[n].cost):
+        i = loads.index(min(loads))
+        groups[i].append(name)
+        loads[i] += FAMILIES[name].cost
+    return groups
+
+
+def _compile_in_child(names: list[str]) -> subprocess.Popen:
+    """Start a process that compiles the families ``names`` into numba's cache."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE_DIR.parent)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH")
+                                                                     else []))
+    code = "import sys; from parallel_mnk import families; families.compile_here(sys.argv[1:])"
+    return subprocess.Popen([sys.executable, "-c", code, *names], env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def compile_here(names: Iterable[str]) -> None:
+    """Compile the families ``names`` into numba's cache in this process, quietly
+    (what :func:`load` runs in its helper processes)."""
+    load(*names, announce=False)
+
+
+def _guard_cache(names: list[str]) -> None:
+    """Drop the cached kernels of the folders families ``names`` compile whose
+    sources (or the sources they inline) changed, each folder once per process
+    (:mod:`.kernels.cache_guard`)."""
+    from .kernels import cache_guard
+
+    folders: set[str] = set()
+    for name in names:
+        folder = KERNELS_DIR / FAMILIES[name].module.split(".")[-2]
+        folders.update(f.name for f in cache_guard.closure(folder))
+    todo = folders - _guarded
+    if todo:
+        cache_guard.drop_stale_caches(KERNELS_DIR, only=todo)
+        _guarded.update(todo)
+
+
+class _Announcement:
+    """The one stderr line of a compile: ``compiling the gravity search kernels
+    (first run only)...`` when it starts, ``done in 9.8 s`` when it ends."""
+
+    def __init__(self, missing: list[str], processes: int, show: bool) -> None:
+        self.stream = (announce_to or sys.stderr) if missing and show else None
+        self.started = time.perf_counter()
+        if self.stream is not None:
+            what = [FAMILIES[n].what for n in missing]
+            names = what[0] if len(what) == 1 else ", ".join(what[:-1]) + " and " + what[-1]
+            extra = f", {processes} processes" if processes > 1 else ""
+            self.stream.write(f"compiling the {names} kernels (first run only{extra})... ")
+            self.stream.flush()
+
+    def done(self, failed: bool = False) -> None:
+        """End the line: the time it took, or that it was stopped."""
+        if self.stream is not None:
+            self.stream.write("stopped\n" if failed else f"done in {time.perf_counter() - self.started:.1f} s\n")
+            self.stream.flush()

@@ -1,0 +1,1 @@
+"""Helpers every kernel family pastes in (no entry points): see :mod:`parallel_mnk.kernels`."""

@@ -1,0 +1,41 @@
+"""How every kernel is compiled: four kinds, one decorator each (all cached on disk).
+
+numba compiles each jitted function it meets into a library of its own (its
+Python front end: bytecode, types, lowering; then LLVM), and a caller links the
+libraries of what it calls and optimises the whole again. What a kernel costs to
+compile therefore depends on its kind (bench/README.md, "Cold start"):
+
+* :data:`inlined`: a helper that LLVM pastes into each caller (``forceinline``):
+  numba types and lowers it once per signature, however many callers it has. The
+  default for helpers.
+* :data:`expanded`: a helper that numba pastes into its caller's IR before typing
+  (``inline="always"``): its front end runs again at every call site, so only for a
+  few small helpers where it measured faster per node (the table's, the line
+  kernels' inner steps), and for a search's root step that calls the recursive
+  search (as an inlined helper it would be a library of its own carrying another
+  copy of the whole search).
+* :data:`called`: a function of its own that stays a call (the recursive searches,
+  paths too rare or too big to paste). ``forceinline=False`` is explicit: numba
+  lets a function compiled from inside an inlined helper inherit that helper's
+  flag, which pasted rare paths into every search node (and made the result
+  depend on which caller compiled it first).
+* :data:`entry`: what Python calls, with the GIL released. Each family of kernels
+  declares its entry points and their one signature in its ``entry.py``
+  (``SIGNATURES``); :mod:`parallel_mnk.families` compiles or loads exactly those.
+"""
+from numba import njit, types
+
+inlined = njit(cache=True, forceinline=True)
+expanded = njit(cache=True, inline="always")
+called = njit(cache=True, forceinline=False)
+entry = njit(cache=True, nogil=True, forceinline=False)
+
+# the argument types of entry points (``SIGNATURES``): the kernel context and the table
+# (uint64 words) and the control array (int64 words), C-contiguous (numpy's own arrays
+# or views of shared memory); the depth-limited engine's geometry is read-only
+CTX = types.Array(types.uint64, 1, "C")
+CTL = types.Array(types.int64, 1, "C")
+GEO = types.Array(types.int64, 1, "C", readonly=True)
+u64, i64, boolean = types.uint64, types.int64, types.boolean
+# an exact family's search: ctx, tt, ctl, own, opp, ply, cell, alpha, beta, live_slot
+SEARCH_SIGNATURE = (CTX, CTX, CTL, u64, u64, i64, i64, i64, i64, i64)

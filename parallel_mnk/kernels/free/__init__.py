@@ -1,0 +1,1 @@
+"""The exact search of free-placement boards; entry point in :mod:`.entry`."""

@@ -1,0 +1,1 @@
+"""The exact search of gravity boards; entry point in :mod:`.entry`."""

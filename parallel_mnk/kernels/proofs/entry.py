@@ -1,0 +1,18 @@
+"""The proofs family's entry points: what the validated provers of
+:mod:`parallel_mnk.prover` call (df-pn, the pairing-certificate finder, VCF).
+Compiling them compiles df-pn and the proof kernels, never an exact search."""
+from ..core.jit import CTL, CTX, i64, u64
+from ..core.table import set_root_hashes
+from .dfpn import dfpn_move, dfpn_prove
+from .pairing import search_certificate
+from .threats import vcf_win
+
+__all__ = ["dfpn_move", "dfpn_prove", "search_certificate", "set_root_hashes", "vcf_win"]
+
+SIGNATURES = {
+    "set_root_hashes": (CTX, u64, u64, i64),
+    "dfpn_prove": (CTX, CTX, CTL, u64, u64, i64, i64),
+    "dfpn_move": (CTX, CTX, u64, u64, i64, i64, i64),
+    "search_certificate": (CTX, u64, u64, i64),
+    "vcf_win": (CTX, u64, u64, i64, i64),
+}
