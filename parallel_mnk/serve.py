@@ -140,6 +140,16 @@ class Server(ThreadingHTTPServer):
         except (OSError, OverflowError) as e:
             raise MnkError(f"cannot listen on {host} port {port}: {getattr(e, 'strerror', None) or e}") from None
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away before its answer was sent (a page reloaded or
+        left while a search ran) is normal: one line on the log, no traceback.
+        Anything else is reported as :mod:`socketserver` does (a traceback on stderr)."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            if self.log is not None:
+                self.log.write(f"{client_address[0]} went away before its answer was sent\n")
+            return
+        super().handle_error(request, client_address)
+
     @property
     def url(self) -> str:
         """The address to open in a browser."""

@@ -325,3 +325,24 @@ def test_serve_refuses_bad_options_in_one_line(argv, fragment):
                        capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONWARNINGS": "ignore"})
     assert p.returncode == 2 and p.stderr.startswith("parallel-mnk: error: ") and fragment in p.stderr
     assert p.stderr.count("\n") == 1, p.stderr
+
+
+def test_a_client_that_goes_away_mid_answer_gets_one_log_line_and_no_traceback(capsys):
+    """Reloading or leaving the page while a search runs: the connection is reset
+    before the answer is written. The server notes it in one line of its log, prints
+    no traceback, and answers the next request."""
+    log = io.StringIO()
+    with web_server(log=log) as server:
+        sock = socket.create_connection(("127.0.0.1", server.server_address[1]))
+        sock.sendall(b"GET /api/solve?cols=7&rows=7&k=5&time_limit=0.5 HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        time.sleep(0.1)   # the search has started
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")   # reset, not FIN
+        sock.close()
+        deadline = time.monotonic() + 10
+        while "went away" not in log.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        code, body = get(server, "/api/solve?game=tictactoe&moves=b2")
+    assert code == 200 and body["value"] == "draw"
+    lines = [line for line in log.getvalue().splitlines() if "went away" in line]
+    assert lines == ["127.0.0.1 went away before its answer was sent"], log.getvalue()
+    assert "Traceback" not in capsys.readouterr().err
