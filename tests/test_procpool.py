@@ -21,7 +21,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from checks import (BIG_TT_BITS, C4, KILL_MOVES, KILL_SCORE, TT_BITS, alive, check_accounting, check_best_move,
+from checks import (BIG_TT_BITS, C4, KILL_MOVES, KILL_SCORE, LONG_MOVES, LONG_SCORE, TT_BITS, alive, check_accounting, check_best_move,
                     check_pv, pool_tasks, serial_score, split_solve)
 from parallel_mnk import GameSpec, Position, solve
 from parallel_mnk import ttable
@@ -49,7 +49,7 @@ def test_pool_is_reused_and_rebuilt_on_change():
 def test_killed_worker_task_is_rerun():
     """SIGKILL a busy worker half a second into a solve of a few seconds: the pool
     starts a new worker, the lost task is run again and the answer is right."""
-    pos = Position.from_moves(C4, KILL_MOVES)
+    pos = Position.from_moves(C4, LONG_MOVES)
     pool = get_pool(2, BIG_TT_BITS)
     box = {}
 
@@ -71,7 +71,7 @@ def test_killed_worker_task_is_rerun():
         assert not thread.is_alive(), "the solve hangs after a worker was killed"
         assert "error" not in box, repr(box.get("error"))
         r = box["result"]
-        assert (r.value, r.score) == ("win", KILL_SCORE), (r.value, r.score)
+        assert (r.value, r.score) == ("win", LONG_SCORE), (r.value, r.score)
         check_best_move(pos, r.best_move, r.score, weak=False)
         check_accounting(r, 2)
         assert sum(w.tasks > 0 for w in r.workers[1:]) == 2
