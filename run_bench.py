@@ -16,7 +16,8 @@ import sys
 import time
 from pathlib import Path
 
-from bench import common, plots, suite_boards, suite_cluster, suite_connect4, suite_gravity, suite_scaling, suite_seed
+from bench import (common, plots, suite_boards, suite_cluster, suite_connect4, suite_gravity, suite_scaling, suite_seed,
+                   suite_startup)
 from bench.peers import Peer
 
 SUITES = ["startup", "connect4", "gravity", "boards", "scaling", "seed1", "seed2", "connect4-empty", "cluster"]
@@ -58,6 +59,16 @@ def _split_depths(text: str) -> list:
     return out
 
 
+def _families(text: str) -> list[str]:
+    """Comma list of kernel families (parallel_mnk.families)."""
+    names = [x for x in text.split(",") if x]
+    unknown = [x for x in names if x not in suite_startup.FAMILIES]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"not a kernel family: {', '.join(unknown) or repr(text)} "
+                                         f"(choose from {', '.join(suite_startup.FAMILIES)})")
+    return names
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small subset (a couple of minutes)")
@@ -69,6 +80,9 @@ def main(argv=None) -> int:
                         help="scaling: split modes compared, comma list of 'auto' (the solver's own choice, the "
                              "default), 0 (Lazy SMP: every worker on the root window) and depths 1-8")
     parser.add_argument("--repeat", type=_positive, default=3, help="scaling: runs per measurement (median)")
+    parser.add_argument("--families", type=_families, metavar="LIST",
+                        help="startup: only these kernel families, each cold and warm (default: every family, all "
+                             "at once, and outside --quick whole commands and the per-kernel compile profile)")
     parser.add_argument("--out", type=Path, help="results folder (default bench/results/<timestamp>)")
     parser.add_argument("--peer", action="append", type=_peer, default=[], metavar="[WxH=]CMD",
                         help="connect4, gravity: a solver reading Pons' lines on stdin and printing 'line score "
@@ -91,10 +105,7 @@ def main(argv=None) -> int:
         print(f"== {suite}", flush=True)
         log = lambda msg: print(msg, flush=True)  # noqa: E731
         if suite == "startup":
-            t = common.jit_start_times()
-            rows.append({"suite": "startup", "case": "numba compile (cold cache)", "time_s": t["cold_process_s"]})
-            rows.append({"suite": "startup", "case": "start with cache (warm)", "time_s": t["warm_process_s"]})
-            log(f"startup: cold {t['cold_process_s']:.2f} s, warm {t['warm_process_s']:.2f} s (process wall time)")
+            rows += suite_startup.run(quick=args.quick, families=args.families, log=log)
         elif suite == "connect4":
             rows += suite_connect4.run(quick=args.quick, limit=args.limit, peers=args.peer, log=log)
         elif suite == "gravity":
@@ -123,7 +134,13 @@ def main(argv=None) -> int:
                                 ["suite", "case", "solver", "positions", "wrong", "nodes", "time_s", "cpu_s",
                                  "differ", "error"]))
     print()
-    print(common.markdown_table([r for r in rows if r["suite"] in ("boards", "startup")],
+    print(common.markdown_table([r for r in rows if r["suite"] in ("startup", "startup-cli")],
+                                ["suite", "case", "cache", "time_s", "in_process_s"]))
+    print()
+    print(common.markdown_table([r for r in rows if r["suite"] == "compile"][:25],
+                                ["case", "signatures", "exclusive_s", "front_end_s", "llvm_s", "inclusive_s"]))
+    print()
+    print(common.markdown_table([r for r in rows if r["suite"] == "boards"],
                                 ["suite", "case", "workers", "value", "score", "nodes", "proof", "time_s",
                                  "ref_time_s", "time_vs_ref"]))
     print()

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import platform
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Iterable, Optional
 
@@ -98,22 +95,3 @@ def _fmt(v) -> str:
     if isinstance(v, int):
         return f"{v:,}"
     return str(v)
-
-
-def jit_start_times() -> dict:
-    """Wall time of a fresh process that imports the solver and solves 3x3, with an
-    empty numba cache (compiles every kernel) and then with the cache filled."""
-    import tempfile
-
-    code = ("import time; t=time.perf_counter(); from parallel_mnk import GameSpec, Position, solve; "
-            "solve(Position(GameSpec(3,3,3))); solve(Position(GameSpec(4,4,3,True))); "
-            "print(time.perf_counter()-t)")
-    with tempfile.TemporaryDirectory() as cache_dir:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
-        times = []
-        for _ in range(2):
-            t = time.perf_counter()
-            out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-            times.append((time.perf_counter() - t, float(out.stdout.strip())))
-    return {"cold_process_s": times[0][0], "cold_in_process_s": times[0][1],
-            "warm_process_s": times[1][0], "warm_in_process_s": times[1][1]}
