@@ -268,6 +268,23 @@ def cmd_serve(args, stdin: TextIO, stdout: TextIO) -> int:
                  sys.stderr if args.verbose else None)
 
 
+def cmd_warm_up(args, stdin: TextIO, stdout: TextIO) -> int:
+    """Compile the solver's numba kernels into their on-disk cache now, rather than in the first
+    command that needs them (in parallel processes, one per core): every family, or those named
+    with --families. Prints each family and whether it was compiled or found in the cache."""
+    names = list(families.FAMILIES) if args.families is None else [n for n in args.families.split(",") if n]
+    unknown = [n for n in names if n not in families.FAMILIES]
+    if unknown or not names:
+        raise MnkError(f"not a kernel family: {', '.join(unknown) or repr(args.families)} "
+                       f"(choose from {', '.join(families.FAMILIES)})")
+    cached = families.cached(*names)
+    seconds = families.load(*names)
+    for name in names:
+        stdout.write(f"{name}: {'in the cache' if name in cached else 'compiled'}\n")
+    stdout.write(f"kernels ready ({seconds:.1f} s)\n")
+    return 0
+
+
 def _description(command) -> str:
     """A command's ``--help`` description: the docstring of its ``cmd_`` function."""
     return " ".join(command.__doc__.split())
@@ -385,12 +402,20 @@ def _add_serve_parser(sub) -> None:
     p.set_defaults(func=cmd_serve, split_depth=None)
 
 
+def _add_warm_up_parser(sub) -> None:
+    p = sub.add_parser("warm-up", help="compile the kernels into their cache now (first run only)",
+                       description=_description(cmd_warm_up))
+    p.add_argument("--families", metavar="LIST",
+                   help=f"comma list of kernel families (default all: {','.join(families.FAMILIES)})")
+    p.set_defaults(func=cmd_warm_up)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = _Parser(prog=PROG, description="Exact solver for (m,n,k)-games with and without gravity.")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     for add in (_add_solve_parser, _add_analyze_parser, _add_nmk_parser, _add_play_parser, _add_best_parser,
-                _add_serve_parser):
+                _add_serve_parser, _add_warm_up_parser):
         add(sub)
     return parser
 

@@ -90,9 +90,9 @@ def load(*names: str, announce: bool = True) -> float:
     if not todo:
         return 0.0
     started = time.perf_counter()
-    _guard_cache(todo)
     modules = {n: importlib.import_module(FAMILIES[n].module) for n in todo}
-    missing = [n for n in todo if not all(_is_cached(f, args) for f, args in _signatures(modules[n]))]
+    known = cached(*todo)
+    missing = [n for n in todo if n not in known]
     here, *elsewhere = _share_out(missing, _cpus()) if missing else [[]]
     line = _Announcement(missing, len(elsewhere) + 1, announce)
     children = [_compile_in_child(group) for group in elsewhere]
@@ -111,6 +111,18 @@ def load(*names: str, announce: bool = True) -> float:
     line.done()
     _loaded.update(todo)
     return time.perf_counter() - started
+
+
+def cached(*names: str) -> set[str]:
+    """Which of the families ``names`` are loaded or would load from numba's cache
+    (nothing to compile); checks the cache's freshness first (:func:`load`)."""
+    _guard_cache(list(names))
+    out = set()
+    for name in names:
+        module = importlib.import_module(FAMILIES[name].module)
+        if name in _loaded or all(_is_cached(f, args) for f, args in _signatures(module)):
+            out.add(name)
+    return out
 
 
 def load_all(announce: bool = True) -> float:

@@ -62,7 +62,20 @@ def source_fingerprint(folders: list[Path]) -> str:
 
 def cache_dir(folder: Path, package: str) -> Path | None:
     """Where numba caches the jitted functions of the modules of ``folder`` (the
-    package ``package``), read off one of them; None when it holds none."""
+    package ``package``): numba's own choice (its cache locators) for a function
+    of that folder, without importing its modules; if numba's internals moved,
+    read off a function of one of them. None when it holds none."""
+    try:
+        from numba.core.caching import CompileResultCacheImpl
+
+        def located() -> None:   # pragma: no cover - never called, only located
+            pass
+
+        located.__code__ = located.__code__.replace(co_filename=str(folder / "__init__.py"))
+        located.__module__ = package
+        return Path(CompileResultCacheImpl(located).locator.get_cache_path())
+    except Exception:   # pragma: no cover - numba's internals moved
+        pass
     for path in sorted(folder.glob("*.py")):
         if path.stem == "__init__":
             continue

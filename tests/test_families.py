@@ -1,0 +1,89 @@
+"""parallel_mnk.families and ``parallel-mnk warm-up``: a command compiles only the
+kernel families it needs, each entry point for its one signature, says so on stderr
+in one line while it compiles, and finds them in the cache afterwards."""
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from parallel_mnk import families
+from parallel_mnk.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_python(code: str, cache_dir: Path, **env: str) -> subprocess.CompletedProcess:
+    environment = dict(os.environ, NUMBA_CACHE_DIR=str(cache_dir), PYTHONPATH=str(ROOT), **env)
+    return subprocess.run([sys.executable, "-c", code], env=environment, capture_output=True, text=True,
+                          timeout=300, cwd=ROOT)
+
+
+@pytest.mark.parametrize("family,allowed", [
+    ("gravity", {"core", "gravity"}),
+    ("free", {"core", "free", "proofs"}),     # the free search uses pairing certificates and VCF at its nodes
+    ("pool", {"core", "pool"}),
+    ("limited", {"core", "limited"}),
+])
+def test_a_family_reaches_no_other_familys_kernels(tmp_path, family, allowed):
+    """What a family's entry points can compile is what its modules import: a
+    Connect Four solve never loads df-pn, the free search or the grid engine."""
+    code = (f"import sys; from parallel_mnk import families; families.load({family!r}); "
+            "print(' '.join(m for m in sys.modules if m.startswith('parallel_mnk.kernels.')))")
+    proc = run_python(code, tmp_path, NUMBA_DISABLE_JIT="1")
+    assert proc.returncode == 0, proc.stderr
+    # the layouts are plain Python that the game layer reads (geometry fills every context)
+    kernels = {m.split(".", 2)[2] for m in proc.stdout.split()} - {"cache_guard"}
+    jitted = {m for m in kernels if "." in m and not m.endswith(".layout")}
+    assert {m.split(".")[0] for m in jitted} == allowed, sorted(jitted)
+    if family == "free":   # of the proof kernels, only those the search calls
+        assert {m for m in jitted if m.startswith("proofs.")} == {"proofs.pairing", "proofs.threats"}
+
+
+def test_warm_up_compiles_once_says_so_in_one_line_then_finds_the_cache(tmp_path):
+    warm = "from parallel_mnk.cli import main; import sys; sys.exit(main(['warm-up', '--families', 'pool']))"
+    first = run_python(warm, tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.splitlines()[0] == "pool: compiled"
+    line = first.stderr.strip()
+    assert line.startswith("compiling the parallel pool kernels (first run only)... done in ") and "\n" not in line
+    second = run_python(warm, tmp_path)
+    assert second.returncode == 0 and second.stderr == ""
+    assert second.stdout.splitlines()[0] == "pool: in the cache"
+
+
+def test_warm_up_refuses_an_unknown_family_in_one_line(capsys):
+    assert main(["warm-up", "--families", "gravity,nope"], stdout=io.StringIO()) == 2
+    err = capsys.readouterr().err
+    assert err == ("parallel-mnk: error: not a kernel family: nope (choose from gravity, free, proofs, limited, "
+                   "pool)\n")
+
+
+def test_every_entry_point_has_one_signature_and_refuses_others():
+    families.load_all()
+    for name in families.FAMILIES:
+        module = families.entries(name)
+        for entry, args in families._signatures(module):
+            assert entry.signatures == [args], (name, entry)
+    ctl = np.zeros(64, dtype=np.int64)
+    with pytest.raises(TypeError):   # a strided view is another array type: refused, never compiled
+        families.entries("pool").claim(ctl[::2], 0, 0, 1)
+
+
+def test_missing_families_are_shared_out_by_cost():
+    groups = families._share_out(list(families.FAMILIES), 2)
+    assert sorted(n for g in groups for n in g) == sorted(families.FAMILIES)
+    costs = [sum(families.FAMILIES[n].cost for n in g) for g in groups]
+    assert max(costs) - min(costs) <= max(f.cost for f in families.FAMILIES.values())
+    assert families._share_out(["pool", "gravity"], 8) == [["gravity"], ["pool"]]
+    assert families._share_out(["free", "proofs"], 1) == [["free", "proofs"]]
+
+
+def test_an_unknown_family_is_a_value_error():
+    with pytest.raises(ValueError, match="unknown kernel family"):
+        families.load("gravity", "nope")
