@@ -114,7 +114,8 @@ def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
     args.tt_bits = resolve_tt_bits(args.tt_bits, args.tt_size)  # a table too big is refused before any work
     SolveOptions(limit=Limit(time=args.time_limit), **_solve_kwargs(args))   # and options that do not go together
     startup = families.load(*families.for_solve(spec, parallel=args.workers > 1 or args.backend != "process"
-                                                or args.checkpoint is not None))
+                                                or args.checkpoint is not None, weak=args.weak,
+                                                prover=args.prover))
     if args.backend == "ray":  # start Ray (or join the cluster) before the clock of the first solve
         startup += solver.start_backend("ray", args.workers, args.tt_bits, args.address)
     if args.moves is not None or args.board is not None:

@@ -67,9 +67,12 @@ def exact_family(spec: GameSpec) -> str:
     return "gravity" if spec.gravity else "free"
 
 
-def for_solve(spec: GameSpec, parallel: bool = False) -> list[str]:
-    """The families an exact solve of ``spec`` needs (``parallel``: on a pool)."""
-    return [exact_family(spec)] + (["pool"] if parallel else [])
+def for_solve(spec: GameSpec, parallel: bool = False, weak: bool = False, prover: str = "auto") -> list[str]:
+    """The families an exact solve of ``spec`` needs: ``parallel`` on a pool; a weak
+    serial solve of free placement may ask df-pn first (``prover`` ``auto`` or
+    ``dfpn``: :func:`parallel_mnk.search.dfpn_first`), which is the proofs family."""
+    dfpn = weak and not parallel and not spec.gravity and prover != "search"
+    return [exact_family(spec)] + (["proofs"] if dfpn else []) + (["pool"] if parallel else [])
 
 
 def entries(name: str) -> ModuleType:

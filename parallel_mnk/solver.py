@@ -63,7 +63,7 @@ def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = Fal
                         tt_bits=resolve_tt_bits(tt_bits, tt_size), pv=pv, progress=progress,
                         split_depth=split_depth, serial_budget=serial_budget, backend=backend, address=address,
                         checkpoint=checkpoint, watch=watch, prover=prover)
-    families.load(*families.for_solve(position.spec, parallel=opts.parallel))
+    families.load(*families.for_solve(position.spec, parallel=opts.parallel, weak=weak, prover=prover))
     return solve_parallel(position, opts) if opts.parallel else solve_serial(position, opts)
 
 

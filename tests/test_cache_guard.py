@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from numba.core import config as numba_config
 
 from parallel_mnk import families
 from parallel_mnk.kernels import cache_guard
@@ -29,6 +30,7 @@ def fake_kernels(tmp_path, monkeypatch):
     (kernels.parent / "__init__.py").write_text("")
     (kernels / "__init__.py").write_text("")
     monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(numba_config, "CACHE_DIR", str(tmp_path / "numba-cache"))   # not the real one's
     caches = {f: cache_guard.cache_dir(kernels / f, f"fakepkg.kernels.{f}") for f in sources}
     yield kernels, caches
     for name in [m for m in sys.modules if m.startswith("fakepkg")]:

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from parallel_mnk import families
+from parallel_mnk import GameSpec, families
 from parallel_mnk.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,3 +87,13 @@ def test_missing_families_are_shared_out_by_cost():
 def test_an_unknown_family_is_a_value_error():
     with pytest.raises(ValueError, match="unknown kernel family"):
         families.load("gravity", "nope")
+
+
+def test_a_solve_loads_what_it_may_call():
+    c4, free = GameSpec(7, 6, 4, True), GameSpec(5, 5, 4)
+    assert families.for_solve(c4) == ["gravity"]
+    assert families.for_solve(c4, parallel=True, weak=True) == ["gravity", "pool"]
+    assert families.for_solve(free) == ["free"]
+    assert families.for_solve(free, weak=True) == ["free", "proofs"]   # df-pn may answer first
+    assert families.for_solve(free, weak=True, prover="search") == ["free"]
+    assert families.for_solve(free, parallel=True, weak=True) == ["free", "pool"]
