@@ -25,7 +25,7 @@ Score bounds (from the side to move, DESIGN.md's scores; :mod:`..core.bounds`):
   latest when that line's highest cell can be filled.
 """
 import numpy as np
-from ..core.jit import inlined
+from ..core.jit import expanded, inlined
 
 from ..core.bits import lowest_bit_index
 from ..core.bounds import NO_SCORE, win_in
@@ -45,14 +45,14 @@ ONE = np.uint64(1)
 LOOKED_UP = np.uint64(1)
 
 
-@inlined
+@expanded
 def pack_lookup(sym, flag, score, move):
     """One word for a table lookup: its symmetry, flag, score and move (-1 for none)."""
     return LOOKED_UP | (np.uint64(sym) << np.uint64(1)) | (np.uint64(flag) << np.uint64(4)) \
         | (np.uint64(score + 128) << np.uint64(6)) | (np.uint64(move + 1) << np.uint64(14))
 
 
-@inlined
+@expanded
 def unpack_lookup(word):
     """``(sym, flag, score, move)`` of a word made by :func:`pack_lookup`."""
     sym = np.int64((word >> np.uint64(1)) & np.uint64(7))

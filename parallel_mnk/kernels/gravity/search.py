@@ -63,7 +63,7 @@ ABORT_POLL_MASK = np.uint64(1023)
 W_NEXT, W_NEXT_NEXT, W_USEFUL, W_TABLE_MOVE = 1200, 500, 300, 500
 
 
-@inlined
+@expanded
 def _order_score(ctx, mine, theirs, mask, cell, tt_move):
     """Ordering score of the move to ``cell`` (higher first): ``mine`` are the mover's
     threats after it, ``theirs`` the opponent's threats."""
@@ -78,7 +78,7 @@ def _order_score(ctx, mine, theirs, mask, cell, tt_move):
     return np.uint64(score + np.int64(ctx[OFF_STATIC + cell]))
 
 
-@inlined
+@expanded
 def _move_bounds(ctx, rec, ply):
     """Bounds of the value of the move whose child record is at ``rec`` (from the
     mover at ``ply``): the record holds them from the side to move in the position
@@ -90,7 +90,7 @@ def _move_bounds(ctx, rec, ply):
     return lo, hi
 
 
-@inlined
+@expanded
 def _enter_child(ctx, rec):
     """Put the hashes of the position a child record reached in their slot, and what
     is known of it in the node slot its search reads first. Returns its table key."""
