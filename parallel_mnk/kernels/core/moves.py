@@ -11,7 +11,7 @@ import numpy as np
 from .bits import lowest_bit_index, popcount, prefetch
 from .bounds import flip_kind
 from .common import insert_descending
-from .jit import called, inlined
+from .jit import called, expanded, inlined
 from .layout import (
     C_BOARD, C_CELLS, C_COLS, C_GRAVITY, C_RESULT_KIND, C_WEIGHT, MAX_CELLS, OFF_MOVES, OFF_SCORES, OFF_STATIC, TT_EXACT,
 )
@@ -64,7 +64,7 @@ def order_moves(ctx, tt, own, opp, cand, ply, tt_move, gravity):
 
 
 # ------------------------------------------------------------------ forced lines and bounds
-@inlined
+@expanded
 def node_prelude(ctx, own, opp, ply):
     """Forced lines and score bounds of a node (the pruning rules of the module docstring).
 

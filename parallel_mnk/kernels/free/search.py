@@ -68,7 +68,7 @@ ONE = np.uint64(1)
 ABORT_POLL_MASK = np.uint64(1023)
 
 
-@inlined
+@expanded
 def _table_and_proofs(ctx, tt, own, opp, cand, ply, flag, tt_score, alpha, beta, lower, upper):
     """What the table's bound (:func:`..core.bounds.table_bound`), then, while the window
     stays open, a VCF and pairing certificates (free placement: :func:`_proofs`)
