@@ -1,6 +1,6 @@
 """Helpers both engines' kernels share: the abort poll and the insertion step of
 their move ordering."""
-from .jit import inlined
+from .jit import expanded
 
 from .bits import atomic_load
 from .layout import CTL_ABORT
@@ -8,20 +8,20 @@ from .layout import CTL_ABORT
 POLL_MASK = 1023   # the engines look at the abort word once every 1024 nodes
 
 
-@inlined
+@expanded
 def stop_requested(ctl):
     """True when ``ctl[CTL_ABORT]`` asks every search to stop (written by another
     thread or process; read atomically, so the write is seen at once)."""
     return atomic_load(ctl, CTL_ABORT) != 0
 
 
-@inlined
+@expanded
 def budget_spent(nodes, limit):
     """True when a node budget ``limit`` (0: none) is used up after ``nodes``."""
     return limit != 0 and nodes >= limit
 
 
-@inlined
+@expanded
 def insert_descending(moves, scores, mbase, sbase, n, move, score):
     """Insert ``move`` with ``score`` into the list of ``n`` moves at
     ``moves[mbase:]`` (scores at ``scores[sbase:]``) kept best first; among equal

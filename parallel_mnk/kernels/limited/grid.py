@@ -6,7 +6,7 @@ boards, for the play engine when a position is out of exact reach, and for the
 seed experiments) works on this representation instead. The arrays ``geo`` and
 ``st`` are described in :mod:`.layout`.
 """
-from ..core.jit import entry, inlined
+from ..core.jit import entry, expanded
 
 from .layout import (
     G_CELLS, G_COLS, G_GRAVITY, G_K, G_NLINES, G_OFF_CENTRE, G_OFF_CLINES, G_OFF_CSTART, G_OFF_LINES, G_OFF_W,
@@ -15,7 +15,7 @@ from .layout import (
 )
 
 
-@inlined
+@expanded
 def _contribution(geo, x, o):
     """Worth of one line from the first player's view: x and o are its stone counts."""
     if o == 0:
@@ -127,7 +127,7 @@ def unplay(geo, st, cell):
     st[S_HASH] ^= geo[geo[G_OFF_ZOB] + 2 * geo[G_CELLS]]
 
 
-@inlined
+@expanded
 def is_playable(geo, st, cell):
     """True if a stone may go on ``cell`` now (empty; with gravity, supported)."""
     if st[geo[G_S_BOARD] + cell] != 0:

@@ -20,7 +20,7 @@ relative to the node) and ``tt_data[2i + 1]`` ``depth | flag << 8 | (move + 1) <
 with the flags of :mod:`..core.layout` (1 lower bound, 2 upper bound, 3 exact).
 """
 import numpy as np
-from ..core.jit import entry, inlined
+from ..core.jit import entry, expanded
 
 from ..core.common import POLL_MASK, budget_spent, insert_descending, stop_requested
 from .grid import candidate_moves, evaluate, makes_four, move_score, play, unplay, winning_cells
@@ -31,12 +31,12 @@ from .layout import (  # noqa: F401  (the flags and the scale are part of this k
 from ..core.layout import TT_EXACT, TT_LOWER, TT_UPPER
 
 
-@inlined
+@expanded
 def _win_worth(flags, ply):
     return WIN - ply if flags & F_FAST else WIN
 
 
-@inlined
+@expanded
 def _must_stop(ctl, nodes, limit):
     """True when ``ctl`` asks every search to stop or the node budget ``limit``
     (0: none) is spent after ``nodes``."""
@@ -56,7 +56,7 @@ def _tt_store(tt_keys, tt_data, key, depth, flag, move, score, sply):
     tt_data[2 * i + 1] = depth | (flag << 8) | ((move + 1) << 16)
 
 
-@inlined
+@expanded
 def _tt_entry(packed, score, depth, alpha, beta, sply):
     """``(move, cut, score)`` of a table entry of this position (``packed`` flags
     word and stored ``score``): the stored move (-1: none), and whether the

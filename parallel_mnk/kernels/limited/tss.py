@@ -29,7 +29,7 @@ within the limits (nothing is proven then). The first move goes to
 the zone marks of each recursion level.
 """
 import numpy as np
-from ..core.jit import entry, inlined
+from ..core.jit import entry, expanded
 
 from ..core.common import budget_spent, stop_requested
 from .grid import clear_stone, makes_four, set_stone, winning_cells
@@ -50,7 +50,7 @@ def scratch_size(cells: int) -> int:
     return MAX_LEVELS * (LINE_MAX + cells + 1)
 
 
-@inlined
+@expanded
 def _tick(st, ctl):
     """Count a node; True when the search must stop (abort word or node limit)."""
     st[S_NODES] += 1
@@ -148,14 +148,14 @@ def _mark_zone(geo, zone, line, plies):
                 zone[geo[lines + ln * k + t]] = 1
 
 
-@inlined
+@expanded
 def _remember_failure(fail, slot, st, threes, fours):
     """Store at ``slot`` that this search failed here with ``threes`` and ``fours`` left."""
     fail[2 * slot] = st[S_HASH] ^ (threes * THREES_MIX)
     fail[2 * slot + 1] = fours
 
 
-@inlined
+@expanded
 def _failed_before(fail, st, threes, fours):
     """The table slot of this search and whether it failed here before with at
     least as many threes and fours left."""
