@@ -7,8 +7,8 @@ the machine's own cache holds never counts. Rows:
 
 * ``startup`` per family (:mod:`parallel_mnk.families`): the wall time of a
   process that loads that family alone, and ``in_process_s``, the load itself;
-* ``startup`` ``all families``: every family at once, as the test run and CI
-  warm-up load them (the missing ones compiled in parallel processes);
+* ``startup`` ``all families`` (not with ``--quick``): every family at once, as
+  the test run and CI warm-up load them (the missing ones in parallel processes);
 * ``startup-cli`` (not with ``--quick``): whole ``parallel-mnk`` commands of the
   cold-start issue, cold and warm;
 * ``compile`` (not with ``--quick``): one cold process loading every family one
@@ -102,9 +102,8 @@ def run(quick: bool = False, families: Optional[list[str]] = None, log=print) ->
     rows = []
     for name in families or FAMILIES:
         rows += family_rows([name], log=log)
-    if families is None:
-        rows += family_rows(FAMILIES, "all families", log=log)
     if not quick and families is None:
+        rows += family_rows(FAMILIES, "all families", log=log)
         rows += cli_rows(log)
         rows += compile_rows(log)
     return rows
