@@ -151,6 +151,7 @@ class Search:
         if weak:
             v = self.window(own, opp, ply, -1, 1)
             return (v > 0) - (v < 0)
+
         def probe(lo: int, hi: int, med: int) -> Optional[int]:
             r = self.window(own, opp, ply, med, med + 1)
             return None if self.aborted else r
