@@ -103,9 +103,11 @@ class Engine:
         self._cache: dict[tuple[int, int], EngineChoice] = {}
 
     def load(self) -> None:
-        """Load the exact solver's kernels now (not inside the first move's budget)."""
-        if self.spec.exact_solvable:
-            families.load(*families.for_solve(self.spec, parallel=self.workers > 1))
+        """Load the kernels of both engines now, compiling what is missing (in parallel
+        processes), not inside a move's time budget: the depth-limited engine answers
+        whenever the exact solver does not finish in time."""
+        exact = families.for_solve(self.spec, parallel=self.workers > 1) if self.spec.exact_solvable else []
+        families.load(*exact, "limited")
 
     def choose(self, position: Position) -> EngineChoice:
         """The move for the side to move (the game must not be over)."""

@@ -97,3 +97,16 @@ def test_a_solve_loads_what_it_may_call():
     assert families.for_solve(free, weak=True) == ["free", "proofs"]   # df-pn may answer first
     assert families.for_solve(free, weak=True, prover="search") == ["free"]
     assert families.for_solve(free, parallel=True, weak=True) == ["free", "pool"]
+
+
+@pytest.mark.parametrize("spec,expected", [(GameSpec(3, 3, 3), "free limited"), (GameSpec(7, 6, 4, True), "gravity limited"),
+                                           (GameSpec(15, 15, 5), "limited")], ids=str)
+def test_play_loads_both_engines_before_the_first_move(tmp_path, spec, expected):
+    """The depth-limited engine answers whenever the exact one runs out of time: its
+    compile must not fall inside a move's time budget."""
+    code = ("from parallel_mnk import GameSpec, families; from parallel_mnk.play import Engine; "
+            f"Engine(GameSpec{(spec.cols, spec.rows, spec.k, spec.gravity)}).load(); "
+            "print(' '.join(sorted(families._loaded)))")
+    proc = run_python(code, tmp_path, NUMBA_DISABLE_JIT="1")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == expected
