@@ -99,7 +99,8 @@ def test_a_solve_loads_what_it_may_call():
     assert families.for_solve(free, parallel=True, weak=True) == ["free", "pool"]
 
 
-@pytest.mark.parametrize("spec,expected", [(GameSpec(3, 3, 3), "free limited"), (GameSpec(7, 6, 4, True), "gravity limited"),
+@pytest.mark.parametrize("spec,expected", [(GameSpec(3, 3, 3), "free limited"),
+                                           (GameSpec(7, 6, 4, True), "gravity limited"),
                                            (GameSpec(15, 15, 5), "limited")], ids=str)
 def test_play_loads_both_engines_before_the_first_move(tmp_path, spec, expected):
     """The depth-limited engine answers whenever the exact one runs out of time: its
