@@ -273,11 +273,11 @@ def cmd_warm_up(args, stdin: TextIO, stdout: TextIO) -> int:
     """Compile the solver's numba kernels into their on-disk cache now, rather than in the first
     command that needs them (in parallel processes, one per core): every family, or those named
     with --families. Prints each family and whether it was compiled or found in the cache."""
-    names = list(families.FAMILIES) if args.families is None else [n for n in args.families.split(",") if n]
-    unknown = [n for n in names if n not in families.FAMILIES]
+    names = families.all_names() if args.families is None else [n for n in args.families.split(",") if n]
+    unknown = [n for n in names if not families.is_family(n)]
     if unknown or not names:
         raise MnkError(f"not a kernel family: {', '.join(unknown) or repr(args.families)} "
-                       f"(choose from {', '.join(families.FAMILIES)})")
+                       f"(choose from {', '.join(families.FAMILIES)}, or gravity@COLSxROWSkK for a board's own build)")
     cached = families.cached(*names)
     seconds = families.load(*names)
     for name in names:
@@ -407,7 +407,8 @@ def _add_warm_up_parser(sub) -> None:
     p = sub.add_parser("warm-up", help="compile the kernels into their cache now (first run only)",
                        description=_description(cmd_warm_up))
     p.add_argument("--families", metavar="LIST",
-                   help=f"comma list of kernel families (default all: {','.join(families.FAMILIES)})")
+                   help=f"comma list of kernel families (default all: {','.join(families.FAMILIES)} and "
+                        "Connect Four's own build, gravity@7x6k4; gravity@COLSxROWSkK: a gravity board's own build)")
     p.set_defaults(func=cmd_warm_up)
 
 

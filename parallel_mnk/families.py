@@ -9,6 +9,7 @@ missing.
 | ``proofs`` | ``kernels/proofs`` | df-pn, pairing certificates and VCF (:mod:`.prover`) |
 | ``limited`` | ``kernels/limited`` | the depth-limited engine (``best``, big boards in ``play``/``serve``) |
 | ``pool`` | ``kernels/pool`` | a parallel solve's split expansion and ready list |
+| ``gravity@7x6k4`` | a per-board build of ``gravity`` (:mod:`.boards`) | exact solves of that board |
 
 Each family's ``entry.py`` names its entry points and their one signature
 (``SIGNATURES``); :func:`load` compiles (or loads) exactly those, then forbids
@@ -31,6 +32,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Iterable, Optional, TextIO
 
+from . import boards
 from .rules import GameSpec
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -57,13 +59,46 @@ FAMILIES = {f.name: f for f in (
     Family("pool", "parallel pool", "parallel_mnk.kernels.pool.entry", 1.0),
 )}
 
+CONNECT_FOUR = GameSpec(7, 6, 4, True)   # its per-board build is part of load_all (warm-up, tests)
+
+_board_families: dict[str, Family] = {}   # the per-board builds met in this process
 _loaded: set[str] = set()
 _guarded: set[str] = set()   # kernel folders whose cache was checked in this process
 announce_to: Optional[TextIO] = None   # where the compile message goes (None: sys.stderr at the time)
 
 
+def family(name: str) -> Family:
+    """The family called ``name``: one of :data:`FAMILIES`, or a per-board build
+    ``gravity@<cols>x<rows>k<k>`` (:mod:`.boards`, generated here when missing).
+    ValueError for any other name."""
+    if name in FAMILIES:
+        return FAMILIES[name]
+    if name not in _board_families:
+        if "@" not in name:
+            raise ValueError(f"unknown kernel family {name!r}")
+        spec = boards.spec_of(name)
+        what = "Connect Four" if spec == CONNECT_FOUR else f"{spec.cols}x{spec.rows} k={spec.k} gravity"
+        _board_families[name] = Family(name, f"{what} search", boards.entry_module(spec),
+                                       FAMILIES[boards.FAMILY].cost)
+    return _board_families[name]
+
+
+def is_family(name: str) -> bool:
+    """Whether ``name`` names a family (:func:`family`), without generating anything."""
+    if name in FAMILIES:
+        return True
+    try:
+        boards.spec_of(name)
+    except ValueError:
+        return False
+    return True
+
+
 def exact_family(spec: GameSpec) -> str:
-    """The family that solves ``spec`` exactly."""
+    """The family that solves ``spec`` exactly: the gravity search (its per-board
+    build where :func:`.boards.wanted`) or the free-placement search."""
+    if boards.wanted(spec):
+        return boards.family_name(spec)
     return "gravity" if spec.gravity else "free"
 
 
@@ -78,7 +113,7 @@ def for_solve(spec: GameSpec, parallel: bool = False, weak: bool = False, prover
 def entries(name: str) -> ModuleType:
     """The entry-point module of family ``name``, loaded (:func:`load`)."""
     load(name)
-    return importlib.import_module(FAMILIES[name].module)
+    return importlib.import_module(family(name).module)
 
 
 def load(*names: str, announce: bool = True) -> float:
@@ -87,13 +122,11 @@ def load(*names: str, announce: bool = True) -> float:
     with one line on stderr while it lasts when ``announce``). Once per family
     and process; returns the seconds it took (0 when all were loaded before)."""
     todo = [n for n in dict.fromkeys(names) if n not in _loaded]
-    for n in todo:
-        if n not in FAMILIES:
-            raise ValueError(f"unknown kernel family {n!r}")
     if not todo:
         return 0.0
+    known_families = {n: family(n) for n in todo}   # ValueError for an unknown name
     started = time.perf_counter()
-    modules = {n: importlib.import_module(FAMILIES[n].module) for n in todo}
+    modules = {n: importlib.import_module(known_families[n].module) for n in todo}
     known = cached(*todo)
     missing = [n for n in todo if n not in known]
     here, *elsewhere = _share_out(missing, _cpus()) if missing else [[]]
@@ -122,15 +155,21 @@ def cached(*names: str) -> set[str]:
     _guard_cache(list(names))
     out = set()
     for name in names:
-        module = importlib.import_module(FAMILIES[name].module)
+        module = importlib.import_module(family(name).module)
         if name in _loaded or all(_is_cached(f, args) for f, args in _signatures(module)):
             out.add(name)
     return out
 
 
+def all_names() -> list[str]:
+    """Every family, with the per-board build of Connect Four when the policy gives
+    it one (:func:`.boards.wanted`)."""
+    return list(FAMILIES) + ([boards.family_name(CONNECT_FOUR)] if boards.wanted(CONNECT_FOUR) else [])
+
+
 def load_all(announce: bool = True) -> float:
-    """Every family (the test run's and CI's warm-up): see :func:`load`."""
-    return load(*FAMILIES, announce=announce)
+    """Every family of :func:`all_names` (the test run's and CI's warm-up): see :func:`load`."""
+    return load(*all_names(), announce=announce)
 
 
 # ------------------------------------------------------------------ compiling
@@ -186,10 +225,10 @@ def _share_out(names: list[str], cpus: int) -> list[list[str]]:
     (the costliest first to the cheapest group); the first group is this process's."""
     groups: list[list[str]] = [[] for _ in range(max(1, min(cpus, len(names))))]
     loads = [0.0] * len(groups)
-    for name in sorted(names, key=lambda n: -FAMILIES[n].cost):
+    for name in sorted(names, key=lambda n: -family(n).cost):
         i = loads.index(min(loads))
         groups[i].append(name)
-        loads[i] += FAMILIES[name].cost
+        loads[i] += family(name).cost
     return groups
 
 
@@ -217,6 +256,8 @@ def _guard_cache(names: list[str]) -> None:
 
     folders: set[str] = set()
     for name in names:
+        if name not in FAMILIES:
+            continue   # a per-board build: its package name holds its sources' fingerprint (.boards)
         folder = KERNELS_DIR / FAMILIES[name].module.split(".")[-2]
         folders.update(f.name for f in cache_guard.closure(folder))
     todo = folders - _guarded
@@ -233,7 +274,7 @@ class _Announcement:
         self.stream = (announce_to or sys.stderr) if missing and show else None
         self.started = time.perf_counter()
         if self.stream is not None:
-            what = [FAMILIES[n].what for n in missing]
+            what = [family(n).what for n in missing]
             names = what[0] if len(what) == 1 else ", ".join(what[:-1]) + " and " + what[-1]
             extra = f", {processes} processes" if processes > 1 else ""
             self.stream.write(f"compiling the {names} kernels (first run only{extra})... ")

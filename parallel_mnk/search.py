@@ -98,6 +98,9 @@ class Search:
                  salt: Optional[np.uint64] = None) -> None:
         spec.require_exact()
         self.kernels = families.entries(families.exact_family(spec))
+        built_for = getattr(self.kernels, "BOARD", None)
+        if built_for is not None and built_for != (spec.cols, spec.rows, spec.k, spec.gravity):
+            raise RuntimeError(f"kernels built for {built_for} asked to search {spec}")   # a wrong answer otherwise
         self.spec = spec
         self.ctx = build_context(spec)
         self.ctx[L.C_SALT] = new_salt() if salt is None else salt

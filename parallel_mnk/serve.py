@@ -321,7 +321,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1, max_time:
     Ctrl-C; writes the address to ``out`` first. Returns the exit status (0)."""
     server = Server(host, port, workers, max_time, log=log)
     try:
-        families.load("gravity", "free", "limited", *(["pool"] if workers > 1 else []))   # any game may be asked
+        families.load("gravity", families.exact_family(families.CONNECT_FOUR), "free", "limited",
+                      *(["pool"] if workers > 1 else []))   # any game may be asked, Connect Four first
         if workers > 1:   # fork the workers now, before the server has threads
             solver.start_backend("process", workers, server.tt_bits)
         out.write(f"parallel-mnk serve: {server.url} ({workers} worker{'s' if workers > 1 else ''}, "

@@ -61,12 +61,13 @@ def test_warm_up_refuses_an_unknown_family_in_one_line(capsys):
     assert main(["warm-up", "--families", "gravity,nope"], stdout=io.StringIO()) == 2
     err = capsys.readouterr().err
     assert err == ("parallel-mnk: error: not a kernel family: nope (choose from gravity, free, proofs, limited, "
-                   "pool)\n")
+                   "pool, or gravity@COLSxROWSkK for a board's own build)\n")
 
 
 def test_every_entry_point_has_one_signature_and_refuses_others():
     families.load_all()
-    for name in families.FAMILIES:
+    assert "gravity@7x6k4" in families.all_names()
+    for name in families.all_names():
         module = families.entries(name)
         for entry, args in families._signatures(module):
             assert entry.signatures == [args], (name, entry)
@@ -90,9 +91,10 @@ def test_an_unknown_family_is_a_value_error():
 
 
 def test_a_solve_loads_what_it_may_call():
-    c4, free = GameSpec(7, 6, 4, True), GameSpec(5, 5, 4)
-    assert families.for_solve(c4) == ["gravity"]
-    assert families.for_solve(c4, parallel=True, weak=True) == ["gravity", "pool"]
+    c4, free, small = GameSpec(7, 6, 4, True), GameSpec(5, 5, 4), GameSpec(5, 4, 4, True)
+    assert families.for_solve(c4) == ["gravity@7x6k4"]   # Connect Four has a build of its own (boards.py)
+    assert families.for_solve(c4, parallel=True, weak=True) == ["gravity@7x6k4", "pool"]
+    assert families.for_solve(small) == ["gravity"]
     assert families.for_solve(free) == ["free"]
     assert families.for_solve(free, weak=True) == ["free", "proofs"]   # df-pn may answer first
     assert families.for_solve(free, weak=True, prover="search") == ["free"]
@@ -100,7 +102,7 @@ def test_a_solve_loads_what_it_may_call():
 
 
 @pytest.mark.parametrize("spec,expected", [(GameSpec(3, 3, 3), "free limited"),
-                                           (GameSpec(7, 6, 4, True), "gravity limited"),
+                                           (GameSpec(7, 6, 4, True), "gravity@7x6k4 limited"),
                                            (GameSpec(15, 15, 5), "limited")], ids=str)
 def test_play_loads_both_engines_before_the_first_move(tmp_path, spec, expected):
     """The depth-limited engine answers whenever the exact one runs out of time: its

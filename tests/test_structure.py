@@ -25,7 +25,7 @@ MAX_FUNCTION_LINES = 100
 LAYERS = [
     ["kernels"],
     ["rules", "geometry", "position", "results", "options", "ttable"],
-    ["runtime", "families"],
+    ["runtime", "boards", "families"],
     ["search", "limited", "prover"],
     ["parallel"],
     ["solver"],

@@ -5,11 +5,12 @@ Every function takes the context array ``ctx`` (see :mod:`.layout`) and uint64
 bitboards in the layout of :mod:`parallel_mnk.geometry`.
 """
 import numpy as np
+from . import board as B
 from .jit import called, expanded, inlined
 
 from .bits import lowest_bit_index, popcount
 from .layout import (
-    C_COLS, C_BOTTOM, C_K, C_ROWS, C_NLINES, C_BOARD, MAX_CELLS, OFF_LINES, OFF_PRE, OFF_SHIFT, OFF_TMP,
+    C_NLINES, OFF_LINES, OFF_TMP,
 )
 
 ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -19,19 +20,19 @@ ZERO = np.uint64(0)
 @inlined
 def shift_forward(ctx, b, d, j):
     """Stones of ``b`` moved ``j`` cells along direction ``d``; those leaving the board dropped."""
-    return (b & ctx[OFF_PRE + (d * 2) * (MAX_CELLS + 1) + j]) << ctx[OFF_SHIFT + d * (MAX_CELLS + 1) + j]
+    return (b & B.pre(ctx, d, 0, j)) << B.shift(ctx, d, j)
 
 
 @inlined
 def shift_backward(ctx, b, d, j):
     """Stones of ``b`` moved ``j`` cells against direction ``d``; those leaving the board dropped."""
-    return (b & ctx[OFF_PRE + (d * 2 + 1) * (MAX_CELLS + 1) + j]) >> ctx[OFF_SHIFT + d * (MAX_CELLS + 1) + j]
+    return (b & B.pre(ctx, d, 1, j)) >> B.shift(ctx, d, j)
 
 
 @inlined
 def has_k_run(ctx, b):
     """True when bitboard ``b`` holds ``k`` consecutive cells in some direction."""
-    k = np.int64(ctx[C_K])
+    k = B.k(ctx)
     for d in range(4):
         r = b
         for j in range(1, k):
@@ -52,26 +53,22 @@ def _steps(ctx, b, d):
     ``& empty`` of :func:`winning_cells` removes. Only call it for d = 1 when
     rows >= k (then every shift j * cols, j < k, is below 64).
     """
-    fbase = OFF_PRE + (d * 2) * (MAX_CELLS + 1)
-    rbase = fbase + MAX_CELLS + 1
-    sbase = OFF_SHIFT + d * (MAX_CELLS + 1)
     if d == 1:
-        return fbase, rbase, sbase, b << ctx[sbase + 1], b << ctx[sbase + 2], \
-            b >> ctx[sbase + 1], b >> ctx[sbase + 2]
-    f1 = (b & ctx[fbase + 1]) << ctx[sbase + 1]
-    f2 = (b & ctx[fbase + 2]) << ctx[sbase + 2]
-    r1 = (b & ctx[rbase + 1]) >> ctx[sbase + 1]
-    r2 = (b & ctx[rbase + 2]) >> ctx[sbase + 2]
-    return fbase, rbase, sbase, f1, f2, r1, r2
+        return b << B.shift(ctx, d, 1), b << B.shift(ctx, d, 2), b >> B.shift(ctx, d, 1), b >> B.shift(ctx, d, 2)
+    f1 = (b & B.pre(ctx, d, 0, 1)) << B.shift(ctx, d, 1)
+    f2 = (b & B.pre(ctx, d, 0, 2)) << B.shift(ctx, d, 2)
+    r1 = (b & B.pre(ctx, d, 1, 1)) >> B.shift(ctx, d, 1)
+    r2 = (b & B.pre(ctx, d, 1, 2)) >> B.shift(ctx, d, 2)
+    return f1, f2, r1, r2
 
 
 @expanded
-def _step(ctx, b, d, j, fbase, rbase, sbase):
+def _step(ctx, b, d, j):
     """Stones of ``b`` moved ``j`` cells along and against ``d`` (no masks when vertical)."""
     if d == 1:
-        s = ctx[sbase + j]
+        s = B.shift(ctx, d, j)
         return b << s, b >> s
-    return (b & ctx[fbase + j]) << ctx[sbase + j], (b & ctx[rbase + j]) >> ctx[sbase + j]
+    return (b & B.pre(ctx, d, 0, j)) << B.shift(ctx, d, j), (b & B.pre(ctx, d, 1, j)) >> B.shift(ctx, d, j)
 
 
 @called
@@ -99,13 +96,13 @@ def _winning_cells_along(ctx, b, d, k):
     """Cells that complete ``k`` (3, 4 or 5, a constant where it is inlined) in a
     row for the stones ``b`` along direction ``d`` (f_i: a stone i cells before,
     r_i: i cells after)."""
-    fbase, rbase, sbase, f1, f2, r1, r2 = _steps(ctx, b, d)
+    f1, f2, r1, r2 = _steps(ctx, b, d)
     if k == 3:
         return (f1 & (f2 | r1)) | (r1 & r2)
-    f3, r3 = _step(ctx, b, d, 3, fbase, rbase, sbase)
+    f3, r3 = _step(ctx, b, d, 3)
     if k == 4:
         return (f1 & f2 & (f3 | r1)) | (r1 & r2 & (f1 | r3))
-    f4, r4 = _step(ctx, b, d, 4, fbase, rbase, sbase)
+    f4, r4 = _step(ctx, b, d, 4)
     return (f1 & f2 & ((f3 & (f4 | r1)) | (r1 & r2))) | (r1 & r2 & r3 & (f1 | r4))
 
 
@@ -119,8 +116,8 @@ def winning_cells(ctx, b, empty):
     one loop per k, so that each inlines its own straight-line code (a test of k
     inside one loop cost 6 % more instructions per node).
     """
-    k = np.int64(ctx[C_K])
-    vertical = np.int64(ctx[C_ROWS]) >= k  # else no vertical line exists (and _steps needs one)
+    k = B.k(ctx)
+    vertical = B.rows(ctx) >= k  # else no vertical line exists (and _steps needs one)
     w = ZERO
     if k == 4:
         for d in range(4):
@@ -142,8 +139,8 @@ def winning_cells(ctx, b, empty):
 @inlined
 def playable_cells(ctx, mask):
     """Gravity: the empty cells a stone can drop into (the cell below is filled, or bottom row)."""
-    cols = ctx[C_COLS]
-    return ctx[C_BOARD] & ~mask & ((mask >> cols) | ctx[C_BOTTOM])
+    cols = B.cols(ctx)
+    return B.board(ctx) & ~mask & ((mask >> cols) | B.bottom(ctx))
 
 
 @called
@@ -163,7 +160,7 @@ def live_line_summary(ctx, own, opp):
     would be one there (tests/test_negamax_contract checks the bound).
     """
     n = np.int64(ctx[C_NLINES])
-    empty = ctx[C_BOARD] & ~(own | opp)
+    empty = B.board(ctx) & ~(own | opp)
     own_live = False
     opp_live = False
     live_empty = ZERO
@@ -225,7 +222,7 @@ def _dead_along(ctx, x, o, d, k):
         x1 |= tx
         o2 |= o1 & to
         o1 |= to
-    starts = shift_backward(ctx, ctx[C_BOARD], d, k - 1)
+    starts = shift_backward(ctx, B.board(ctx), d, k - 1)
     keeps_x = starts & ~(x2 & o1)   # windows that an x stone in them could still matter to
     keeps_o = starts & ~(o2 & x1)
     alive = (x & keeps_x) | (o & keeps_o)
@@ -240,7 +237,7 @@ def dead_stones(ctx, x, o):
     besides it, a stone of each side. Whoever owns them, the same windows stay
     live for each side and the same cells empty: positions that differ only in
     who owns such stones are the same game (the table hashes them as nobody's)."""
-    k = np.int64(ctx[C_K])
+    k = B.k(ctx)
     dead = x | o
     for d in (1, 0, 2, 3):   # vertical first: in gravity games most stones are alive there
         dead &= _dead_along(ctx, x, o, d, k)

@@ -8,12 +8,13 @@ Scores are from the side to move (DESIGN.md).
 """
 import numpy as np
 
+from . import board as B
 from .bits import lowest_bit_index, popcount, prefetch
 from .bounds import flip_kind
 from .common import insert_descending
 from .jit import called, expanded, inlined
 from .layout import (
-    C_BOARD, C_CELLS, C_COLS, C_GRAVITY, C_RESULT_KIND, C_WEIGHT, MAX_CELLS, OFF_MOVES, OFF_SCORES, OFF_STATIC, TT_EXACT,
+    C_GRAVITY, C_RESULT_KIND, C_WEIGHT, MAX_CELLS, OFF_MOVES, OFF_SCORES, TT_EXACT,
 )
 from .lines import line_move_scores, live_line_summary, playable_cells, winning_cells
 from .table import canonical_key, push_hashes
@@ -49,10 +50,10 @@ def order_moves(ctx, tt, own, opp, cand, ply, tt_move, gravity):
             score = np.uint64(1) << np.uint64(62)
         elif gravity:
             bit = ONE << np.uint64(cell)
-            threats = popcount(winning_cells(ctx, own | bit, ctx[C_BOARD] & ~(mask | bit)))
-            score = np.uint64(threats) * np.uint64(64) + ctx[OFF_STATIC + cell]
+            threats = popcount(winning_cells(ctx, own | bit, B.board(ctx) & ~(mask | bit)))
+            score = np.uint64(threats) * np.uint64(64) + B.static_bonus(ctx, cell)
         else:
-            score = ctx[sbase + cell] * np.uint64(64) + ctx[OFF_STATIC + cell]
+            score = ctx[sbase + cell] * np.uint64(64) + B.static_bonus(ctx, cell)
         insert_descending(ctx, ctx, mbase, obase, n, np.uint64(cell), score)
         n += 1
     tt_mask = np.uint64(len(tt) - 1)
@@ -72,10 +73,10 @@ def node_prelude(ctx, own, opp, ply):
     not over. Returns ``(cand, lo, hi)``: the cells worth playing and proven
     bounds ``lo <= score <= hi``. When ``cand`` is 0 the score is exactly ``lo``.
     """
-    cells = np.int64(ctx[C_CELLS])
+    cells = B.cells(ctx)
     gravity = ctx[C_GRAVITY] != ZERO
     mask = own | opp
-    empty = ctx[C_BOARD] & ~mask
+    empty = B.board(ctx) & ~mask
     opp_wins = winning_cells(ctx, opp, empty)
     if gravity:
         cand = playable_cells(ctx, mask)
@@ -88,7 +89,7 @@ def node_prelude(ctx, own, opp, ply):
             return ZERO, lost, lost  # two threats
         cand = forced
     if gravity:
-        cand &= ~(opp_wins << ctx[C_COLS])  # never play right under an opponent's winning cell
+        cand &= ~(opp_wins << B.cols(ctx))  # never play right under an opponent's winning cell
         if cand == ZERO:
             return ZERO, lost, lost
     if ply >= cells - 2:
@@ -125,7 +126,7 @@ def play_first(ctx, own, opp, ply, cell, alpha, beta, live_slot):
     if cell < 0:
         return own, opp, ply, alpha, beta, live_slot, 1, False, 0
     bit = ONE << np.uint64(cell)
-    cells = np.int64(ctx[C_CELLS])
+    cells = B.cells(ctx)
     if winning_cells(ctx, own, bit) != ZERO:
         ctx[C_RESULT_KIND] = TT_EXACT
         return own, opp, ply, alpha, beta, live_slot, 1, True, (cells + 1 - ply) // 2

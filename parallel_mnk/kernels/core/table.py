@@ -14,12 +14,13 @@ entry is never replaced by a bound of the same key; a bound that meets the
 opposite stored bound of the same key is stored as exact.
 """
 import numpy as np
+from . import board as B
 from .jit import entry, expanded
 
 from .bits import lowest_bit_index
 
 from .layout import (
-    C_NSYM, C_SALT, MAX_CELLS, MAX_SYM, OFF_HASH, OFF_INVPERM, OFF_PERM, OFF_ZNEUTRAL, OFF_ZOBRIST, TT_EXACT,
+    C_SALT, MAX_CELLS, MAX_SYM, OFF_HASH, OFF_INVPERM, OFF_PERM, OFF_ZNEUTRAL, OFF_ZOBRIST, TT_EXACT,
     TT_FLAG_SHIFT,
     TT_GEN_SHIFT, TT_KEY_SHIFT, TT_LOWER, TT_MOVE_SHIFT, TT_SCORE_BIAS, TT_UPPER, TT_WORK_SHIFT,
 )
@@ -35,7 +36,7 @@ def set_root_hashes(ctx, x_stones, o_stones, ply):
 
     ``x_stones`` are the first player's stones, ``o_stones`` the second's.
     """
-    nsym = np.int64(ctx[C_NSYM])
+    nsym = B.nsym(ctx)
     for s in range(nsym):
         h = ZERO
         for p in range(2):
@@ -50,7 +51,7 @@ def set_root_hashes(ctx, x_stones, o_stones, ply):
 @expanded
 def push_hashes(ctx, ply, cell, player):
     """Hashes at slot ``ply + 1`` = those at ``ply`` with ``player`` (0 = x) on ``cell``."""
-    nsym = np.int64(ctx[C_NSYM])
+    nsym = B.nsym(ctx)
     src = OFF_HASH + ply * MAX_SYM
     for s in range(nsym):
         ctx[src + MAX_SYM + s] = ctx[src + s] ^ ctx[OFF_ZOBRIST + (s * MAX_CELLS + cell) * 2 + player]
@@ -59,7 +60,7 @@ def push_hashes(ctx, ply, cell, player):
 @expanded
 def canonical_key(ctx, ply):
     """``(key, sym)``: the salted smallest symmetric hash at slot ``ply`` and its symmetry."""
-    nsym = np.int64(ctx[C_NSYM])
+    nsym = B.nsym(ctx)
     src = OFF_HASH + ply * MAX_SYM
     h = ctx[src]
     sym = 0
@@ -75,7 +76,7 @@ def canonical_key_neutral(ctx, ply, x_stones, neutral):
     """:func:`canonical_key` of the position at slot ``ply`` with the stones of
     ``neutral`` hashed as nobody's (``x_stones``, the first player's stones, tell
     whose hash each one leaves)."""
-    nsym = np.int64(ctx[C_NSYM])
+    nsym = B.nsym(ctx)
     src = OFF_HASH + ply * MAX_SYM
     key = ZERO
     sym = 0

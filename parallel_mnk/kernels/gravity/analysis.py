@@ -25,12 +25,13 @@ Score bounds (from the side to move, DESIGN.md's scores; :mod:`..core.bounds`):
   latest when that line's highest cell can be filled.
 """
 import numpy as np
+from ..core import board as B
 from ..core.jit import expanded, inlined
 
 from ..core.bits import lowest_bit_index
 from ..core.bounds import NO_SCORE, win_in
 from ..core.layout import (
-    C_BOARD, C_BOTTOM, C_CELLS, C_COLS, C_ETC_MIN_EMPTY, C_EVEN, C_NSYM, C_RULES, C_ROWS, GC_ENTRY, GC_H0,
+    C_ETC_MIN_EMPTY, C_RULES, GC_ENTRY, GC_H0,
     GC_H1, GC_HI, GC_KEY, GC_LO, GC_OPP, GC_OWN, GC_PLY, MAX_SYM, OFF_HASH, RULE_CAN_WIN, RULE_DEAD,
     RULE_EVENS, RULE_STATIC, SCORE_BIAS, TT_EXACT, TT_LOWER, TT_UPPER,
 )
@@ -67,13 +68,13 @@ def evens_bound(ctx, own, opp, ply):
     """Upper bound on the score of the first player to move (``ply`` even, board of
     even height) from the second player's even-squares strategy (module
     docstring); ``NO_SCORE`` when the strategy proves nothing."""
-    cells = np.int64(ctx[C_CELLS])
-    rows = np.int64(ctx[C_ROWS])
-    cols = ctx[C_COLS]
+    cells = B.cells(ctx)
+    rows = B.rows(ctx)
+    cols = B.cols(ctx)
     mask = own | opp
-    empty = ctx[C_BOARD] & ~mask
-    theirs_empty = ctx[C_EVEN] & empty & ~playable_cells(ctx, mask)
-    if has_k_run(ctx, ctx[C_BOARD] & ~(opp | theirs_empty)):
+    empty = B.board(ctx) & ~mask
+    theirs_empty = B.even(ctx) & empty & ~playable_cells(ctx, mask)
+    if has_k_run(ctx, B.board(ctx) & ~(opp | theirs_empty)):
         return NO_SCORE
     if not has_k_run(ctx, opp | theirs_empty):
         return 0
@@ -83,7 +84,7 @@ def evens_bound(ctx, own, opp, ply):
     allowed = opp
     height = 1
     while height < rows:
-        allowed |= theirs_empty & (ctx[C_BOTTOM] >> (np.uint64(height - 1) * cols))
+        allowed |= theirs_empty & (B.bottom(ctx) >> (np.uint64(height - 1) * cols))
         if has_k_run(ctx, allowed):
             break
         height += 1
@@ -99,7 +100,7 @@ def position_key(ctx, own, opp, ply):
     are nobody's once fewer cells are empty than the enhanced transposition cutoff
     needs, so that positions differing only there share an entry. (Measured: 1-4 %
     fewer nodes on Connect Four sets and empty 6x6, 29 % more time.)"""
-    if ctx[C_RULES] & np.uint64(RULE_DEAD) and np.int64(ctx[C_CELLS]) - ply < np.int64(ctx[C_ETC_MIN_EMPTY]):
+    if ctx[C_RULES] & np.uint64(RULE_DEAD) and B.cells(ctx) - ply < np.int64(ctx[C_ETC_MIN_EMPTY]):
         x, o = (own, opp) if ply & 1 == 0 else (opp, own)
         dead = dead_stones(ctx, x, o)
         if dead != ZERO:
@@ -113,17 +114,17 @@ def open_bounds(ctx, own, opp, ply, alpha, beta):
     cannot win at once, the opponent has no playable threat and the side to move
     has a safe move: module docstring's bounds), for a search with window
     ``(alpha, beta)``: a bound that could not narrow that window is not worked out."""
-    cells = np.int64(ctx[C_CELLS])
+    cells = B.cells(ctx)
     rules = ctx[C_RULES]
     lo = -win_in(cells, ply, 4)
     hi = win_in(cells, ply, 3)
     if rules & np.uint64(RULE_CAN_WIN):
-        empty = ctx[C_BOARD] & ~(own | opp)
+        empty = B.board(ctx) & ~(own | opp)
         if beta > 0 and hi > 0 and not has_k_run(ctx, own | empty):
             hi = 0
         if alpha < 0 and lo < 0 and not has_k_run(ctx, opp | empty):
             lo = 0
-    if rules & np.uint64(RULE_EVENS) and (ply & 1) == 0 and (np.int64(ctx[C_ROWS]) & 1) == 0 and hi > lo:
+    if rules & np.uint64(RULE_EVENS) and (ply & 1) == 0 and (B.rows(ctx) & 1) == 0 and hi > lo:
         hi = min(hi, evens_bound(ctx, own, opp, ply))
     return lo, max(lo, hi)
 
@@ -142,9 +143,9 @@ def resolve(ctx, tt, own, opp, ply, opp_threats, rec, etc, alpha, beta):
     when settled); with ``etc`` and enough empty cells also its table entry
     (bounds folded in). Returns True when the score is settled.
     """
-    cells = np.int64(ctx[C_CELLS])
-    cols = ctx[C_COLS]
-    board = ctx[C_BOARD]
+    cells = B.cells(ctx)
+    cols = B.cols(ctx)
+    board = B.board(ctx)
     own, opp, threats = np.uint64(own), np.uint64(opp), np.uint64(opp_threats)
     lo = hi = 0
     settled = False
@@ -174,7 +175,7 @@ def resolve(ctx, tt, own, opp, ply, opp_threats, rec, etc, alpha, beta):
     ctx[rec + GC_PLY] = ply
     src = OFF_HASH + ply * MAX_SYM
     ctx[rec + GC_H0] = ctx[src]
-    ctx[rec + GC_H1] = ctx[src + 1] if ctx[C_NSYM] > ONE else ZERO
+    ctx[rec + GC_H1] = ctx[src + 1] if np.uint64(B.nsym(ctx)) > ONE else ZERO
     ctx[rec + GC_ENTRY] = ZERO
     if not settled:
         lo, hi = open_bounds(ctx, own, opp, ply, alpha, beta)

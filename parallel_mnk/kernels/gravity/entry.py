@@ -5,11 +5,13 @@ Compiling it compiles the whole gravity search (:mod:`.search`, :mod:`.analysis`
 and the helpers of :mod:`..core`) and nothing of the other families.
 """
 from ..core.bits import unowned
+from ..core.board import BOARD   # (cols, rows, k, gravity) of a per-board build, None in the generic one
 from ..core.jit import SEARCH_SIGNATURE, entry
 from ..core.moves import play_first, signed_result
 from .search import gravity_task
 
 SIGNATURES = {"search": SEARCH_SIGNATURE}
+__all__ = ["BOARD", "SIGNATURES", "search"]
 
 
 @entry

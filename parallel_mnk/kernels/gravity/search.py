@@ -38,6 +38,7 @@ safe move, and the side to move has a safe move (a child left open by
 :func:`gravity_task` searches any position that is not over.
 """
 import numpy as np
+from ..core import board as B
 from ..core.jit import called, expanded, inlined
 
 from ..core.bits import atomic_load, lowest_bit_index, popcount, prefetch
@@ -45,11 +46,11 @@ from ..core.bounds import NO_SCORE, flip_kind, narrow, result_kind, win_in
 from ..core.common import insert_descending
 from .analysis import open_bounds, position_key, resolve, unpack_lookup
 from ..core.layout import (
-    C_ABORTED, C_BOARD, C_BOTTOM, C_CELLS, C_COLS, C_DEFER_MIN_EMPTY, C_ETC_MIN_EMPTY, C_NODES, C_RESULT_KIND, C_RULES,
+    C_ABORTED, C_DEFER_MIN_EMPTY, C_ETC_MIN_EMPTY, C_NODES, C_RESULT_KIND, C_RULES,
     C_TASK_ID,
     CTL_BUSY_BASE, CTL_BUSY_MASK, GC_CELL, GC_ENTRY, GC_H0, GC_H1, GC_HI, GC_KEY, GC_LO, GC_OPP, GC_OWN,
     GC_PLY, GC_SIZE, GN_ENTRY, GN_HI, GN_KEY, GN_LO, GN_SIZE, MAX_CELLS, MAX_SYM, OFF_GCHILD, OFF_GNODE,
-    OFF_HASH, OFF_MOVES, OFF_SCORES, OFF_STATIC, RULE_ETC, RULE_THREAT_ORDER, SCORE_BIAS, TT_EXACT,
+    OFF_HASH, OFF_MOVES, OFF_SCORES, RULE_ETC, RULE_THREAT_ORDER, SCORE_BIAS, TT_EXACT,
     TT_LOWER, TT_UPPER,
 )
 from ..core.lines import has_k_run, playable_cells, winning_cells
@@ -67,7 +68,7 @@ W_NEXT, W_NEXT_NEXT, W_USEFUL, W_TABLE_MOVE = 1200, 500, 300, 500
 def _order_score(ctx, mine, theirs, mask, cell, tt_move):
     """Ordering score of the move to ``cell`` (higher first): ``mine`` are the mover's
     threats after it, ``theirs`` the opponent's threats."""
-    cols = ctx[C_COLS]
+    cols = B.cols(ctx)
     if ctx[C_RULES] & np.uint64(RULE_THREAT_ORDER):
         useful = mine & ~(theirs >> cols)   # a threat right above an opponent's threat is useless
         next_up = playable_cells(ctx, mask | (ONE << np.uint64(cell))) >> cols
@@ -75,7 +76,7 @@ def _order_score(ctx, mine, theirs, mask, cell, tt_move):
             + W_USEFUL * popcount(useful) + (W_TABLE_MOVE if cell == tt_move else 0)
     else:
         score = (1 << 20 if cell == tt_move else 0) + 64 * popcount(mine)
-    return np.uint64(score + np.int64(ctx[OFF_STATIC + cell]))
+    return np.uint64(score + np.int64(B.static_bonus(ctx, cell)))
 
 
 @expanded
@@ -145,10 +146,10 @@ def _resolve_children(ctx, tt, own, opp, ply, alpha, beta, tt_move):
     (its best child's lower bound, its best child's upper bound), and ``cut`` when
     one move's lower bound alone reaches ``beta`` (then ``best`` is that bound and
     ``upper`` is ``NO_SCORE``: the children not resolved yet bound nothing)."""
-    cells = np.int64(ctx[C_CELLS])
-    cols = ctx[C_COLS]
+    cells = B.cells(ctx)
+    cols = B.cols(ctx)
     mask = own | opp
-    empty = ctx[C_BOARD] & ~mask
+    empty = B.board(ctx) & ~mask
     theirs = winning_cells(ctx, opp, empty)
     play = playable_cells(ctx, mask)
     cand = theirs & play
@@ -222,8 +223,8 @@ def gravity_negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     # 3. the open children, best first (ordered in step 2); a move whose upper bound cannot
     #    beat alpha is skipped; with busy marks (ABDADA), one another searcher is inside
     #    waits for a second pass
-    cells = np.int64(ctx[C_CELLS])
-    records = OFF_GCHILD + ply * np.int64(ctx[C_COLS]) * GC_SIZE
+    cells = B.cells(ctx)
+    records = OFF_GCHILD + ply * np.int64(B.cols(ctx)) * GC_SIZE
     mbase = OFF_MOVES + ply * MAX_CELLS
     task = np.int64(ctx[C_TASK_ID])
     busy_base = busy_mask = 0
@@ -300,9 +301,9 @@ def gravity_task(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     into the family's entry point (:mod:`.entry`), the one caller of the search
     from outside (a function of its own would be another library holding a copy
     of the whole search)."""
-    cells = np.int64(ctx[C_CELLS])
+    cells = B.cells(ctx)
     mask = own | opp
-    empty = ctx[C_BOARD] & ~mask
+    empty = B.board(ctx) & ~mask
     if winning_cells(ctx, own, playable_cells(ctx, mask)) != ZERO:
         ctx[C_RESULT_KIND] = TT_EXACT
         return win_in(cells, ply, 1)
@@ -310,7 +311,7 @@ def gravity_task(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
         set_root_hashes(ctx, own, opp, ply)
     else:
         set_root_hashes(ctx, opp, own, ply)
-    rec = OFF_GCHILD + ply * np.int64(ctx[C_COLS]) * GC_SIZE
+    rec = OFF_GCHILD + ply * np.int64(B.cols(ctx)) * GC_SIZE
     settled = resolve(ctx, tt, own, opp, ply, winning_cells(ctx, opp, empty), rec, True, alpha, beta)
     lo = np.int64(ctx[rec + GC_LO]) - SCORE_BIAS
     hi = np.int64(ctx[rec + GC_HI]) - SCORE_BIAS
@@ -345,15 +346,15 @@ def check_preconditions(ctx, own, opp, ply, alpha, beta):
     mask = own | opp
     if (own & opp) != ZERO or popcount(mask) != ply:
         raise ValueError("gravity_negamax: own and opp must be disjoint with ply stones between them")
-    cols = ctx[C_COLS]
-    if mask & ~(ctx[C_BOTTOM] | (mask >> cols)) != ZERO:
+    cols = B.cols(ctx)
+    if mask & ~(B.bottom(ctx) | (mask >> cols)) != ZERO:
         raise ValueError("gravity_negamax: a stone floats above an empty cell")
-    if ply >= np.int64(ctx[C_CELLS]) or has_k_run(ctx, opp) or has_k_run(ctx, own):
+    if ply >= B.cells(ctx) or has_k_run(ctx, opp) or has_k_run(ctx, own):
         raise ValueError("gravity_negamax: the game is over")
     play = playable_cells(ctx, mask)
     if winning_cells(ctx, own, play) != ZERO:
         raise ValueError("gravity_negamax: the side to move wins with its next stone")
-    theirs = winning_cells(ctx, opp, ctx[C_BOARD] & ~mask)
+    theirs = winning_cells(ctx, opp, B.board(ctx) & ~mask)
     now = theirs & play
     safe = play & ~(theirs << cols)
     if (now != ZERO and (now & (now - ONE)) != ZERO) or (now & ~safe) != ZERO or safe == ZERO:
