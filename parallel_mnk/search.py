@@ -21,7 +21,7 @@ from .options import SolveOptions
 from .position import Position
 from .results import SolveResult, WorkerStats, prover_of
 from .rules import GameSpec, Value, generic_bounds, terminal_score, value_of_score
-from .ttable import new_salt, transposition_table
+from .ttable import new_salt, stored_move, transposition_table
 
 
 # ------------------------------------------------------------------ the probes of the root
@@ -171,9 +171,12 @@ class Search:
 
     def best_cell(self, own: int, opp: int, ply: int, score: int, weak: bool) -> int:
         """A cell that keeps the position's ``score`` (exact, or weak -1/0/1), tried
-        in the static order; with a weak loss every move is equal and one that does
-        not lose at once is preferred. -1 when aborted."""
-        order = self.legal_cells(own, opp)
+        in the static order after the table's move (the search that found the score
+        usually stored it: then its check costs a node or two); with a weak loss
+        every move is equal and one that does not lose at once is preferred. -1
+        when aborted."""
+        hint = stored_move(self.ctx, self.tt, *((own, opp) if ply % 2 == 0 else (opp, own)))
+        order = sorted(self.legal_cells(own, opp), key=lambda c: c != hint)   # stable: the rest keep their order
         spec = self.spec
         for cell in order:
             if weak and score < 0:

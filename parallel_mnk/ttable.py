@@ -210,3 +210,33 @@ def close_memfd_table(table: MemfdTable) -> None:
             pass
     if fd >= 0:
         os.close(fd)
+
+
+# ------------------------------------------------------------------ reading an entry from Python
+def stored_move(ctx: np.ndarray, tt: np.ndarray, x_stones: int, o_stones: int) -> int:
+    """The best move the exact engine's table ``tt`` holds for the position with
+    the first player's stones ``x_stones`` and the second's ``o_stones``, under
+    the salt and geometry of the kernel context ``ctx``, as a cell of the position
+    (-1 when the table holds no entry or no move for it).
+
+    A hint, never a proof: the key is the kernels' canonical key without the
+    optional dead-stones rule, and the caller verifies the move by a search
+    (:meth:`parallel_mnk.search.Search.best_cell`, which tries it first)."""
+    from .kernels.core import layout as L
+
+    nsym = int(ctx[L.C_NSYM])
+    zobrist = ctx[L.OFF_ZOBRIST:L.OFF_ZOBRIST + L.MAX_SYM * L.MAX_CELLS * 2].reshape(L.MAX_SYM, L.MAX_CELLS, 2)
+    hashes = np.zeros(nsym, dtype=np.uint64)
+    for player, stones in enumerate((int(x_stones), int(o_stones))):
+        cells = [c for c in range(L.MAX_CELLS) if stones >> c & 1]
+        if cells:
+            hashes ^= np.bitwise_xor.reduce(zobrist[:nsym, cells, player], axis=1)
+    sym = int(np.argmin(hashes))
+    key = int(hashes[sym]) ^ int(ctx[L.C_SALT])
+    tag = ((key >> L.TT_KEY_SHIFT) << (L.TT_KEY_SHIFT - L.TT_GEN_SHIFT)) | (int(ctx[L.C_SALT]) & 7)
+    i = key & (len(tt) - 2)
+    for entry in (int(tt[i]), int(tt[i + 1])):
+        if entry >> L.TT_GEN_SHIFT == tag:
+            move = ((entry >> L.TT_MOVE_SHIFT) & 127) - 1
+            return -1 if move < 0 else int(ctx[L.OFF_INVPERM + sym * L.MAX_CELLS + move])
+    return -1

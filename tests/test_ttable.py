@@ -100,3 +100,38 @@ def test_shared_huge_page_policy_is_read_from_the_kernel_setting(tmp_path, monke
         assert ttable.shared_huge_pages() == chosen
     monkeypatch.setattr(ttable, "SHMEM_THP", str(tmp_path / "missing"))
     assert ttable.shared_huge_pages() is None
+
+
+def test_the_table_move_read_from_python_is_what_the_search_stored():
+    """ttable.stored_move decodes the kernels' entry of a position (key, symmetry,
+    move): after a solve of random small positions it is the move the kernels'
+    own probe puts first (the split's expansion orders the table's move first),
+    and best_cell, which tries it first, returns it whenever it keeps the score
+    (naive.py)."""
+    import numpy as np
+    from checks import random_positions
+    from naive import naive_solver
+
+    from parallel_mnk.search import Search
+
+    found = kept = 0
+    for spec in (GameSpec(4, 4, 3, True), GameSpec(5, 4, 4, True), GameSpec(4, 4, 3), GameSpec(3, 4, 3)):
+        naive = naive_solver(spec)
+        for pos in random_positions(spec, 25, (2, spec.cells - 3), seed=5, quiet=True, exact=False):
+            search = Search(spec, np.zeros(1 << 12, dtype=np.uint64))
+            own, opp = pos.stones()
+            score = search.score(own, opp, pos.ply, False)
+            hint = ttable.stored_move(search.ctx, search.tt, pos.x, pos.o)
+            n, _, _, cells = search.expand(own, opp, pos.ply)
+            if hint < 0:
+                continue
+            found += 1
+            assert search.legal_mask(own, opp) >> hint & 1, (spec, pos.move_stack, hint)
+            if n > 1 and hint in cells[:n]:
+                assert cells[0] == hint, (spec, pos.move_stack, hint, cells[:n])
+            child = pos.copy()
+            child.push(child.move_of_cell(hint))
+            if child.is_game_over() or -naive.score(child.x, child.o) == score:
+                kept += 1
+                assert search.best_cell(own, opp, pos.ply, score, False) == hint, (spec, pos.move_stack)
+    assert found >= 25 and kept >= found // 2, (found, kept)
