@@ -6,7 +6,7 @@ boards, for the play engine when a position is out of exact reach, and for the
 seed experiments) works on this representation instead. The arrays ``geo`` and
 ``st`` are described in :mod:`.layout`.
 """
-from ..core.jit import entry, expanded
+from ..core.jit import allocating, allocating_expanded   # the family makes arrays (core/jit.py)
 
 from .layout import (
     G_CELLS, G_COLS, G_GRAVITY, G_K, G_NLINES, G_OFF_CENTRE, G_OFF_CLINES, G_OFF_CSTART, G_OFF_LINES, G_OFF_W,
@@ -15,7 +15,7 @@ from .layout import (
 )
 
 
-@expanded
+@allocating_expanded
 def _contribution(geo, x, o):
     """Worth of one line from the first player's view: x and o are its stone counts."""
     if o == 0:
@@ -25,7 +25,7 @@ def _contribution(geo, x, o):
     return 0
 
 
-@entry
+@allocating
 def set_stone(geo, st, cell, player):
     """Put a stone of ``player`` (1 or 2) on the empty ``cell``; update line
     counts, evaluation, threats, hash, heights and neighbourhood. Does not
@@ -69,7 +69,7 @@ def set_stone(geo, st, cell, player):
     return won
 
 
-@entry
+@allocating
 def clear_stone(geo, st, cell):
     """Undo :func:`set_stone` on ``cell`` (which must hold a stone)."""
     k = geo[G_K]
@@ -109,7 +109,7 @@ def clear_stone(geo, st, cell):
     st[S_PLY] -= 1
 
 
-@entry
+@allocating
 def play(geo, st, cell):
     """The side to move puts a stone on ``cell``; returns 1 if it wins."""
     player = st[S_TURN]
@@ -119,7 +119,7 @@ def play(geo, st, cell):
     return won
 
 
-@entry
+@allocating
 def unplay(geo, st, cell):
     """Undo :func:`play` of ``cell``."""
     clear_stone(geo, st, cell)
@@ -127,7 +127,7 @@ def unplay(geo, st, cell):
     st[S_HASH] ^= geo[geo[G_OFF_ZOB] + 2 * geo[G_CELLS]]
 
 
-@expanded
+@allocating_expanded
 def is_playable(geo, st, cell):
     """True if a stone may go on ``cell`` now (empty; with gravity, supported)."""
     if st[geo[G_S_BOARD] + cell] != 0:
@@ -138,7 +138,7 @@ def is_playable(geo, st, cell):
     return below >= geo[G_CELLS] or st[geo[G_S_BOARD] + below] != 0
 
 
-@entry
+@allocating
 def winning_cells(geo, st, player, out):
     """Distinct playable cells where ``player`` completes ``k`` in a row at once.
 
@@ -167,13 +167,13 @@ def winning_cells(geo, st, player, out):
     return found
 
 
-@entry
+@allocating
 def evaluate(geo, st):
     """Static evaluation from the side to move's view: the sum of open-line worths."""
     return st[S_EVAL] if st[S_TURN] == 1 else -st[S_EVAL]
 
 
-@entry
+@allocating
 def move_score(geo, st, cell, player):
     """Ordering score of ``cell`` for ``player``: what it builds plus what it blocks."""
     cnt = geo[G_S_CNT]
@@ -190,7 +190,7 @@ def move_score(geo, st, cell, player):
     return s
 
 
-@entry
+@allocating
 def makes_four(geo, st, cell, player):
     """True if ``player`` on ``cell`` gives a line with k-1 of its stones and none of the other's."""
     k = geo[G_K]
@@ -202,7 +202,7 @@ def makes_four(geo, st, cell, player):
     return False
 
 
-@entry
+@allocating
 def candidate_moves(geo, st, near_only, out):
     """Cells the side to move may play, in natural order (columns left to right
     with gravity, row-major otherwise), into ``out``; returns how many.

@@ -20,7 +20,7 @@ relative to the node) and ``tt_data[2i + 1]`` ``depth | flag << 8 | (move + 1) <
 with the flags of :mod:`..core.layout` (1 lower bound, 2 upper bound, 3 exact).
 """
 import numpy as np
-from ..core.jit import entry, expanded
+from ..core.jit import allocating, allocating_expanded   # the family makes arrays (core/jit.py)
 
 from ..core.common import POLL_MASK, budget_spent, insert_descending, stop_requested
 from .grid import candidate_moves, evaluate, makes_four, move_score, play, unplay, winning_cells
@@ -31,19 +31,19 @@ from .layout import (  # noqa: F401  (the flags and the scale are part of this k
 from ..core.layout import TT_EXACT, TT_LOWER, TT_UPPER
 
 
-@expanded
+@allocating_expanded
 def _win_worth(flags, ply):
     return WIN - ply if flags & F_FAST else WIN
 
 
-@expanded
+@allocating_expanded
 def _must_stop(ctl, nodes, limit):
     """True when ``ctl`` asks every search to stop or the node budget ``limit``
     (0: none) is spent after ``nodes``."""
     return stop_requested(ctl) or budget_spent(nodes, limit)
 
 
-@entry
+@allocating
 def _tt_store(tt_keys, tt_data, key, depth, flag, move, score, sply):
     """Store a result; win scores relative to the node, so they stay right at any depth."""
     if score > WIN - MATE_ZONE:
@@ -56,7 +56,7 @@ def _tt_store(tt_keys, tt_data, key, depth, flag, move, score, sply):
     tt_data[2 * i + 1] = depth | (flag << 8) | ((move + 1) << 16)
 
 
-@expanded
+@allocating_expanded
 def _tt_entry(packed, score, depth, alpha, beta, sply):
     """``(move, cut, score)`` of a table entry of this position (``packed`` flags
     word and stored ``score``): the stored move (-1: none), and whether the
@@ -74,7 +74,7 @@ def _tt_entry(packed, score, depth, alpha, beta, sply):
     return move, cut, score
 
 
-@entry
+@allocating
 def negamax_limited(geo, st, tt_keys, tt_data, ctl, depth, alpha, beta, flags, width, sply):
     """Depth-limited negamax value of the position in ``st`` for the side to move.
 
@@ -172,7 +172,7 @@ def negamax_limited(geo, st, tt_keys, tt_data, ctl, depth, alpha, beta, flags, w
     return best
 
 
-@entry
+@allocating
 def forced_win_by_fours(geo, st, ctl, max_moves, near_only, sply):
     """True if the side to move wins by continuous fours: each of its moves makes
     ``k-1`` in an open line so the reply is forced, within ``max_moves`` of its moves.

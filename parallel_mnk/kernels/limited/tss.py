@@ -29,7 +29,7 @@ within the limits (nothing is proven then). The first move goes to
 the zone marks of each recursion level.
 """
 import numpy as np
-from ..core.jit import entry, expanded
+from ..core.jit import allocating, allocating_expanded   # the family makes arrays (core/jit.py)
 
 from ..core.common import budget_spent, stop_requested
 from .grid import clear_stone, makes_four, set_stone, winning_cells
@@ -50,7 +50,7 @@ def scratch_size(cells: int) -> int:
     return MAX_LEVELS * (LINE_MAX + cells + 1)
 
 
-@expanded
+@allocating_expanded
 def _tick(st, ctl):
     """Count a node; True when the search must stop (abort word or node limit)."""
     st[S_NODES] += 1
@@ -59,7 +59,7 @@ def _tick(st, ctl):
     return st[S_ABORTED] != 0
 
 
-@entry
+@allocating
 def moves_making(geo, st, player, stones, out):
     """Empty cells on a line holding ``stones`` stones of ``player`` and none of the
     other's (``k - 2``: moves that make a four; ``k - 3``: moves that make a line
@@ -83,7 +83,7 @@ def moves_making(geo, st, player, stones, out):
     return n
 
 
-@entry
+@allocating
 def vcf(geo, st, ctl, player, moves_left, line, pos, fail):
     """Plies to a win of ``player`` (to move) by continuous fours within
     ``moves_left`` fours (at most :data:`MAX_FOURS`), 0 when none (module
@@ -132,7 +132,7 @@ def vcf(geo, st, ctl, player, moves_left, line, pos, fail):
     return 0
 
 
-@entry
+@allocating
 def _mark_zone(geo, zone, line, plies):
     """Mark in ``zone`` (one word per cell, set to 1; the rest 0) every cell of
     every line through a cell of ``line[:plies]``."""
@@ -148,14 +148,14 @@ def _mark_zone(geo, zone, line, plies):
                 zone[geo[lines + ln * k + t]] = 1
 
 
-@expanded
+@allocating_expanded
 def _remember_failure(fail, slot, st, threes, fours):
     """Store at ``slot`` that this search failed here with ``threes`` and ``fours`` left."""
     fail[2 * slot] = st[S_HASH] ^ (threes * THREES_MIX)
     fail[2 * slot + 1] = fours
 
 
-@expanded
+@allocating_expanded
 def _failed_before(fail, st, threes, fours):
     """The table slot of this search and whether it failed here before with at
     least as many threes and fours left."""
@@ -164,7 +164,7 @@ def _failed_before(fail, st, threes, fours):
     return i, fail[2 * i] == key and fail[2 * i + 1] >= fours
 
 
-@entry
+@allocating
 def vct(geo, st, ctl, player, threes, fours, scratch, fail, level):
     """Plies to a win of ``player`` (to move) by fours and at most ``threes``
     three-moves (``fours`` fours per continuous-four search), 0 when none was
