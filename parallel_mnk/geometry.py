@@ -42,7 +42,10 @@ from .rules import MAX_CELLS, GameSpec
 DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 ZOBRIST_SEED = 0x6D6E6B   # both engines' hash keys come from this seed
 MAX_LIMITED_DEPTH = 64    # the depth-limited engine's deepest search
-ETC_MIN_EMPTY = 8         # gravity: enhanced transposition cutoff at nodes with this many empty cells
+# gravity: enhanced transposition cutoff at nodes with at least this many empty cells (each of its probes
+# is a cache miss: with cheaper nodes, 14 is fastest while the 240 positions stay under c4's node count;
+# c4 itself uses 16: bench/README.md, issue 25)
+ETC_MIN_EMPTY = 14
 
 
 # ------------------------------------------------------------------ lines on Python ints
