@@ -84,9 +84,10 @@ def main(argv=None) -> int:
                         help="startup: only these kernel families, each cold and warm (default: every family, all "
                              "at once, and outside --quick whole commands and the per-kernel compile profile)")
     parser.add_argument("--out", type=Path, help="results folder (default bench/results/<timestamp>)")
-    parser.add_argument("--peer", action="append", type=_peer, default=[], metavar="[WxH=]CMD",
+    parser.add_argument("--peer", action="append", type=_peer, default=[], metavar="[empty:][WxH=]CMD",
                         help="connect4, gravity: a solver reading Pons' lines on stdin and printing 'line score "
-                             "nodes time_us', run on the same positions (a 7x6 one, or WxH=CMD); may be repeated")
+                             "nodes time_us', run on the same positions (a 7x6 one, or WxH=CMD; after empty: only "
+                             "on the empty boards); may be repeated")
     args = parser.parse_args(argv)
     suites = args.suites.split(",") if args.suites else (QUICK_SUITES if args.quick else SUITES)
     unknown = [s for s in suites if s not in SUITES]

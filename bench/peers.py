@@ -7,7 +7,9 @@ time_us``: the score in Pons' convention (the same as ours), its node count and
 its solve time in microseconds. Pons' solver and Steininger's c4 each take a
 driver of about twenty lines to do that (bench/README.md says how to build them;
 they are never shipped here). A peer solves one board size: ``--peer CMD`` is a
-7x6 peer, ``--peer 6x6=CMD`` one for another size.
+7x6 peer, ``--peer 6x6=CMD`` one for another size. ``--peer empty:CMD`` (or
+``empty:6x6=CMD``) runs only on the empty boards: for builds whose table is too big
+to clear once per position (c4 with 1 GB, c4 with 2 threads).
 """
 from __future__ import annotations
 
@@ -26,10 +28,19 @@ class Peer:
     command: str
     cols: int = 7
     rows: int = 6
+    empty_only: bool = False
+
+    def runs_on(self, cols: int, rows: int, lines: list[str]) -> bool:
+        """Whether this peer answers ``lines`` of a ``cols`` x ``rows`` board."""
+        return (self.cols, self.rows) == (cols, rows) and (not self.empty_only or all(not ln for ln in lines))
 
     @staticmethod
     def parse(text: str) -> "Peer":
-        """A peer from ``CMD`` (7x6) or ``WxH=CMD``; ValueError with a one-line reason."""
+        """A peer from ``CMD`` (7x6), ``WxH=CMD`` or either after ``empty:`` (the
+        empty boards only); ValueError with a one-line reason."""
+        empty_only = text.startswith("empty:")
+        if empty_only:
+            text = text[len("empty:"):]
         size, sep, command = text.partition("=")
         cols, rows = 7, 6
         if sep and "x" in size and size.replace("x", "").isdigit():
@@ -42,7 +53,7 @@ class Peer:
         words = shlex.split(command)
         if not words:
             raise ValueError(f"empty peer command {text!r}")
-        return Peer(Path(words[0]).name, command, cols, rows)
+        return Peer(Path(words[0]).name, command, cols, rows, empty_only)
 
 
 @dataclass

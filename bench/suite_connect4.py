@@ -43,7 +43,7 @@ def run(quick: bool = False, limit: int | None = None, peers: Optional[list[Peer
     """One row per set: positions, wrong scores, mean time/nodes, ratio to Pons;
     then, for each 7x6 peer (``--peer``), its row on the same positions."""
     warm_up()
-    peers = [p for p in peers or [] if (p.cols, p.rows) == (7, 6)]
+    peers = [p for p in peers or [] if (p.cols, p.rows) == (7, 6) and not p.empty_only]
     rows = []
     tt = transposition_table(TT_BITS)
     for name, (ref_time, ref_nodes) in REFERENCE.items():

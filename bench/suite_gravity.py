@@ -69,8 +69,8 @@ def _case(spec: GameSpec, case: str, lines: list[str], expected: list[Optional[i
     rows = [{"suite": "gravity", "case": case, "solver": "parallel_mnk", "positions": len(lines), "wrong": wrong,
              "nodes": nodes, "time_s": wall, "cpu_s": cpu}]
     for peer in peers:
-        if (peer.cols, peer.rows) == (spec.cols, spec.rows):
-            peer_cmd = Peer(peer.name, peer.command + (" -w" if weak else ""), peer.cols, peer.rows)
+        if peer.runs_on(spec.cols, spec.rows, lines):
+            peer_cmd = Peer(peer.name, peer.command + (" -w" if weak else ""), peer.cols, peer.rows, peer.empty_only)
             rows += peer_rows(peer_cmd, "gravity", case, lines, expected, scores, weak=weak, log=log)
     return rows
 

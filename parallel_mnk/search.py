@@ -9,7 +9,7 @@ variation of a position, in this process).
 from __future__ import annotations
 
 import time
-from typing import Callable, Optional
+from typing import Optional
 
 import numpy as np
 
@@ -18,69 +18,11 @@ from .geometry import board_mask, build_context, winning_cells
 from .kernels.core import layout as L
 from .kernels.proofs import layout as PL
 from .options import SolveOptions
+from .probes import probe_score, weak_value
 from .position import Position
 from .results import SolveResult, WorkerStats, prover_of
 from .rules import GameSpec, Value, generic_bounds, terminal_score, value_of_score
 from .ttable import new_salt, stored_move, transposition_table
-
-
-# ------------------------------------------------------------------ the probes of the root
-# The state of the null-window probes that narrow a score known to lie in [lo, hi]:
-# (last fail-soft value, direction of the last failure, run of failures that way, bracketed).
-ProbeState = tuple[int, int, int, bool]
-
-
-def first_probe(lo: int, hi: int) -> ProbeState:
-    """The probe state of a score known to lie in ``[lo, hi]``, before the first probe."""
-    return (lo + hi) // 2, 0, 0, False
-
-
-def next_probe(lo: int, hi: int, state: ProbeState) -> int:
-    """The null-window test point ``med`` (a probe of window ``(med, med + 1)``) for a
-    score known to lie in ``[lo, hi]`` (lo < hi), after the probes of ``state``.
-
-    As Steininger's c4, each probe starts next to the last one's fail-soft value
-    (the first next to the middle of the range), so that near 0 two probes settle
-    it (empty 6x6 gravity: 2 probes, 6.4 M nodes, against 7 and 8.0 M for Pons'
-    bisection); while the probes keep failing the same way the step doubles, and
-    once they have failed both ways the rest is bisection (on 240 of Pons'
-    positions 13.6 M nodes, c4's rule alone 14.1 M, Pons' 12.5 M)."""
-    last, direction, run, bracketed = state
-    if bracketed:
-        return lo + (hi - lo) // 2
-    step = 1 << max(run - 1, 0)
-    med = last - step if direction <= 0 else last + step - 1
-    return min(max(med, lo), hi - 1)
-
-
-def after_probe(state: ProbeState, med: int, value: int) -> ProbeState:
-    """The probe state after the probe at ``med`` returned the fail-soft ``value``."""
-    _, direction, run, bracketed = state
-    now = -1 if value <= med else 1
-    if direction != 0 and now != direction:
-        bracketed = True
-    run = run + 1 if now == direction else 1
-    return value, now, run, bracketed
-
-
-def probe_score(lo: int, hi: int, probe: Callable[[int, int, int], Optional[int]],
-                first: Optional[tuple[int, int]] = None) -> Optional[int]:
-    """The score known to lie in ``[lo, hi]``, by null-window probes (:func:`next_probe`;
-    the first one placed as for the range ``first``, default ``(lo, hi)``).
-    ``probe(lo, hi, med)`` searches the window ``(med, med + 1)`` and returns its
-    fail-soft value, or None when the search was stopped (then so is this)."""
-    state = first_probe(*(first or (lo, hi)))
-    while lo < hi:
-        med = next_probe(lo, hi, state)
-        r = probe(lo, hi, med)
-        if r is None:
-            return None
-        if r <= med:
-            hi = r
-        else:
-            lo = r
-        state = after_probe(state, med, r)
-    return lo
 
 
 class Search:
@@ -152,8 +94,8 @@ class Search:
         null-window probes (:func:`next_probe`) that narrow the interval of
         possible scores; meaningless when :attr:`aborted`."""
         if weak:
-            v = self.window(own, opp, ply, -1, 1)
-            return (v > 0) - (v < 0)
+            value = weak_value(lambda alpha, beta: None if self.aborted else self.window(own, opp, ply, alpha, beta))
+            return 0 if value is None else value
 
         def probe(lo: int, hi: int, med: int) -> Optional[int]:
             r = self.window(own, opp, ply, med, med + 1)

@@ -146,3 +146,12 @@ def test_a_bad_peer_option_gets_a_one_line_error(capsys):
     assert e.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].endswith("error: argument --peer: empty peer command ''")
+
+
+def test_an_empty_boards_peer_runs_only_on_empty_boards():
+    from bench.peers import Peer
+    peer = Peer.parse("empty:6x6=/opt/c4 --threads 2")
+    assert (peer.name, peer.command, peer.cols, peer.rows, peer.empty_only) == ("c4", "/opt/c4 --threads 2", 6, 6, True)
+    assert peer.runs_on(6, 6, [""]) and not peer.runs_on(6, 6, ["", "4"]) and not peer.runs_on(7, 6, [""])
+    every = Peer.parse("/opt/c4")
+    assert not every.empty_only and every.runs_on(7, 6, ["4", "44"]) and every.runs_on(7, 6, [""])

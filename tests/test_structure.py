@@ -26,7 +26,7 @@ LAYERS = [
     ["kernels"],
     ["rules", "geometry", "position", "results", "options", "ttable"],
     ["runtime", "boards", "families"],
-    ["search", "limited", "prover"],
+    ["probes", "search", "limited", "prover"],
     ["parallel"],
     ["solver"],
     ["analysis", "play", "protocol", "commands"],

@@ -3,7 +3,7 @@
 What is written
 ---------------
 A parallel solve is a sequence of *probes* (window searches of the root: the
-null windows ``(m, m+1)`` of the exact score, or ``(-1, 1)`` when weak), each
+null windows ``(m, m+1)`` of the exact score, or of 0 and 1 when weak: ``probes.weak_value``), each
 run as a split tree whose leaves are *tasks* (``parallel/split.py``). The
 journal keeps, as they finish:
 

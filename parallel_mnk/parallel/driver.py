@@ -20,7 +20,8 @@ from ..position import Position
 from ..results import SolveResult, WorkerStats, prover_of
 from ..rules import Value, generic_bounds, value_of_score
 from ..runtime import StatusLine, peak_rss
-from ..search import Search, answer_with_line, probe_score, terminal_result
+from ..probes import probe_score, weak_value
+from ..search import Search, answer_with_line, terminal_result
 from ..ttable import new_salt
 from . import backends
 from .checkpoint import Checkpoint
@@ -145,7 +146,8 @@ class ParallelSolve:
             if lo > 0 or hi < 0 or lo == hi == 0:
                 v = lo if lo > 0 else (hi if hi < 0 else 0)  # the journal decides it
             else:
-                v = self._window_search(-1, 1, "weak")
+                v = weak_value(lambda alpha, beta: self._window_search(alpha, beta, f"weak, testing > {alpha}"))
+                assert v is not None   # (a stopped search raises instead)
             return 1 if v > 0 else (-1 if v < 0 else 0)
         lo, hi = max(self.lo, lo0), min(self.hi, hi0)
         # the serial root's first probe (the middle of the whole score range, not of
