@@ -66,6 +66,22 @@ def wanted(spec: GameSpec) -> bool:
     return m == "all" or (m == "auto" and spec.cells >= MIN_CELLS)
 
 
+def available(spec: GameSpec) -> bool:
+    """Whether ``spec``'s build is there or could be made now (:func:`ensure`); False
+    when its folder cannot be written, and then the generic build serves. Asked once
+    per board and process."""
+    if spec not in _available:
+        try:
+            ensure(spec)
+            _available[spec] = True
+        except OSError:
+            _available[spec] = False
+    return _available[spec]
+
+
+_available: dict[GameSpec, bool] = {}
+
+
 def board_tag(spec: GameSpec) -> str:
     """The board's part of a family name: ``7x6k4``."""
     return f"{spec.cols}x{spec.rows}k{spec.k}"

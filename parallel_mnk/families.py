@@ -96,8 +96,8 @@ def is_family(name: str) -> bool:
 
 def exact_family(spec: GameSpec) -> str:
     """The family that solves ``spec`` exactly: the gravity search (its per-board
-    build where :func:`.boards.wanted`) or the free-placement search."""
-    if boards.wanted(spec):
+    build where :func:`.boards.wanted` and it can be made) or the free-placement search."""
+    if boards.wanted(spec) and boards.available(spec):
         return boards.family_name(spec)
     return "gravity" if spec.gravity else "free"
 

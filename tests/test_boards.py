@@ -133,3 +133,14 @@ def test_a_build_refuses_another_board(monkeypatch):
     monkeypatch.setattr(families, "exact_family", lambda spec: "gravity@7x6k4")
     with pytest.raises(RuntimeError, match="kernels built for"):
         Search(GameSpec(6, 6, 4, True), np.zeros(1 << 10, dtype=np.uint64))
+
+
+def test_an_unwritable_builds_folder_leaves_the_generic_build(monkeypatch, tmp_path):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    monkeypatch.delenv(boards.ENV, raising=False)
+    monkeypatch.setattr(boards, "builds_root", lambda: blocker / "boards")
+    monkeypatch.setattr(boards, "_available", {})
+    spec = GameSpec(8, 7, 4, True)
+    assert boards.wanted(spec) and not boards.available(spec)
+    assert families.exact_family(spec) == "gravity"
