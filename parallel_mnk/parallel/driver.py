@@ -146,8 +146,9 @@ class ParallelSolve:
             if lo > 0 or hi < 0 or lo == hi == 0:
                 v = lo if lo > 0 else (hi if hi < 0 else 0)  # the journal decides it
             else:
-                v = weak_value(lambda alpha, beta: self._window_search(alpha, beta, f"weak, testing > {alpha}"))
-                assert v is not None   # (a stopped search raises instead)
+                found = weak_value(lambda alpha, beta: self._window_search(alpha, beta, f"weak, testing > {alpha}"))
+                assert found is not None   # (a stopped search raises instead)
+                v = found
             return 1 if v > 0 else (-1 if v < 0 else 0)
         lo, hi = max(self.lo, lo0), min(self.hi, hi0)
         # the serial root's first probe (the middle of the whole score range, not of

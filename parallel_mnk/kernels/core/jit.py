@@ -32,10 +32,11 @@ runtime on) and :data:`allocating_expanded`.
 """
 from numba import njit, types
 
-inlined = njit(cache=True, forceinline=True, _nrt=False)
-expanded = njit(cache=True, inline="always", _nrt=False)
-called = njit(cache=True, forceinline=False, _nrt=False)
-entry = njit(cache=True, nogil=True, forceinline=False, _nrt=False)
+# (_nrt is a numba target option its type stubs do not list)
+inlined = njit(cache=True, forceinline=True, _nrt=False)   # type: ignore[call-overload]
+expanded = njit(cache=True, inline="always", _nrt=False)   # type: ignore[call-overload]
+called = njit(cache=True, forceinline=False, _nrt=False)   # type: ignore[call-overload]
+entry = njit(cache=True, nogil=True, forceinline=False, _nrt=False)   # type: ignore[call-overload]
 allocating = njit(cache=True, nogil=True, forceinline=False)
 allocating_expanded = njit(cache=True, inline="always")
 
