@@ -12,7 +12,7 @@ import pytest
 from checks import random_positions
 from naive import naive_solver
 
-from parallel_mnk import GameSpec, Position, boards, families
+from parallel_mnk import GameSpec, boards, families
 from parallel_mnk.cli import main
 from parallel_mnk.geometry import build_context
 from parallel_mnk.kernels.core import layout as L
@@ -111,22 +111,24 @@ def test_connect_four_build_agrees_with_naive_and_the_generic_search(monkeypatch
             or (kind == L.TT_UPPER and expected <= v <= alpha), (pos.move_stack, alpha, beta, v, kind)
 
 
-def test_connect_four_build_plays_pons_openings_like_the_generic_one(monkeypatch):
-    """Middle-game positions naive.py cannot reach: both builds give the same scores and nodes."""
+def test_connect_four_build_searches_middle_games_as_the_generic_one(monkeypatch):
+    """Positions of 14-20 stones, which naive.py cannot reach: both builds give the same
+    scores with the same node counts (the same search, only the geometry's reads differ)."""
     monkeypatch.delenv(boards.ENV, raising=False)
-    lines = ["4453", "44444", "3344", "12345", "443322"]
     tt = np.zeros(1 << 16, dtype=np.uint64)
-    built = [Search(C4, tt, salt=np.uint64(5 + i)) for i in range(len(lines))]
+    found = random_positions(C4, 6, (14, 20), seed=23, quiet=True, min_stones=14, exact=False)
+    assert len(found) >= 4
+    built = [Search(C4, tt, salt=np.uint64(5 + i)) for i in range(len(found))]
     monkeypatch.setenv(boards.ENV, "off")
-    generic = [Search(C4, tt, salt=np.uint64(105 + i)) for i in range(len(lines))]
-    for moves, a, b in zip(lines, built, generic):
-        pos = Position.from_moves(C4, moves)
+    generic = [Search(C4, tt, salt=np.uint64(105 + i)) for i in range(len(found))]
+    for pos, a, b in zip(found, built, generic):
         own, opp = pos.stones()
         tt[:] = 0
         sa = a.score(own, opp, pos.ply, False)
         tt[:] = 0
         sb = b.score(own, opp, pos.ply, False)
-        assert (sa, a.nodes) == (sb, b.nodes), moves
+        assert (sa, a.nodes) == (sb, b.nodes), pos.move_stack
+    assert sum(a.nodes for a in built) > 100_000   # real searches, not positions settled at once
 
 
 def test_a_build_refuses_another_board(monkeypatch):

@@ -115,9 +115,9 @@ def test_the_table_move_read_from_python_is_what_the_search_stored():
     from parallel_mnk.search import Search
 
     found = kept = 0
-    for spec in (GameSpec(4, 4, 3, True), GameSpec(5, 4, 4, True), GameSpec(4, 4, 3), GameSpec(3, 4, 3)):
+    for spec in (GameSpec(4, 4, 3, True), GameSpec(4, 4, 4, True), GameSpec(3, 3, 3), GameSpec(4, 3, 3)):
         naive = naive_solver(spec)
-        for pos in random_positions(spec, 25, (2, spec.cells - 3), seed=5, quiet=True, exact=False):
+        for pos in random_positions(spec, 15, (2, spec.cells - 3), seed=5, quiet=True, exact=False):
             search = Search(spec, np.zeros(1 << 12, dtype=np.uint64))
             own, opp = pos.stones()
             score = search.score(own, opp, pos.ply, False)
@@ -134,4 +134,4 @@ def test_the_table_move_read_from_python_is_what_the_search_stored():
             if child.is_game_over() or -naive.score(child.x, child.o) == score:
                 kept += 1
                 assert search.best_cell(own, opp, pos.ply, score, False) == hint, (spec, pos.move_stack)
-    assert found >= 25 and kept >= found // 2, (found, kept)
+    assert found >= 15 and kept >= found // 2, (found, kept)
