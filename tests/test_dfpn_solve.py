@@ -40,7 +40,8 @@ def test_dfpn_values_and_lines_match_the_naive_solver(spec):
             assert p.is_game_over()   # the line is played out
 
 
-@pytest.mark.parametrize("spec,stones", [(GameSpec(9, 4, 4), (3, 6)), (GameSpec(7, 7, 5), (14, 22))], ids=str)
+@pytest.mark.parametrize("spec,stones", [pytest.param(GameSpec(9, 4, 4), (3, 6), marks=pytest.mark.slow),   # 14 s
+                                         (GameSpec(7, 7, 5), (14, 22))], ids=str)
 def test_auto_and_dfpn_give_alpha_betas_values_on_bigger_boards(spec, stones):
     settled_by_dfpn = {"auto": 0, "dfpn": 0}
     for pos in random_positions(spec, 5, stones, seed=spec.cells, quiet=True):
