@@ -99,6 +99,7 @@ def spec_of(name: str) -> GameSpec:
         cols, rest = tag.split("x")
         rows, k = rest.split("k")
         spec = GameSpec(int(cols), int(rows), int(k), True)
+        spec.require_exact()   # at most 64 cells: what the bitboard kernels hold
     except ValueError:
         raise ValueError(f"unknown kernel family {name!r}") from None
     if family != FAMILY or board_tag(spec) != tag:

@@ -43,7 +43,7 @@ def test_a_bad_policy_is_a_one_line_error(monkeypatch, capsys):
 
 def test_family_names_round_trip():
     assert boards.family_name(C4) == "gravity@7x6k4" and boards.spec_of("gravity@7x6k4") == C4
-    for bad in ("gravity@7x6", "free@7x6k4", "gravity@7x6k4x", "gravity@07x6k4", "gravity@axbkc"):
+    for bad in ("gravity@7x6", "free@7x6k4", "gravity@7x6k4x", "gravity@07x6k4", "gravity@axbkc", "gravity@9x9k4"):
         with pytest.raises(ValueError, match="unknown kernel family"):
             boards.spec_of(bad)
         assert not families.is_family(bad)
