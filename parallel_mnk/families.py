@@ -9,6 +9,7 @@ missing.
 | ``proofs`` | ``kernels/proofs`` | df-pn, pairing certificates and VCF (:mod:`.prover`) |
 | ``limited`` | ``kernels/limited`` | the depth-limited engine (``best``, big boards in ``play``/``serve``) |
 | ``pool`` | ``kernels/pool`` | a parallel solve's split expansion and ready list |
+| ``book`` | ``kernels/book`` | searching Connect Four down to Thill's 12-ply database (:mod:`.books.thill`) |
 | ``gravity@7x6k4`` | a per-board build of ``gravity`` (:mod:`.boards`) | exact solves of that board |
 
 Each family's ``entry.py`` names its entry points and their one signature
@@ -57,6 +58,7 @@ FAMILIES = {f.name: f for f in (
     Family("proofs", "proof", "parallel_mnk.kernels.proofs.entry", 4.0),
     Family("limited", "depth-limited engine", "parallel_mnk.kernels.limited.entry", 6.0),
     Family("pool", "parallel pool", "parallel_mnk.kernels.pool.entry", 1.0),
+    Family("book", "opening book", "parallel_mnk.kernels.book.entry", 2.0),
 )}
 
 CONNECT_FOUR = GameSpec(7, 6, 4, True)   # its per-board build is part of load_all (warm-up, tests)

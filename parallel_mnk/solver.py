@@ -10,24 +10,29 @@ from pathlib import Path
 from typing import Optional, Union
 
 from . import families
+from .books.base import Book, BookAnswer
+from .books.choose import open_book
+from .books.store import BookFile
 from .limited import DEFAULT_TT_BITS as LIMITED_TT_BITS
 from .limited import LimitedSearch
 from .options import Limit, SolveOptions, Watch
 from .parallel import backends
+from .parallel.book_build import BuildReport, build
 from .parallel.driver import solve_parallel
 from .parallel.heuristic import best_move_parallel
 from .position import Position
-from .results import LimitedResult, SolveResult
-from .rules import MnkError
-from .search import solve_serial
-from .ttable import resolve_tt_bits
+from .results import LimitedResult, SolveResult, WorkerStats
+from .rules import GameSpec, MnkError, value_of_score
+from .search import Search, solve_serial
+from .ttable import resolve_tt_bits, transposition_table
 
 
 def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = False, workers: int = 1,
           pv: bool = True, tt_size: Union[int, str, None] = None, tt_bits: Optional[int] = None,
           progress: Optional[bool] = None, split_depth: Optional[int] = None, serial_budget: Optional[int] = None,
           backend: str = "process", address: Optional[str] = None, checkpoint: Union[str, Path, None] = None,
-          time_limit: Optional[float] = None, watch: Optional[Watch] = None, prover: str = "auto") -> SolveResult:
+          time_limit: Optional[float] = None, watch: Optional[Watch] = None, prover: str = "auto",
+          book: Union[Book, str, None] = None) -> SolveResult:
     """Solve ``position`` for the side to move: value, exact score, best move, line.
 
     ``limit``: :class:`Limit` (``time`` seconds, ``nodes``); past it the value is
@@ -46,7 +51,10 @@ def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = Fal
     its two questions); ``"auto"`` (default) df-pn first, capped, for weak serial
     solves of free-placement positions past the first move with at least 20 empty
     cells, else alpha-beta (README "Which prover"); ``proof`` is ``"dfpn"`` when
-    df-pn settled the value.
+    df-pn settled the value. ``book``: an opening book (:class:`Book`, or a file,
+    ``"auto"`` or ``"none"``: :func:`parallel_mnk.books.choose.open_book`) that answers
+    the positions it covers without search (``proof`` ``"book"``; the line goes on
+    by search past the book's last ply); not with a checkpoint.
 
     Parallel only: ``split_depth`` plies of the split tree (1 = plain root
     splitting; 0 = Lazy SMP: the root is the one task and every worker joins it
@@ -63,8 +71,88 @@ def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = Fal
                         tt_bits=resolve_tt_bits(tt_bits, tt_size), pv=pv, progress=progress,
                         split_depth=split_depth, serial_budget=serial_budget, backend=backend, address=address,
                         checkpoint=checkpoint, watch=watch, prover=prover)
+    opened = open_book(position.spec, book) if book is None or isinstance(book, str) else book
+    if opened is not None and checkpoint is None:
+        hit = _from_book(position, opened, opts)
+        if hit is not None:
+            return hit
     families.load(*families.for_solve(position.spec, parallel=opts.parallel, weak=weak, prover=prover))
     return solve_parallel(position, opts) if opts.parallel else solve_serial(position, opts)
+
+
+def _from_book(position: Position, book: Book, opts: SolveOptions) -> Optional[SolveResult]:
+    """The answer of ``book`` for ``position`` (None when it does not cover it): the
+    line follows the book, then a search from its last position when asked."""
+    started = time.perf_counter()
+    answer = book.answer(position)
+    nodes = 0
+    if answer is None:   # the book may know the score but not its children's (its last ply)
+        known = book.score(position)
+        if known is None:
+            return None
+        answer, nodes = _move_by_search(position, known, opts, book.name)
+    line: list[int] = []
+    walk = position.copy()
+    step: Optional[object] = answer
+    while step is not None and not walk.is_game_over():
+        move = step.best_move  # type: ignore[attr-defined]
+        line.append(move)
+        walk.push(move)
+        step = book.answer(walk) if opts.pv else None
+    if opts.pv and not walk.is_game_over():
+        tail_opts = SolveOptions(tt_bits=opts.tt_bits, progress=False)
+        families.load(*families.for_solve(walk.spec))
+        tail = solve_serial(walk, tail_opts)
+        line += tail.pv
+        nodes += tail.nodes
+    score = answer.score
+    return SolveResult(position.spec, value_of_score(score), None if opts.weak else score, line[0],
+                       line if opts.pv else line[:1], nodes, time.perf_counter() - started, [WorkerStats(0, nodes=nodes)],
+                       proof="book")
+
+
+def _move_by_search(position: Position, score: int, opts: SolveOptions, name: str) -> tuple[BookAnswer, int]:
+    """A move that keeps the book's ``score`` of ``position``, found by null-window
+    searches of its moves (:meth:`Search.best_cell`); and the nodes they took."""
+    families.load(*families.for_solve(position.spec))
+    search = Search(position.spec, transposition_table(opts.tt_bits))
+    own, opp = position.stones()
+    cell = search.best_cell(own, opp, position.ply, score, weak=False)
+    return BookAnswer(score, position.move_of_cell(cell), name), search.nodes
+
+
+def build_book(spec: GameSpec, plies: int, out: Union[str, Path], *, workers: int = 1, backend: str = "process",
+               address: Optional[str] = None, resume: bool = False, tt_size: Union[int, str, None] = None,
+               tt_bits: Optional[int] = None, task_nodes: int = 200_000_000, leaf_book: Optional[str] = "auto",
+               progress: Optional[bool] = None) -> tuple[BookFile, BuildReport]:
+    """Build the opening book of ``spec`` up to ``plies`` stones into the SQLite file
+    ``out`` (:mod:`parallel_mnk.parallel.book_build`): every position, one per symmetry
+    class, with its exact score and a best move. ``workers`` processes of ``backend``
+    (``"ray"``: ``address`` of a cluster, default a local Ray) solve the last ply's
+    positions, one a task (``task_nodes``: past it a position is solved by the whole
+    pool's split); ``resume`` continues the build in ``out`` (a killed build loses no
+    finished entry); ``leaf_book`` reads the leaves from an opening book where it
+    covers them (``"auto"``: Thill's for Connect Four when installed). Returns the
+    book (open) and what the build did. Raises :class:`MnkError` for plies beyond the
+    board, a file that is not this book, or options that do not go together."""
+    spec.require_exact()
+    if isinstance(plies, bool) or not isinstance(plies, int) or not 0 <= plies < spec.cells:
+        raise MnkError(f"--plies must be between 0 and {spec.cells - 1} on {spec.describe()}, got {plies!r}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise MnkError(f"workers must be at least 1, got {workers!r}")
+    if address is not None and backend != "ray":
+        raise MnkError("an address is only for the ray backend")
+    bits = resolve_tt_bits(tt_bits, tt_size)
+    leaves = open_book(spec, leaf_book)   # loaded before the pool forks, so the workers share it
+    families.load(*families.for_solve(spec, parallel=workers > 1 or backend != "process"))
+    book = BookFile.create(out, spec, plies, resume)
+    try:
+        report = build(book, workers=workers, backend=backend, address=address, tt_bits=bits, task_nodes=task_nodes,
+                       leaf_book=None if leaves is None else leaf_book, progress=progress)
+    except BaseException:
+        book.close()
+        raise
+    return book, report
 
 
 def best_move(position: Position, limit: Optional[Limit] = None, *, workers: int = 1, width: Optional[int] = None,

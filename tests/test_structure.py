@@ -26,12 +26,12 @@ LAYERS = [
     ["kernels"],
     ["rules", "geometry", "position", "results", "options", "ttable"],
     ["runtime", "boards", "families"],
-    ["probes", "search", "limited", "prover"],
+    ["probes", "search", "limited", "prover", "books"],
     ["parallel"],
     ["solver"],
     ["analysis", "play", "protocol", "commands"],
     ["jobs"],
-    ["cli", "__main__", "serve"],
+    ["cli", "__main__", "serve", "book_cli"],
 ]
 
 

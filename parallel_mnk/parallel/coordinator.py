@@ -148,6 +148,7 @@ class Coordinator:
             if job is None or job.node is None:
                 break
             node = job.node
+            assert isinstance(job.task, Task)   # (split-tree nodes hold window tasks)
             self._start(idle.pop(0), node, replace(job.task, alpha=node.alpha, beta=node.beta))
             self.helper_jobs += 1
             spare -= 1

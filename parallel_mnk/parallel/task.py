@@ -7,7 +7,9 @@ call and never needs to know the kinds:
 * :class:`Task`: a window search of one position of the exact solver's split
   tree (:mod:`.split`), answered by a :class:`TaskResult`;
 * :class:`HeuristicTask`: one root move of the depth-limited engine searched to
-  a depth (:mod:`.heuristic`), answered by a :class:`HeuristicResult`.
+  a depth (:mod:`.heuristic`), answered by a :class:`HeuristicResult`;
+* :class:`PositionTask`: one whole position solved exactly, score and best move
+  (an opening book's entry, :mod:`.book_build`), answered by a :class:`PositionResult`.
 
 :class:`WorkerEnv` is what a worker process holds between tasks: its index, the
 shared table, the control array and its slot there, and its searches.
@@ -21,8 +23,10 @@ from typing import Optional, Union
 import numpy as np
 
 from .. import limited
+from ..books.choose import open_book
 from ..kernels.core import layout as L
-from ..rules import GameSpec
+from ..position import Position
+from ..rules import GameSpec, format_board_text
 from ..runtime import peak_rss
 from ..search import Search
 
@@ -167,5 +171,71 @@ class HeuristicTask:
                                time.process_time() - cpu, peak_rss())
 
 
-AnyTask = Union[Task, HeuristicTask]
-AnyResult = Union[TaskResult, HeuristicResult]
+@dataclass(frozen=True)
+class PositionResult:
+    """A position's exact ``score`` and a best ``move`` (a column with gravity, else a
+    cell), or ``unfinished`` (stopped, or past the task's node limit); the work it cost."""
+
+    task_id: int
+    worker: int
+    score: int
+    move: int
+    unfinished: bool
+    nodes: int
+    cpu_s: float
+    peak_rss: int = 0
+
+
+@dataclass(frozen=True)
+class PositionTask:
+    """Solve the position ``x``/``o`` (any side to move) exactly, on the worker's
+    table salted with ``salt`` (one salt for a whole book: its positions share
+    subtrees), stopping past ``node_limit`` nodes (0: none); or, with ``book``,
+    read it from that opening book (:func:`parallel_mnk.books.choose.open_book`)."""
+
+    task_id: int
+    cols: int
+    rows: int
+    k: int
+    gravity: bool
+    x: int
+    o: int
+    salt: int
+    node_limit: int = 0
+    book: Optional[str] = None
+
+    live_window = None
+
+    def skipped(self, worker: int) -> PositionResult:
+        """The answer of the task stopped before it started."""
+        return PositionResult(self.task_id, worker, 0, -1, True, 0, 0.0)
+
+    def run(self, env: WorkerEnv) -> PositionResult:
+        """Solve the position in this process (``env.ctl``'s stop word stops it)."""
+        cpu = time.process_time()
+        spec = GameSpec(self.cols, self.rows, self.k, self.gravity)
+        position = Position.from_board(spec, format_board_text(spec, self.x, self.o))
+        if self.book is not None:
+            book = open_book(spec, self.book)
+            answer = None if book is None else book.answer(position)
+            if answer is not None:
+                return PositionResult(self.task_id, env.index, answer.score, answer.best_move, False, 0,
+                                      time.process_time() - cpu, peak_rss())
+        search = env.search(spec)
+        ctx = search.ctx
+        ctx[L.C_SALT] = np.uint64(self.salt)
+        ctx[L.C_DEFER_MIN_EMPTY] = 0
+        ctx[L.C_TASK_ID] = np.uint64(self.task_id)
+        ctx[L.C_CTL_SLOT] = np.uint64(env.slot)
+        search.reset(self.node_limit)
+        own, opp = position.stones()
+        score = search.score(own, opp, position.ply, weak=False)
+        cell = -1 if search.aborted else search.best_cell(own, opp, position.ply, score, weak=False)
+        unfinished = search.aborted or cell < 0
+        move = -1 if unfinished else position.move_of_cell(cell)
+        return PositionResult(self.task_id, env.index, score, move, unfinished, search.nodes,
+                              time.process_time() - cpu, peak_rss())
+
+
+AnyTask = Union[Task, HeuristicTask, PositionTask]
+AnyResult = Union[TaskResult, HeuristicResult, PositionResult]
