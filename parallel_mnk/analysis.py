@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from typing import Optional, Union
 
 from . import families, runtime
+from .books.base import Book
+from .books.choose import open_book
 from .options import Limit, Watch
 from .position import Position
 from .rules import GameSpec, MnkError, Value, format_move, ply_of_score, value_of_score, win_score
@@ -48,6 +50,7 @@ class MoveAnalysis:
     nodes: int = 0
     time_s: float = 0.0
     at_once: bool = False
+    book: bool = False   # the score came from an opening book
 
     @property
     def text(self) -> str:
@@ -56,7 +59,7 @@ class MoveAnalysis:
 
     def to_dict(self) -> dict:
         return {"move": self.text, "value": self.value.value, "score": self.score, "ends_game": self.at_once,
-                "nodes": self.nodes, "time_s": round(self.time_s, 6)}
+                "nodes": self.nodes, "time_s": round(self.time_s, 6), "proof": "book" if self.book else None}
 
 
 @dataclass
@@ -122,6 +125,12 @@ class Analysis:
         score = self.score
         return [m.move for m in self.moves if m.score == score]
 
+    @property
+    def from_book(self) -> bool:
+        """True when an opening book gave every move that does not end the game."""
+        searched = [m for m in self.moves if not m.at_once]
+        return bool(searched) and all(m.book for m in searched)
+
     def get(self, move: int) -> Optional[MoveAnalysis]:
         """The entry of ``move``, or None if it is not legal."""
         return self._by_move.get(move)
@@ -159,6 +168,7 @@ class Analysis:
             "moves": [m.to_dict() for m in self.moves],
             "scores": [None if e in (str(ILLEGAL), UNKNOWN) else int(e) for e in self.line_entries()],
             "terminal": self.terminal,
+            "proof": "book" if self.from_book else None,
             "nodes": self.nodes,
             "time_s": round(self.time_s, 6),
         }
@@ -168,7 +178,7 @@ class Analysis:
 def analyze(position: Position, limit: Optional[Limit] = None, *, workers: int = 1, weak: bool = False,
             tt_size: Union[int, str, None] = None, tt_bits: Optional[int] = None, split_depth: Optional[int] = None,
             progress: Optional[bool] = None, time_limit: Optional[float] = None,
-            watch: Optional[Watch] = None) -> Analysis:
+            watch: Optional[Watch] = None, book: Union[Book, str, None] = None) -> Analysis:
     """Value and score of every legal move of ``position`` (see the module doc).
 
     ``limit``: ``Limit(time=S)`` for the whole analysis (or ``time_limit=S``):
@@ -179,6 +189,8 @@ def analyze(position: Position, limit: Optional[Limit] = None, *, workers: int =
     status line on stderr (default: when stderr is a terminal; serial path only).
     ``watch``: a :class:`Watch` another thread stops the analysis with (moves not
     solved by then are ``unknown``, as with a time limit) and reads its nodes from.
+    ``book``: an opening book (or its name, as :func:`solve` takes it) that scores
+    the moves whose positions it covers (``book`` set on their entries).
     """
     spec = position.spec
     spec.require_exact()
@@ -188,7 +200,7 @@ def analyze(position: Position, limit: Optional[Limit] = None, *, workers: int =
     if limit.depth is not None or limit.nodes is not None:
         raise MnkError("analyze takes a time limit only (Limit(time=...))")
     tt_bits = resolve_tt_bits(tt_bits, tt_size)
-    families.load(*families.for_solve(position.spec, parallel=workers > 1))
+    opened = open_book(spec, book) if book is None or isinstance(book, str) else book
     started = time.perf_counter()
     pos = position.copy()
     if pos.is_game_over():
@@ -207,14 +219,31 @@ def analyze(position: Position, limit: Optional[Limit] = None, *, workers: int =
             continue
         score = 0 if out.winner is None else win_score(spec, child.ply)  # the mover made the line
         entries[move] = MoveAnalysis(spec, move, value_of_score(score), None if weak else score, at_once=True)
-
-    if workers == 1:
-        nodes = _search_serial(pos, to_search, entries, weak, limit.time, tt_bits, progress, started, watch)
+    if opened is not None:
+        to_search = [(m, c) for m, c in to_search if not _from_book(opened, m, c, entries, weak)]
+    if to_search:
+        families.load(*families.for_solve(position.spec, parallel=workers > 1))
+    nodes = sum(e.nodes for e in entries.values())   # the book's searches
+    if not to_search:
+        pass
+    elif workers == 1:
+        nodes += _search_serial(pos, to_search, entries, weak, limit.time, tt_bits, progress, started, watch)
     else:
-        nodes = _search_parallel(to_search, entries, weak, limit.time, tt_bits, workers, split_depth, started,
+        nodes += _search_parallel(to_search, entries, weak, limit.time, tt_bits, workers, split_depth, started,
                                  watch)
     moves = [entries.get(m) or MoveAnalysis(spec, m, Value.UNKNOWN, None) for m in pos.legal_moves()]
     return Analysis(pos, moves, weak, nodes, time.perf_counter() - started, workers=workers)
+
+
+def _from_book(book: Book, move: int, child: Position, entries: dict[int, MoveAnalysis], weak: bool) -> bool:
+    """Score ``move`` (to ``child``) from ``book`` into ``entries``; False when it does not cover it."""
+    t0, n0 = time.perf_counter(), book.nodes
+    child_score = book.score(child)
+    if child_score is None:
+        return False
+    entries[move] = MoveAnalysis(child.spec, move, value_of_score(-child_score), None if weak else -child_score,
+                                 book.nodes - n0, time.perf_counter() - t0, book=True)
+    return True
 
 
 def _search_serial(pos: Position, to_search: list[tuple[int, Position]], entries: dict[int, MoveAnalysis],

@@ -8,6 +8,8 @@ import time
 from typing import Optional, TextIO
 
 from . import families, runtime, solver
+from .book_cli import add_book_arg, add_book_parser, best_from_book
+from .books.choose import open_book
 from .analysis import analyze, describe_score, pons_line, render
 from .commands import check_time_limit, game_spec, position_of
 from .options import MAX_SPLIT_DEPTH, PROVERS, Limit, SolveOptions
@@ -22,7 +24,8 @@ PROG = "parallel-mnk"
 PROOF_NAMES = {"pairing": "pairing certificates (the search cut with them)",
                "threats": "wins by continuous fours (the search closed nodes with them)",
                "search": "alpha-beta search",
-               "dfpn": "depth-first proof-number search (df-pn)"}
+               "dfpn": "depth-first proof-number search (df-pn)",
+               "book": "opening book (no search)"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -98,7 +101,7 @@ def _solve_kwargs(args: argparse.Namespace) -> dict:
 
 
 def _solve_one(position: Position, args: argparse.Namespace) -> SolveResult:
-    return solver.solve(position, Limit(time=args.time_limit), **_solve_kwargs(args))
+    return solver.solve(position, Limit(time=args.time_limit), book=args.book, **_solve_kwargs(args))
 
 
 def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
@@ -112,6 +115,7 @@ def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
     if args.checkpoint is not None and args.moves is None and args.board is None:
         raise MnkError("--checkpoint journals one solve: give the position with --moves or --board")
     args.tt_bits = resolve_tt_bits(args.tt_bits, args.tt_size)  # a table too big is refused before any work
+    open_book(spec, args.book)   # and a book that is not one, or of another game
     SolveOptions(limit=Limit(time=args.time_limit), **_solve_kwargs(args))   # and options that do not go together
     startup = families.load(*families.for_solve(spec, parallel=args.workers > 1 or args.backend != "process"
                                                 or args.checkpoint is not None, weak=args.weak,
@@ -171,15 +175,18 @@ def cmd_analyze(args, stdin: TextIO, stdout: TextIO) -> int:
     spec = _spec_from_args(args)
     spec.require_exact()
     args.tt_bits = resolve_tt_bits(args.tt_bits, args.tt_size)  # a table too big is refused before any work
-    startup = families.load(*families.for_solve(spec, parallel=args.workers > 1))
+    book = open_book(spec, args.book)
+    one = None if args.moves is None and args.board is None else position_of(spec, args.moves, args.board)
+    startup = 0.0 if one is not None and book is not None and book.covers(one) else \
+        families.load(*families.for_solve(spec, parallel=args.workers > 1))   # (not when the book answers)
 
     def run(position):
         return analyze(position, Limit(time=args.time_limit), workers=args.workers, weak=args.weak,
-                       tt_bits=args.tt_bits, split_depth=args.split_depth,
+                       tt_bits=args.tt_bits, split_depth=args.split_depth, book=args.book,
                        progress=False if args.json or args.no_progress else None)
 
-    if args.moves is not None or args.board is not None:
-        a = run(position_of(spec, args.moves, args.board))
+    if one is not None:
+        a = run(one)
         stdout.write(json.dumps(a.to_dict()) + "\n" if args.json else render(a))
         if startup > 0 and not args.json:
             stdout.write(f"(kernel start-up: {startup:.2f} s, not counted above)\n")
@@ -233,7 +240,7 @@ def cmd_play(args, stdin: TextIO, stdout: TextIO) -> int:
     hint, undo, board, help, quit. The engine plays perfectly where the exact solver finishes in its
     time (boards of at most 64 cells), and by heuristic search otherwise."""
     return play(_spec_from_args(args), stdin, stdout, human=args.human, time_limit=args.time_limit,
-                workers=args.workers)
+                workers=args.workers, book=args.book)
 
 
 def cmd_best(args, stdin: TextIO, stdout: TextIO) -> int:
@@ -245,6 +252,12 @@ def cmd_best(args, stdin: TextIO, stdout: TextIO) -> int:
     position = position_of(spec, args.moves, args.board)
     if args.width is not None and args.width < 0:
         raise MnkError(f"--width must be 0 (all moves) or more, got {args.width}")
+    hit = None if position.is_game_over() else best_from_book(position, args.book)
+    if hit is not None:
+        answer, d = hit
+        stdout.write(json.dumps(d) + "\n" if args.json else f"{position}\n\nbest move: "
+                     f"{d['best_move']} (opening book {answer.name}: exact score {answer.score:+d})\n")
+        return 0
     r = solver.best_move(position, Limit(time=args.time_limit, depth=args.depth), width=args.width,
                          workers=args.workers)
     if args.json:
@@ -266,7 +279,7 @@ def cmd_serve(args, stdin: TextIO, stdout: TextIO) -> int:
     from .serve import serve   # the HTTP server only when asked for
 
     return serve(args.host, args.port, args.workers, args.max_time, stdout,
-                 sys.stderr if args.verbose else None)
+                 sys.stderr if args.verbose else None, book=args.book)
 
 
 def cmd_warm_up(args, stdin: TextIO, stdout: TextIO) -> int:
@@ -336,6 +349,7 @@ def _add_solve_parser(sub) -> None:
                         "solves of free-placement positions past the first move with 20 or more empty cells, "
                         "else alpha-beta")
     p.add_argument("--json", action="store_true", help="one JSON object per position")
+    add_book_arg(p)
     p.set_defaults(func=cmd_solve)
 
 
@@ -350,6 +364,7 @@ def _add_analyze_parser(sub) -> None:
         time_limit="seconds per position; moves not solved by then are '?' (unknown) and the exit status is 3",
         table="transposition table memory, as for solve")
     p.add_argument("--json", action="store_true", help="one JSON object per position")
+    add_book_arg(p)
     p.set_defaults(func=cmd_analyze)
 
 
@@ -371,6 +386,7 @@ def _add_play_parser(sub) -> None:
     p.add_argument("--time-limit", type=float, default=3.0,
                    help="seconds per engine move or hint (default 3)")
     p.add_argument("--workers", type=int, default=1, help="worker processes of the exact solver (default 1)")
+    add_book_arg(p)
     p.set_defaults(func=cmd_play, split_depth=None)
 
 
@@ -386,6 +402,7 @@ def _add_best_parser(sub) -> None:
     p.add_argument("--workers", type=int, default=1,
                    help="worker processes: root moves searched on the pool (default 1)")
     p.add_argument("--json", action="store_true", help="one JSON object")
+    add_book_arg(p)
     p.set_defaults(func=cmd_best, split_depth=None)
 
 
@@ -400,6 +417,7 @@ def _add_serve_parser(sub) -> None:
     p.add_argument("--max-time", type=float, default=60.0,
                    help="seconds any one search may take (default 60); a request may ask for less")
     p.add_argument("--verbose", action="store_true", help="one line per request on stderr")
+    add_book_arg(p)
     p.set_defaults(func=cmd_serve, split_depth=None)
 
 
@@ -419,6 +437,7 @@ def build_parser() -> argparse.ArgumentParser:
     for add in (_add_solve_parser, _add_analyze_parser, _add_nmk_parser, _add_play_parser, _add_best_parser,
                 _add_serve_parser, _add_warm_up_parser):
         add(sub)
+    add_book_parser(sub, _add_game_args, _add_table_args, _description)
     return parser
 
 

@@ -91,7 +91,7 @@ class Engine:
     """
 
     def __init__(self, spec: GameSpec, time_limit: float = DEFAULT_TIME_LIMIT, workers: int = 1,
-                 tt_bits: Optional[int] = None) -> None:
+                 tt_bits: Optional[int] = None, book: Optional[str] = None) -> None:
         if time_limit is None or time_limit <= 0:
             raise MnkError(f"the time limit must be positive, got {time_limit}")
         if workers < 1:
@@ -99,6 +99,7 @@ class Engine:
         self.spec = spec
         self.time_limit = time_limit
         self.workers = workers
+        self.book = book   # an opening book's name (--book), answering where it covers the position
         self.tt_bits = tt_bits
         self._cache: dict[tuple[int, int], EngineChoice] = {}
 
@@ -120,7 +121,7 @@ class Engine:
         choice = None
         if self.spec.exact_solvable:
             result = solver.solve(position, Limit(time=self.time_limit * EXACT_SHARE), workers=self.workers,
-                                  tt_bits=self.tt_bits, pv=False, progress=False)
+                                  tt_bits=self.tt_bits, pv=False, progress=False, book=self.book)
             if result.value.known and result.best_move is not None:
                 choice = EngineChoice(result.best_move, position.ply, True, result.score)
         if choice is None:
@@ -158,14 +159,14 @@ class Game:
 
     def __init__(self, spec: GameSpec, inp: TextIO, out: TextIO, human=None,
                  time_limit: float = DEFAULT_TIME_LIMIT, workers: int = 1, engine: Optional[Engine] = None,
-                 position: Optional[Position] = None) -> None:
+                 position: Optional[Position] = None, book: Optional[str] = None) -> None:
         self.spec = spec
         self.inp = inp
         self.out = out
         self.human = None if human is None else self._side(str(human))
         if human is not None and self.human is None:
             raise MnkError(f"the human side must be x or o, got {human!r}")
-        self.engine = engine or Engine(spec, time_limit=time_limit, workers=workers)
+        self.engine = engine or Engine(spec, time_limit=time_limit, workers=workers, book=book)
         self.position = position or Position(spec)
 
     # ------------------------------------------------------------ i/o
@@ -343,6 +344,7 @@ class Game:
 
 
 def play(spec: GameSpec, inp: TextIO, out: TextIO, human=None, time_limit: float = DEFAULT_TIME_LIMIT,
-         workers: int = 1) -> int:
-    """Play one game; returns the exit status (see :class:`Game`)."""
-    return Game(spec, inp, out, human=human, time_limit=time_limit, workers=workers).run()
+         workers: int = 1, book: Optional[str] = None) -> int:
+    """Play one game; returns the exit status (see :class:`Game`). ``book``: the
+    opening book the engine reads where it covers the position (a file, ``auto``, ``none``)."""
+    return Game(spec, inp, out, human=human, time_limit=time_limit, workers=workers, book=book).run()

@@ -36,6 +36,7 @@ from typing import Any, Callable, Optional, TextIO
 from urllib.parse import parse_qsl, urlsplit
 
 from . import families, solver
+from .books.choose import open_book
 from .analysis import analyze
 from .commands import check_time_limit, game_spec, position_of
 from .jobs import Busy, Jobs, Replaced
@@ -123,7 +124,8 @@ class Server(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self, host: str, port: int, workers: int = 1, max_time: float = DEFAULT_MAX_TIME,
-                 jobs: Optional[Jobs] = None, log: Optional[TextIO] = None, tt_bits: Optional[int] = None) -> None:
+                 jobs: Optional[Jobs] = None, log: Optional[TextIO] = None, tt_bits: Optional[int] = None,
+                 book: Optional[str] = "auto") -> None:
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise MnkError(f"--workers must be at least 1, got {workers}")
         if not max_time > 0:
@@ -133,6 +135,7 @@ class Server(ThreadingHTTPServer):
         self.jobs = jobs if jobs is not None else Jobs()
         self.log = log
         self.tt_bits = resolve_tt_bits(tt_bits)
+        self.book = book   # the opening book of analyze and solve (--book: a file, auto or none)
         self.files = static_files()
         self.loopback = _is_loopback(host)
         try:
@@ -172,14 +175,14 @@ class Server(ThreadingHTTPServer):
         limit, weak, position = self.limit(params), _flag(params, "weak"), _position(params, exact=True)
         return self.jobs.run(_client(params), "analyze", lambda watch: analyze(
             position, limit, workers=self.workers, weak=weak, tt_bits=self.tt_bits, progress=False,
-            watch=watch).to_dict())
+            watch=watch, book=self.book).to_dict())
 
     def api_solve(self, params: dict[str, str]) -> dict[str, Any]:
         """What ``parallel-mnk solve --json`` prints for the position of ``params``."""
         limit, weak, position = self.limit(params), _flag(params, "weak"), _position(params, exact=True)
         return self.jobs.run(_client(params), "solve", lambda watch: solver.solve(
             position, limit, workers=self.workers, weak=weak, tt_bits=self.tt_bits, progress=False,
-            watch=watch).to_dict())
+            watch=watch, book=self.book).to_dict())
 
     def api_best(self, params: dict[str, str]) -> dict[str, Any]:
         """What ``parallel-mnk best --json`` prints: ``depth`` plies (4 when neither
@@ -316,10 +319,12 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1, max_time: float = DEFAULT_MAX_TIME,
-          out: TextIO = sys.stdout, log: Optional[TextIO] = None) -> int:
-    """Load the kernels, start the pool, listen on ``host``:``port`` and answer until
-    Ctrl-C; writes the address to ``out`` first. Returns the exit status (0)."""
-    server = Server(host, port, workers, max_time, log=log)
+          out: TextIO = sys.stdout, log: Optional[TextIO] = None, book: Optional[str] = "auto") -> int:
+    """Load the kernels (and Connect Four's opening ``book``: a file, ``auto`` or
+    ``none``), start the pool, listen on ``host``:``port`` and answer until Ctrl-C;
+    writes the address to ``out`` first. Returns the exit status (0)."""
+    open_book(families.CONNECT_FOUR, book)   # read once now, not in the first request (a bad file: an error now)
+    server = Server(host, port, workers, max_time, log=log, book=book)
     try:
         families.load("gravity", families.exact_family(families.CONNECT_FOUR), "free", "limited",
                       *(["pool"] if workers > 1 else []))   # any game may be asked, Connect Four first

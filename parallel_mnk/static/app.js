@@ -310,7 +310,8 @@ function describe(game, over) {
       : b.loss_in !== null ? `loses in ${Math.ceil(b.loss_in / 2)}` : `heuristic ${b.score}`}, depth ${b.depth}; not exact)` : "";
   $("line").textContent = over || !s || !s.pv.length ? "" : `perfect line: ${s.pv.join(" ")}`;
   const f = a || b;
-  $("figures").textContent = f && !over ? `${f.nodes.toLocaleString()} nodes, ${f.time_s.toFixed(3)} s` : "";
+  $("figures").textContent = f && !over ? `${f.nodes.toLocaleString()} nodes, ${f.time_s.toFixed(3)} s`
+    + (a && a.proof === "book" ? " (from the opening book)" : "") : "";
   $("hint").textContent = spec.cols * spec.rows > MAX_EXACT
     ? `${spec.cols}x${spec.rows} has more than ${MAX_EXACT} cells: the exact solver does not take it, so the depth-limited engine suggests a move (not exact).`
     : spec.gravity ? "Click a column to drop a stone." : "Click an empty cell to put a stone.";
