@@ -218,11 +218,13 @@ def test_json_fields():
     code, out = run([*TTT, "--moves", "a1,b1,a2,b2", "--json", "--workers", "1"])
     assert code == 0
     d = json.loads(out)
-    assert set(d) == {"value", "score", "to_move", "best_moves", "moves", "scores", "terminal", "nodes", "time_s"}
+    assert set(d) == {"value", "score", "to_move", "best_moves", "moves", "scores", "terminal", "nodes", "time_s",
+                      "proof"}
     assert (d["value"], d["score"], d["to_move"], d["best_moves"], d["terminal"]) == ("win", 3, "X", ["a3"], False)
     assert [m["move"] for m in d["moves"]] == ["a3", "b3", "c3", "c2", "c1"]
     for m in d["moves"]:
-        assert set(m) == {"move", "value", "score", "ends_game", "nodes", "time_s"}
+        assert set(m) == {"move", "value", "score", "ends_game", "nodes", "time_s", "proof"}
+        assert m["proof"] is None   # (no book here)
         assert m["value"] == value_of_score(m["score"])
     assert d["moves"][0] == {**d["moves"][0], "score": 3, "ends_game": True}
     # one entry per cell, row-major from the top-left; null on taken cells
@@ -298,7 +300,8 @@ def test_bad_input_is_one_line_on_stderr_exit_2(capsys, argv):
 
 
 def test_time_limit_gives_unknown_entries_and_exit_3():
-    argv = ["--game", "connect4", "--moves", "44", "--time-limit", "0.05", "--workers", "1", "--tt-bits", "20"]
+    argv = ["--game", "connect4", "--moves", "44", "--time-limit", "0.05", "--workers", "1", "--tt-bits", "20",
+            "--book", "none"]
     code, out = run(argv)
     assert code == 3
     assert "value: unknown (stopped by the time limit" in out

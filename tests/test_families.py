@@ -61,7 +61,7 @@ def test_warm_up_refuses_an_unknown_family_in_one_line(capsys):
     assert main(["warm-up", "--families", "gravity,nope"], stdout=io.StringIO()) == 2
     err = capsys.readouterr().err
     assert err == ("parallel-mnk: error: not a kernel family: nope (choose from gravity, free, proofs, limited, "
-                   "pool, or gravity@COLSxROWSkK for a board's own build)\n")
+                   "pool, book, or gravity@COLSxROWSkK for a board's own build)\n")
 
 
 def test_every_entry_point_has_one_signature_and_refuses_others():

@@ -175,7 +175,8 @@ def test_cli_module_runs():
 @pytest.mark.parametrize("target", ["process", "group"])
 def test_ctrl_c_stops_the_cli_and_every_worker(target):
     """SIGINT to the CLI alone, or to its whole process group (a terminal's Ctrl-C)."""
-    proc = subprocess.Popen(cli_command("solve", "--game", "connect4", "--moves", "4453", "--workers", "2"),
+    proc = subprocess.Popen(cli_command("solve", "--game", "connect4", "--moves", "4453", "--workers", "2",
+                                        "--book", "none"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
                             start_new_session=True)
     try:

@@ -61,7 +61,7 @@ def query(pos: Position, by_board: bool = False) -> str:
 
 @pytest.fixture(scope="module")
 def server():
-    with web_server(max_time=30) as s:
+    with web_server(max_time=30, book="none") as s:   # (HARD must be searched: the book would answer it)
         yield s
 
 
@@ -273,7 +273,7 @@ def test_a_new_request_from_the_same_page_stops_the_one_it_replaces(server, kind
 
 
 def test_one_search_at_a_time_others_wait_or_are_refused():
-    with web_server(jobs=Jobs(max_waiting=1, wait_s=20)) as s:
+    with web_server(jobs=Jobs(max_waiting=1, wait_s=20), book="none") as s:
         first, first_box = in_thread(s, f"/api/solve?{HARD}&time_limit=1.5&client=a")
         wait_status(s, "a", "searching")
         second, second_box = in_thread(s, "/api/analyze?game=tictactoe&client=b")
@@ -285,7 +285,7 @@ def test_one_search_at_a_time_others_wait_or_are_refused():
         assert first_box["status"] == 200 and first_box["body"]["value"] == "unknown"   # its own time limit
         assert second_box["status"] == 200 and second_box["end"] >= first_box["end"] - 0.05
         assert s.jobs.searches == 2
-    with web_server(jobs=Jobs(max_waiting=4, wait_s=0.5)) as s:
+    with web_server(jobs=Jobs(max_waiting=4, wait_s=0.5), book="none") as s:
         first, _ = in_thread(s, f"/api/solve?{HARD}&time_limit=3&client=a")
         wait_status(s, "a", "searching")
         status, got = get(s, "/api/solve?game=tictactoe&client=b")   # waits 0.5 s, then refused

@@ -1,0 +1,211 @@
+"""Opening books: our own (built, resumed, checked against naive.py), Thill's 12-ply
+Connect Four database (its values mapped to our scores, checked against our
+search), and the ``--book`` option of the front ends."""
+from __future__ import annotations
+
+import io
+import json
+import random
+import sqlite3
+
+import pytest
+
+from checks import check_best_move, random_positions, serial_score
+from naive import naive_score
+from parallel_mnk import GameSpec, Position, solve
+from parallel_mnk.analysis import analyze
+from parallel_mnk.books import base, choose, thill
+from parallel_mnk.books.base import canonical, positions_by_ply
+from parallel_mnk.books.store import BookFile
+from parallel_mnk.cli import main
+from parallel_mnk.rules import MnkError
+from parallel_mnk.solver import build_book
+
+FREE = GameSpec(4, 3, 3, False)
+GRAVITY = GameSpec(5, 4, 3, True)
+C4 = GameSpec(7, 6, 4, True)
+needs_thill = pytest.mark.skipif(thill.installed_path() is None,
+                                 reason="bitbully-databases (the 'books' extra) is not installed")
+
+
+def run(argv: list[str]) -> tuple[int, str]:
+    """The exit status and standard output of ``parallel-mnk argv``."""
+    out = io.StringIO()
+    return main(argv, stdin=io.StringIO(""), stdout=out), out.getvalue()
+
+
+def _entries(book: BookFile) -> dict[str, tuple[int, int, int]]:
+    return {key: (ply, score, move) for key, ply, score, move, _ in book.rows()}
+
+
+@pytest.mark.parametrize("spec,plies", [(FREE, 4), (GRAVITY, 5)], ids=["free-4x3k3", "gravity-5x4k3"])
+def test_a_built_book_holds_every_position_with_naive_scores_and_best_moves(tmp_path, spec, plies):
+    book, report = build_book(spec, plies, tmp_path / "b.sqlite", tt_bits=16)
+    layers = dict(positions_by_ply(spec, plies))
+    assert report.entries == sum(len(v) for v in layers.values()) == book.stats()["entries"]
+    assert report.leaves == len(layers[plies]) and report.derived == report.entries - report.leaves
+    for ply, positions in layers.items():
+        for pos in positions:
+            answer = book.answer(pos)
+            assert answer is not None, pos
+            assert answer.score == naive_score(spec, pos.x, pos.o), pos
+            check_best_move(pos, answer.best_move, answer.score, weak=False)
+    assert book.complete
+    book.close()
+
+
+def test_every_symmetric_image_reads_its_own_best_move(tmp_path):
+    spec = GameSpec(4, 4, 3, False)
+    book, _ = build_book(spec, 2, tmp_path / "b.sqlite", tt_bits=16)
+    for pos in random_positions(spec, 6, 2, seed=3):
+        answer = book.answer(pos)
+        for perm in base.symmetries(spec):
+            image = Position(spec)
+            image.x, image.o = base._map_bits(pos.x, perm), base._map_bits(pos.o, perm)
+            assert canonical(image).key == canonical(pos).key
+            moved = book.answer(image)
+            assert moved is not None and moved.score == answer.score
+            check_best_move(image, moved.best_move, moved.score, weak=False)
+
+
+def test_a_killed_build_resumes_without_losing_an_entry(tmp_path, monkeypatch):
+    out = tmp_path / "b.sqlite"
+    whole, _ = build_book(GRAVITY, 4, tmp_path / "whole.sqlite", tt_bits=16)
+    real = BookFile.add
+    calls = {"n": 0}
+
+    def dies_after_ten(self, rows):
+        calls["n"] += 1
+        if calls["n"] > 10:
+            raise KeyboardInterrupt
+        real(self, rows)
+
+    monkeypatch.setattr(BookFile, "add", dies_after_ten)
+    with pytest.raises(KeyboardInterrupt):
+        build_book(GRAVITY, 4, out, tt_bits=16)
+    monkeypatch.setattr(BookFile, "add", real)
+    with pytest.raises(MnkError, match="--checkpoint"):
+        build_book(GRAVITY, 4, out, tt_bits=16)
+    book, report = build_book(GRAVITY, 4, out, tt_bits=16, resume=True)
+    assert report.resumed == 10 and report.entries == len(_entries(whole)) - 10
+    scores = {k: v[:2] for k, v in _entries(book).items()}   # (best moves may be other moves of equal score)
+    assert scores == {k: v[:2] for k, v in _entries(whole).items()}
+
+
+def test_the_pool_builds_the_same_book_with_every_position_one_task(tmp_path):
+    serial, _ = build_book(GRAVITY, 5, tmp_path / "s.sqlite", tt_bits=16)
+    pooled, report = build_book(GRAVITY, 5, tmp_path / "p.sqlite", workers=2, tt_bits=16)
+    assert {k: v[:2] for k, v in _entries(pooled).items()} == {k: v[:2] for k, v in _entries(serial).items()}
+    assert sum(w[1] for w in report.per_worker) == report.leaves
+    for key, (ply, score, _) in list(_entries(pooled).items())[:40]:
+        pos = Position.from_board(GRAVITY, key)
+        check_best_move(pos, pooled.answer(pos).best_move, score, weak=False)
+
+
+def test_a_position_past_the_task_limit_is_solved_by_the_pools_split(tmp_path, monkeypatch):
+    book, report = build_book(GameSpec(5, 5, 4, True), 2, tmp_path / "b.sqlite", workers=2, tt_bits=16,
+                              task_nodes=1)
+    assert report.split_leaves > 0 and report.leaves + report.split_leaves == book.stats()["entries_per_ply"]["2"]
+    for key, ply, score, _, _ in book.rows():
+        assert score == serial_score(Position.from_board(book.spec, key))
+
+
+def test_solve_and_analyze_answer_from_a_book_as_the_search_does(tmp_path):
+    build_book(GRAVITY, 4, tmp_path / "b.sqlite", tt_bits=16)[0].close()
+    path = str(tmp_path / "b.sqlite")
+    for pos in random_positions(GRAVITY, 8, (0, 4), seed=5):
+        r = solve(pos, book=path, tt_bits=16)
+        assert r.proof == "book" and r.score == serial_score(pos)
+        assert r.pv and r.pv[0] == r.best_move   # the line goes on past the book by search
+        a, plain = analyze(pos, book=path, tt_bits=16), analyze(pos, tt_bits=16)
+        assert [m.score for m in a.moves] == [m.score for m in plain.moves]
+        assert a.to_dict()["proof"] == ("book" if pos.ply < 4 else None)   # (the children of ply 4 are not in it)
+    deep = random_positions(GRAVITY, 1, 6, seed=1, quiet=True)[0]
+    assert solve(deep, book=path, tt_bits=16).proof != "book"
+
+
+def test_bad_books_and_bad_builds_are_one_line_errors(tmp_path, capsys):
+    path = tmp_path / "b.sqlite"
+    build_book(GRAVITY, 2, path, tt_bits=16)[0].close()
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"not a database at all" * 50)
+    empty = tmp_path / "empty.sqlite"
+    sqlite3.connect(empty).close()
+    cases = [["solve", "--game", "connect4", "--moves", "4", "--book", str(path)],   # another game
+             ["solve", "--cols", "5", "--rows", "4", "--k", "3", "--gravity", "--book", str(junk)],
+             ["analyze", "--cols", "5", "--rows", "4", "--k", "3", "--gravity", "--book", str(empty)],
+             ["book", "info", str(tmp_path / "missing.sqlite")],
+             ["book", "build", "--cols", "3", "--rows", "3", "--k", "3", "--plies", "9", "--out", str(tmp_path / "x")],
+             ["book", "build", "--cols", "5", "--rows", "4", "--k", "3", "--gravity", "--plies", "3",
+              "--out", str(path), "--workers", "1"],   # another book's file
+             ["book", "build", "--game", "connect4", "--plies", "2"]]
+    for argv in cases:
+        assert run(argv)[0] == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith("parallel-mnk: error:") and err.count("\n") == 1, (argv, err)
+    with pytest.raises(MnkError, match="not Thill"):
+        thill.ThillBook(junk)
+
+
+def test_the_book_commands_build_describe_and_check(tmp_path):
+    out = str(tmp_path / "b.sqlite")
+    rc, text = run(["book", "build", "--cols", "4", "--rows", "3", "--k", "3", "--plies", "3", "--out", out,
+                    "--workers", "1", "--json"])
+    built = json.loads(text)
+    assert rc == 0 and built["complete"] and built["entries"] == sum(built["entries_per_ply"].values())
+    rc, text = run(["book", "info", out, "--json"])
+    assert rc == 0 and json.loads(text)["entries"] == built["entries"]
+    rc, text = run(["book", "check", out, "--sample", "5", "--workers", "1", "--json"])
+    assert rc == 0 and json.loads(text) | {"time_s": 0} == {"checked": 5, "wrong": [], "time_s": 0}
+    db = sqlite3.connect(out)   # a wrong entry is found
+    with db:
+        db.execute("UPDATE entries SET score = score + 1")
+    db.close()
+    rc, text = run(["book", "check", out, "--sample", "3", "--workers", "1", "--json"])
+    assert rc == 1 and len(json.loads(text)["wrong"]) == 3
+
+
+# ------------------------------------------------------------------ Thill's database
+@needs_thill
+def test_thills_values_map_to_our_scores_on_positions_the_test_picks():
+    book = choose.open_book(C4, "auto")
+    rng = random.Random(12)
+    positions = random_positions(C4, 10, 12, rng=rng, quiet=True) + random_positions(C4, 6, (9, 11), rng=rng,
+                                                                                       quiet=True)
+    for pos in positions:
+        assert book.score(pos) == solve(pos, book="none", pv=False).score, pos
+
+
+@needs_thill
+def test_thill_answers_the_empty_board_and_its_moves_as_known():
+    a = analyze(Position(C4), book="auto")
+    assert [m.score for m in a.moves] == [-2, -1, 0, 1, 0, -1, -2] and a.to_dict()["proof"] == "book"
+    r = solve(Position.from_moves(C4, "44"), book="auto")
+    assert (r.score, r.proof) == (1, "book")
+    middle = random_positions(C4, 1, 10, seed=2, quiet=True)[0]
+    assert solve(middle, book="auto").proof == "book" and solve(middle, book="none").proof != "book"
+
+
+@needs_thill
+def test_the_best_command_reads_the_book():
+    rc, text = run(["best", "--game", "connect4", "--moves", "", "--json"])
+    assert rc == 0 and json.loads(text) == {"best_move": "4", "score": 1, "proof": "book",
+                                                   "book": "thill-12ply"}
+
+
+@needs_thill
+def test_a_connect_four_book_built_on_thills_leaves(tmp_path):
+    book, report = build_book(C4, 2, tmp_path / "c4.sqlite", workers=2, tt_bits=16)
+    assert report.leaf_nodes == 0 and book.stats()["entries_per_ply"] == {"0": 1, "1": 4, "2": 25}
+    assert book.answer(Position(C4)).score == 1 and book.answer(Position(C4)).best_move == 3
+
+
+@needs_thill
+def test_the_web_board_gets_the_starts_scores_from_the_book():
+    from checks import web_server
+    import urllib.request
+
+    with web_server(book="auto") as server:
+        with urllib.request.urlopen(server.url + "api/analyze?game=connect4&moves=4") as r:
+            d = json.loads(r.read())
+    assert d["scores"] == [-4, -2, -2, -1, -2, -2, -4] and d["proof"] == "book"   # (our search: 48 s, 277 M nodes)
