@@ -10,9 +10,9 @@ is solved after the others by a parallel solve of its own (the pool's split,
 best move from its children's (negamax: a win at once and a full board by the
 rules, otherwise minus the child's stored score), without search.
 
-Each finished entry is committed to the book file as it arrives (``synchronous``
-off: a killed process loses nothing SQLite was handed); a build run again with
-``resume`` skips every entry the file holds.
+Each finished entry is committed to the book file as it arrives (:mod:`..books.store`:
+a killed process loses none); a build run again with ``resume`` skips every entry
+the file holds.
 """
 from __future__ import annotations
 
