@@ -111,11 +111,14 @@ def _from_book(position: Position, book: Book, opts: SolveOptions) -> Optional[S
                        proof="book")
 
 
+MOVE_SEARCH_TT_BITS = 20   # the best move under a known score: small searches (a big new table costs its page faults)
+
+
 def _move_by_search(position: Position, score: int, opts: SolveOptions, name: str) -> tuple[BookAnswer, int]:
     """A move that keeps the book's ``score`` of ``position``, found by null-window
     searches of its moves (:meth:`Search.best_cell`); and the nodes they took."""
     families.load(*families.for_solve(position.spec))
-    search = Search(position.spec, transposition_table(opts.tt_bits))
+    search = Search(position.spec, transposition_table(min(opts.tt_bits, MOVE_SEARCH_TT_BITS)))
     own, opp = position.stones()
     cell = search.best_cell(own, opp, position.ply, score, weak=False)
     return BookAnswer(score, position.move_of_cell(cell), name), search.nodes
