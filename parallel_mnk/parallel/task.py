@@ -217,10 +217,11 @@ class PositionTask:
         position = Position.from_board(spec, format_board_text(spec, self.x, self.o))
         if self.book is not None:
             book = open_book(spec, self.book)
+            before = 0 if book is None else book.nodes
             answer = None if book is None else book.answer(position)
-            if answer is not None:
-                return PositionResult(self.task_id, env.index, answer.score, answer.best_move, False, 0,
-                                      time.process_time() - cpu, peak_rss())
+            if answer is not None:   # (nodes: the book's own search, if it searches)
+                return PositionResult(self.task_id, env.index, answer.score, answer.best_move, False,
+                                      book.nodes - before, time.process_time() - cpu, peak_rss())
         search = env.search(spec)
         ctx = search.ctx
         ctx[L.C_SALT] = np.uint64(self.salt)
