@@ -16,11 +16,11 @@ import sys
 import time
 from pathlib import Path
 
-from bench import (common, plots, suite_boards, suite_cluster, suite_connect4, suite_gravity, suite_scaling, suite_seed,
-                   suite_startup)
+from bench import (common, plots, suite_books, suite_boards, suite_cluster, suite_connect4, suite_gravity,
+                   suite_scaling, suite_seed, suite_startup)
 from bench.peers import Peer
 
-SUITES = ["startup", "connect4", "gravity", "boards", "scaling", "seed1", "seed2", "connect4-empty", "cluster"]
+SUITES = ["startup", "connect4", "gravity", "boards", "scaling", "seed1", "seed2", "connect4-empty", "cluster", "books"]
 QUICK_SUITES = ["startup", "connect4", "boards", "scaling", "seed1", "seed2"]
 
 
@@ -124,6 +124,8 @@ def main(argv=None) -> int:
             rows += suite_boards.run(boards=suite_boards.EMPTY_CONNECT4, weak=True, log=log)
         elif suite == "cluster":
             rows += suite_cluster.run(quick=args.quick, repeat=args.repeat, log=log)
+        elif suite == "books":
+            rows += suite_books.run(quick=args.quick, log=log)
     common.write_results(out, rows, facts)
     written = plots.write_plots(out, rows, log=print)
     print()

@@ -210,3 +210,17 @@ def test_process_backend_never_imports_ray():
             "assert 'ray' not in sys.modules, 'ray was imported'\nsys.exit(rc)")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert p.returncode == 0, p.stderr
+
+
+def test_a_book_built_on_ray_holds_the_pools_entries(ray_session, tmp_path):
+    from parallel_mnk.solver import build_book
+
+    spec = GameSpec(5, 4, 3, True)
+    on_ray, report = build_book(spec, 4, tmp_path / "ray.sqlite", workers=2, backend="ray", tt_bits=TT_BITS)
+    on_pool, _ = build_book(spec, 4, tmp_path / "pool.sqlite", workers=2, tt_bits=TT_BITS)
+    scores = {key: score for key, _, score, _, _ in on_ray.rows()}
+    assert scores == {key: score for key, _, score, _, _ in on_pool.rows()}
+    assert sum(w[1] for w in report.per_worker) == report.leaves > 0   # every leaf a Ray task
+    for key, _, score, _, _ in on_ray.rows()[:30]:
+        pos = Position.from_board(spec, key)
+        check_best_move(pos, on_ray.answer(pos).best_move, score, weak=False)

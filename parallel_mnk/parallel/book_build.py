@@ -35,6 +35,7 @@ from .driver import solve_parallel
 from .task import AnyResult, PositionResult, PositionTask, WorkerEnv
 
 _task_ids = itertools.count(1)
+BAR = 30   # characters of the progress bar
 
 
 @dataclass
@@ -72,8 +73,9 @@ def build(book: BookFile, *, workers: int, backend: str, address: Optional[str],
 
     def status() -> str:
         done = len(stored)
-        return (f"book {spec.describe()} up to {book.plies} plies: {done}/{total} entries, "
-                f"{report.leaf_nodes / 1e6:.1f} M nodes, {line.elapsed():.0f} s")
+        filled = BAR * done // max(total, 1)
+        return (f"book {spec.describe()} up to {book.plies} plies [{'#' * filled}{'.' * (BAR - filled)}] "
+                f"{done}/{total} entries, {report.leaf_nodes / 1e6:.1f} M nodes, {line.elapsed():.0f} s")
 
     def record(position: Position, score: int, move: int, nodes: int) -> None:
         c = canonical(position)

@@ -219,7 +219,7 @@ class PositionTask:
             book = open_book(spec, self.book)
             before = 0 if book is None else book.nodes
             answer = None if book is None else book.answer(position)
-            if answer is not None:   # (nodes: the book's own search, if it searches)
+            if book is not None and answer is not None:   # (nodes: the book's own search, if it searches)
                 return PositionResult(self.task_id, env.index, answer.score, answer.best_move, False,
                                       book.nodes - before, time.process_time() - cpu, peak_rss())
         search = env.search(spec)
