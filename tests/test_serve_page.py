@@ -12,6 +12,7 @@ when ``$REQUIRE_BROWSER`` is set, as CI does).
 from __future__ import annotations
 
 import os
+import re
 import time
 from pathlib import Path
 
@@ -104,7 +105,8 @@ def test_clicks_show_the_scores_analyze_computes(browser_page, tmp_path):
         ready(page, after)
         took.append(time.perf_counter() - t0)
         assert took[-1] < 10, "the scores never came (a hang)"
-        searched.append(float(page.inner_text("#figures").split()[-2]))
+        figures = page.inner_text("#figures")   # "N nodes, T s" (+ " (from the opening book)")
+        searched.append(float(re.search(r"([0-9.]+) s", figures).group(1)))
         in_page.append(page.evaluate(f"window.stopwatch.ready['{after}'] - window.stopwatch.click") / 1000)
         assert drawn_scores(page) == expected_scores(target)
     for times in (took, in_page, searched):
@@ -169,4 +171,20 @@ def test_boards_over_64_cells_get_the_depth_limited_engine_and_say_so(browser_pa
     suggested = page.query_selector_all("#board [data-move].best")
     assert len(suggested) == 1 and suggested[0].inner_text() == "best"
     assert suggested[0].get_attribute("data-move") in page.inner_text("#best")
+    assert not errors
+
+
+def test_the_connect_four_start_shows_its_seven_scores_from_the_book(browser_page):
+    from parallel_mnk.books import thill
+
+    if thill.installed_path() is None:
+        pytest.skip("bitbully-databases (the 'books' extra) is not installed")
+    server, page, errors = browser_page
+    t0 = time.perf_counter()
+    page.goto(f"http://127.0.0.1:{server.server_address[1]}/?game=connect4&moves=")
+    page.wait_for_selector("#figures:not(:empty)", timeout=TIMEOUT_MS)   # the analysis came
+    seconds = time.perf_counter() - t0
+    print(f"\nConnect Four start, page load to the seven scores drawn: {seconds:.3f} s")
+    assert list(drawn_scores(page).values()) == ["-2", "-1", "0", "+1", "0", "-1", "-2"]
+    assert page.inner_text("#figures").endswith("(from the opening book)")
     assert not errors
