@@ -148,12 +148,17 @@ def build_book(spec: GameSpec, plies: int, out: Union[str, Path], *, workers: in
     bits = resolve_tt_bits(tt_bits, tt_size)
     leaves = open_book(spec, leaf_book)   # loaded before the pool forks, so the workers share it
     families.load(*families.for_solve(spec, parallel=workers > 1 or backend != "process"))
+    new = not Path(out).exists()
     book = BookFile.create(out, spec, plies, resume)
     try:
         report = build(book, workers=workers, backend=backend, address=address, tt_bits=bits, task_nodes=task_nodes,
                        leaf_book=None if leaves is None else leaf_book, progress=progress)
     except BaseException:
+        empty = new and not book.keys()
         book.close()
+        if empty:   # nothing was built (no Ray, say): leave no file that a rerun would have to --checkpoint
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{out}{suffix}").unlink(missing_ok=True)
         raise
     return book, report
 

@@ -210,3 +210,15 @@ def test_the_web_board_gets_the_starts_scores_from_the_book():
         with urllib.request.urlopen(server.url + "api/analyze?game=connect4&moves=4") as r:
             d = json.loads(r.read())
     assert d["scores"] == [-4, -2, -2, -1, -2, -2, -4] and d["proof"] == "book"   # (our search: 48 s, 277 M nodes)
+
+
+def test_a_build_that_fails_before_its_first_entry_leaves_no_file(tmp_path, monkeypatch):
+    import parallel_mnk.solver as solver_module
+
+    def no_backend(*args, **kw):
+        raise MnkError("the ray backend needs Ray")
+
+    monkeypatch.setattr(solver_module, "build", no_backend)
+    with pytest.raises(MnkError, match="needs Ray"):
+        build_book(GRAVITY, 2, tmp_path / "b.sqlite", tt_bits=16)
+    assert list(tmp_path.iterdir()) == []   # a rerun needs no --checkpoint
