@@ -35,7 +35,8 @@ def test_task_and_result_records_pickle():
         assert pickle.loads(pickle.dumps(task, protocol=proto)) == task
 
 
-@pytest.mark.parametrize("spec", [GameSpec(3, 3, 3), GameSpec(4, 4, 4), GameSpec(4, 4, 3, True), GameSpec(5, 4, 4, True)],
+@pytest.mark.parametrize("spec", [GameSpec(3, 3, 3), GameSpec(4, 4, 4), GameSpec(4, 4, 3, True),
+                                  pytest.param(GameSpec(5, 4, 4, True), marks=pytest.mark.slow)],   # 9 s: CI runs it
                          ids=spec_id)
 def test_task_results_are_labelled_as_strongly_as_their_window_allows(spec):
     """A worker's result for a task is a fail-soft value and its kind. A value
