@@ -10,6 +10,7 @@ from typing import Optional, TextIO
 from . import families, runtime, solver
 from .book_cli import add_book_arg, add_book_parser, best_from_book
 from .books.choose import open_book
+from .verify_cli import add_certificate_arg, add_verify_parser
 from .analysis import analyze, describe_score, pons_line, render
 from .commands import check_time_limit, game_spec, position_of
 from .options import MAX_SPLIT_DEPTH, PROVERS, Limit, SolveOptions
@@ -101,7 +102,8 @@ def _solve_kwargs(args: argparse.Namespace) -> dict:
 
 
 def _solve_one(position: Position, args: argparse.Namespace) -> SolveResult:
-    return solver.solve(position, Limit(time=args.time_limit), book=args.book, **_solve_kwargs(args))
+    return solver.solve(position, Limit(time=args.time_limit), book=args.book, certificate=args.certificate,
+                        **_solve_kwargs(args))
 
 
 def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
@@ -112,8 +114,9 @@ def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
     spec.require_exact()
     if args.address is not None and args.backend != "ray":
         raise MnkError("--address is for --backend ray")
-    if args.checkpoint is not None and args.moves is None and args.board is None:
-        raise MnkError("--checkpoint journals one solve: give the position with --moves or --board")
+    for option in ("checkpoint", "certificate"):
+        if getattr(args, option) is not None and args.moves is None and args.board is None:
+            raise MnkError(f"--{option} is for one solve: give the position with --moves or --board")
     args.tt_bits = resolve_tt_bits(args.tt_bits, args.tt_size)  # a table too big is refused before any work
     open_book(spec, args.book)   # and a book that is not one, or of another game
     SolveOptions(limit=Limit(time=args.time_limit), **_solve_kwargs(args))   # and options that do not go together
@@ -350,6 +353,7 @@ def _add_solve_parser(sub) -> None:
                         "else alpha-beta")
     p.add_argument("--json", action="store_true", help="one JSON object per position")
     add_book_arg(p)
+    add_certificate_arg(p)
     p.set_defaults(func=cmd_solve)
 
 
@@ -438,6 +442,7 @@ def build_parser() -> argparse.ArgumentParser:
                 _add_serve_parser, _add_warm_up_parser):
         add(sub)
     add_book_parser(sub, _add_game_args, _add_table_args, _description)
+    add_verify_parser(sub, _description)
     return parser
 
 

@@ -70,6 +70,7 @@ class SolveResult:
     workers: list[WorkerStats] = field(default_factory=list)
     terminal: bool = False
     checkpoint: Optional[dict] = None  # journal figures of a solve with a checkpoint
+    certificates: Optional[list] = None   # the mnk-proof/1 files written for the value (solve(certificate=))
     proof: Optional[str] = None        # which prover settled the value (:func:`prover_of`)
 
     def to_dict(self) -> dict[str, Any]:
@@ -84,6 +85,7 @@ class SolveResult:
             "time_s": round(self.time_s, 6),
             "proof": self.proof,
             **({} if self.checkpoint is None else {"checkpoint": self.checkpoint}),
+            **({} if self.certificates is None else {"certificates": self.certificates, "certified": "value"}),
         }
 
 

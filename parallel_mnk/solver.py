@@ -22,7 +22,8 @@ from .parallel.driver import solve_parallel
 from .parallel.heuristic import best_move_parallel
 from .position import Position
 from .results import LimitedResult, SolveResult, WorkerStats
-from .rules import GameSpec, MnkError, value_of_score
+from .prover.certificate import claims_of, extract, write
+from .rules import GameSpec, MnkError, UnsupportedError, value_of_score
 from .search import Search, solve_serial
 from .ttable import resolve_tt_bits, transposition_table
 
@@ -32,7 +33,7 @@ def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = Fal
           progress: Optional[bool] = None, split_depth: Optional[int] = None, serial_budget: Optional[int] = None,
           backend: str = "process", address: Optional[str] = None, checkpoint: Union[str, Path, None] = None,
           time_limit: Optional[float] = None, watch: Optional[Watch] = None, prover: str = "auto",
-          book: Union[Book, str, None] = None) -> SolveResult:
+          book: Union[Book, str, None] = None, certificate: Union[str, Path, None] = None) -> SolveResult:
     """Solve ``position`` for the side to move: value, exact score, best move, line.
 
     ``limit``: :class:`Limit` (``time`` seconds, ``nodes``); past it the value is
@@ -54,7 +55,10 @@ def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = Fal
     df-pn settled the value. ``book``: an opening book (:class:`Book`, or a file,
     ``"auto"`` or ``"none"``: :func:`parallel_mnk.books.choose.open_book`) that answers
     the positions it covers without search (``proof`` ``"book"``; the line goes on
-    by search past the book's last ply); not with a checkpoint.
+    by search past the book's last ply); not with a checkpoint. ``certificate``: a
+    folder where the value (win, draw or loss; not the exact score) is written as
+    mnk-proof/1 certificates (:mod:`parallel_mnk.prover.certificate`), one file per
+    claim it needs, listed in ``certificates``; the book is not used then.
 
     Parallel only: ``split_depth`` plies of the split tree (1 = plain root
     splitting; 0 = Lazy SMP: the root is the one task and every worker joins it
@@ -71,6 +75,8 @@ def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = Fal
                         tt_bits=resolve_tt_bits(tt_bits, tt_size), pv=pv, progress=progress,
                         split_depth=split_depth, serial_budget=serial_budget, backend=backend, address=address,
                         checkpoint=checkpoint, watch=watch, prover=prover)
+    if certificate is not None:
+        return _certified(position, opts, Path(certificate))
     opened = open_book(position.spec, book) if book is None or isinstance(book, str) else book
     if opened is not None and checkpoint is None:
         hit = _from_book(position, opened, opts)
@@ -78,6 +84,22 @@ def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = Fal
             return hit
     families.load(*families.for_solve(position.spec, parallel=opts.parallel, weak=weak, prover=prover))
     return solve_parallel(position, opts) if opts.parallel else solve_serial(position, opts)
+
+
+def _certified(position: Position, opts: SolveOptions, folder: Path) -> SolveResult:
+    """Solve, then write the certificates of the value into ``folder``."""
+    if position.spec.cols > 26:
+        raise UnsupportedError("certificates name columns a-z: at most 26 columns")
+    if opts.limit.nodes is not None or opts.limit.time is not None:
+        raise UnsupportedError("a certificate needs the whole value: no time or node limit")
+    families.load(*families.for_solve(position.spec, parallel=opts.parallel, weak=opts.weak, prover=opts.prover))
+    result = solve_parallel(position, opts) if opts.parallel else solve_serial(position, opts)
+    if result.value.known and not result.terminal:
+        result.certificates = []
+        for attacker, claim in claims_of(position, result.value):
+            cert = extract(position, attacker, claim, min(opts.tt_bits, 24))
+            result.certificates.append(str(write(cert, folder)))
+    return result
 
 
 def _from_book(position: Position, book: Book, opts: SolveOptions) -> Optional[SolveResult]:

@@ -31,7 +31,7 @@ LAYERS = [
     ["solver"],
     ["analysis", "play", "protocol", "commands"],
     ["jobs"],
-    ["cli", "__main__", "serve", "book_cli"],
+    ["cli", "__main__", "serve", "book_cli", "verify_cli", "proofcheck"],
 ]
 
 

@@ -1,0 +1,162 @@
+"""mnk-proof/1 certificates: what the extraction writes verifies with the checker
+(proofcheck.py, standard library only), agrees with naive.py's values, holds no
+record the checker does not use; corrupted certificates are rejected with the
+position and the reason; bad input is a one-line error."""
+from __future__ import annotations
+
+import ast
+import io
+import json
+import lzma
+import sys
+from pathlib import Path
+
+import pytest
+
+from checks import random_positions, spec_id
+from naive import naive_score
+from parallel_mnk import GameSpec, Position, proofcheck, solve
+from parallel_mnk.cli import main
+from parallel_mnk.prover.certificate import claims_of, extract, write
+from parallel_mnk.rules import Value, value_of_score
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(argv: list[str]) -> tuple[int, str]:
+    out = io.StringIO()
+    try:
+        return main(argv, stdin=io.StringIO(""), stdout=out), out.getvalue()
+    except SystemExit as e:   # argparse's usage error (an option the command does not take)
+        return int(e.code or 0), out.getvalue()
+
+
+def certify(pos: Position, folder: Path) -> list[Path]:
+    value = solve(pos, weak=True, pv=False, tt_bits=16).value
+    return [write(extract(pos, a, c, tt_bits=16), folder) for a, c in claims_of(pos, value)]
+
+
+def lines_of(path: Path) -> list[dict]:
+    with lzma.open(path, "rt") as f:
+        return [json.loads(line) for line in f]
+
+
+def rewrite(path: Path, objs: list) -> Path:
+    with lzma.open(path, "wt") as f:
+        for o in objs:
+            f.write((o if isinstance(o, str) else json.dumps(o)) + "\n")
+    return path
+
+
+def test_the_checker_imports_only_the_standard_library():
+    tree = ast.parse((ROOT / "parallel_mnk" / "proofcheck.py").read_text())
+    names = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    names |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    assert not any(isinstance(n, ast.ImportFrom) and n.level for n in ast.walk(tree))   # nothing relative
+    assert names - {"__future__"} <= set(sys.stdlib_module_names), names
+
+
+SLOW = pytest.mark.slow   # (naive.py's values of these boards and their walks take tens of seconds)
+
+
+@pytest.mark.parametrize("spec", [GameSpec(3, 3, 3), GameSpec(4, 3, 3), GameSpec(4, 4, 3, True),
+                                  pytest.param(GameSpec(4, 4, 4), marks=SLOW),
+                                  pytest.param(GameSpec(5, 4, 4, True), marks=SLOW),
+                                  pytest.param(GameSpec(4, 4, 3), marks=SLOW)], ids=spec_id)
+def test_certificates_of_random_positions_verify_and_agree_with_naive(tmp_path, spec):
+    for i, pos in enumerate(random_positions(spec, 6, (0, spec.cells // 2), seed=spec.cells + spec.k)):
+        truth = value_of_score(naive_score(spec, pos.x, pos.o))
+        verdicts = []
+        for path in certify(pos, tmp_path / str(i)):
+            v = proofcheck.check_file(path)
+            assert v.unused == 0 and v.used == len(lines_of(path)) - 1, (pos, path.name)   # no record unneeded
+            verdicts.append(v)
+        claims = {(v.attacker, v.claim) for v in verdicts}
+        mover = "x" if pos.ply % 2 == 0 else "o"
+        other = "o" if mover == "x" else "x"
+        expect = {Value.WIN: {(mover, "wins")}, Value.LOSS: {(other, "wins")}}.get(truth)
+        if expect is None:
+            expect = {("x", "cannot-win")} if pos.ply == 0 and not spec.gravity else {("x", "cannot-win"),
+                                                                                     ("o", "cannot-win")}
+            assert proofcheck.draw_line(verdicts) is not None
+        assert claims == expect, pos
+
+
+@pytest.fixture
+def draw_cert(tmp_path) -> Path:
+    """x cannot-win on 5x4 k=4 gravity after x played 3 (o, the defender, to move: move records)."""
+    pos = Position.from_moves(GameSpec(5, 4, 4, True), "3")
+    return [p for p in certify(pos, tmp_path / "c") if p.name.startswith("x-")][0]
+
+
+def fails(path: Path, *reason: str) -> None:
+    out = io.StringIO()
+    assert proofcheck.main([str(path)], out) == 1
+    text = out.getvalue()
+    assert text.startswith("FAILED at ") and any(r in text for r in reason), text
+
+
+def test_corrupted_certificates_are_rejected_with_the_position_and_the_reason(tmp_path, draw_cert):
+    head, *records = lines_of(draw_cert)
+    moves = [r for r in records if "m" in r]
+    assert moves
+    changed = dict(moves[0], m="a1" if moves[0]["m"] != "a1" else "b1")
+    fails(rewrite(tmp_path / "moved.jsonl.xz", [head, changed, *[r for r in records if r is not moves[0]]]),
+          "not legal", "no move record", "against the claim")
+    fails(rewrite(tmp_path / "dropped.jsonl.xz", [head, *records[1:]]), "no move record")
+    fails(rewrite(tmp_path / "twice.jsonl.xz", [head, *records, records[0]]), "two records for one position")
+    fails(rewrite(tmp_path / "header.jsonl.xz", [dict(head, k=3), *records]), "")
+    fails(rewrite(tmp_path / "claim.jsonl.xz", [dict(head, claim="wins"), *records]), "")
+    wrong_side = dict(records[0], p=records[0]["p"].replace(".", "x", 1))
+    fails(rewrite(tmp_path / "side.jsonl.xz", [head, wrong_side, *records[1:]]), "")
+
+
+def test_a_pairing_missing_a_line_is_rejected(tmp_path):
+    spec = GameSpec(4, 4, 4)
+    path = certify(Position(spec), tmp_path)[0]
+    head, *records = lines_of(path)
+    paired = [r for r in records if "pairs" in r]
+    assert paired
+    cut = dict(paired[0], pairs=paired[0]["pairs"][1:])
+    fails(rewrite(tmp_path / "cut.jsonl.xz", [head, *[cut if r is paired[0] else r for r in records]]),
+          "holds no pair")
+
+
+def test_a_false_claim_cannot_be_certified_and_a_made_up_one_fails(tmp_path):
+    spec = GameSpec(4, 4, 3)   # a first-player win
+    pos = Position(spec)
+    with pytest.raises(RuntimeError, match="value was wrong"):
+        extract(pos, "x", "cannot-win", tt_bits=16)
+    fake = [{"format": "mnk-proof/1", "cols": 4, "rows": 4, "k": 3, "gravity": False, "root": pos.board_text(),
+             "attacker": "x", "claim": "cannot-win"}]
+    fails(rewrite(tmp_path / "fake.jsonl.xz", fake), "no move record")
+
+
+def test_the_cli_writes_lists_and_verifies_certificates(tmp_path):
+    rc, out = run(["solve", "--cols", "4", "--rows", "4", "--k", "4", "--moves", "", "--weak", "--workers", "1",
+                   "--certificate", str(tmp_path / "c"), "--json"])
+    d = json.loads(out)
+    assert rc == 0 and d["certified"] == "value" and [Path(p).name for p in d["certificates"]] == [
+        "x-cannot-win.jsonl.xz"]
+    rc, out = run(["verify", str(tmp_path / "c")])
+    assert rc == 0 and out.splitlines()[-1].startswith("verified: draw from ")
+    rc, out = run(["solve", "--cols", "3", "--rows", "3", "--k", "3", "--moves", "b2", "--workers", "1",
+                   "--certificate", str(tmp_path / "d"), "--json"])   # an exact solve certifies its value
+    d = json.loads(out)
+    assert rc == 0 and d["score"] == 0 and len(d["certificates"]) == 2
+    assert run(["verify", *d["certificates"]])[1].splitlines()[-1].startswith("verified: draw")
+
+
+def test_unreadable_certificates_and_bad_options_are_one_line_errors(tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "plain.jsonl.xz").write_bytes(b"not xz at all")
+    good = certify(Position(GameSpec(3, 3, 3)), tmp_path / "g")[0]
+    (tmp_path / "cut.jsonl.xz").write_bytes(good.read_bytes()[:-20])
+    for argv in (["verify", str(tmp_path / "empty")], ["verify", str(tmp_path / "plain.jsonl.xz")],
+                 ["verify", str(tmp_path / "cut.jsonl.xz")], ["verify", str(tmp_path / "missing")],
+                 ["solve", "--game", "tictactoe", "--certificate", str(tmp_path / "x")],   # stdin: many solves
+                 ["solve", "--game", "tictactoe", "--moves", "", "--time-limit", "5", "--certificate", "x"],
+                 ["best", "--game", "tictactoe", "--certificate", str(tmp_path / "x")]):
+        assert run(argv)[0] == 2, argv
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "error" in err, (argv, err)
