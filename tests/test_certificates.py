@@ -160,3 +160,14 @@ def test_unreadable_certificates_and_bad_options_are_one_line_errors(tmp_path, c
         assert run(argv)[0] == 2, argv
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "error" in err, (argv, err)
+
+
+def test_a_solve_resumed_from_its_checkpoint_still_writes_its_certificates(tmp_path):
+    argv = ["solve", "--cols", "4", "--rows", "4", "--k", "4", "--moves", "a1", "--weak", "--workers", "2",
+            "--checkpoint", str(tmp_path / "j.db"), "--certificate", str(tmp_path / "c"), "--json"]
+    for run_number in (1, 2):
+        rc, out = run(argv)
+        d = json.loads(out)
+        assert rc == 0 and d["checkpoint"]["run"] == run_number and len(d["certificates"]) == 2
+    rc, out = run(["verify", str(tmp_path / "c")])
+    assert rc == 0 and out.splitlines()[-1].startswith("verified: draw")
