@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 from ..geometry import symmetries
 from ..position import Position
-from ..rules import GameSpec, win_score
+from ..rules import GameSpec, format_board_text, win_score
 
 
 @dataclass(frozen=True)
@@ -61,8 +61,6 @@ def _map_bits(bits: int, perm: list[int]) -> int:
 
 def canonical(position: Position) -> Canonical:
     """The key of ``position`` up to the board's symmetries (equal for every image)."""
-    from ..rules import format_board_text
-
     spec = position.spec
     perms = _symmetry_cache.get(spec)
     if perms is None:
@@ -95,11 +93,9 @@ class Book(ABC):
         the last cell scored by the rules)."""
         if position.spec != self.spec or position.ply > self.plies or position.is_game_over():
             return None
-        if self.score(position) is None:
-            return None
         best: Optional[tuple[int, int]] = None
-        for move in position.legal_moves():
-            value = child_score(self, position, move)
+        for move in position.legal_moves():   # (a child it does not cover: nor the position, as a whole)
+            value = child_score(self.score, position, move)
             if value is None:
                 return None
             if best is None or value > best[0]:
@@ -120,16 +116,16 @@ class Book(ABC):
         """Free what the book holds open (a file)."""
 
 
-def child_score(book: Book, position: Position, move: int) -> Optional[int]:
+def child_score(score_of: Callable[[Position], Optional[int]], position: Position, move: int) -> Optional[int]:
     """The score, from ``position``'s side to move, of playing ``move``: a win at
-    once or a full board by the rules, else minus the book's score of the child
-    (None when the book does not cover it)."""
+    once or a full board by the rules, else minus ``score_of`` the child (a book's
+    :meth:`Book.score`; None when it does not know the child)."""
     position.push(move)
     try:
         outcome = position.outcome()
         if outcome is not None:
             return 0 if outcome.winner is None else win_score(position.spec, position.ply)
-        value = book.score(position)
+        value = score_of(position)
         return None if value is None else -value
     finally:
         position.pop()
