@@ -74,7 +74,9 @@ def _build(args, stdout: TextIO) -> int:
     return 0
 
 
-def _open_any(path: str):
+def _open_any(path: Optional[str]):
+    if path is None:
+        raise MnkError("give the book file (or 'thill')")
     if path == "thill" or path.endswith(".dat"):
         return ThillBook(None if path == "thill" else path)
     return BookFile.open(path)
@@ -102,6 +104,8 @@ def _check(args, stdout: TextIO) -> int:
     book = _open_any(args.file)
     if isinstance(book, ThillBook):
         raise MnkError("book check takes a book file of 'parallel-mnk book build'")
+    if args.sample < 1:
+        raise MnkError(f"--sample must be at least 1, got {args.sample}")
     rows = book.rows()
     sample = random.Random(args.seed).sample(rows, min(args.sample, len(rows)))
     wrong = []

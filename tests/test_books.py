@@ -138,7 +138,8 @@ def test_bad_books_and_bad_builds_are_one_line_errors(tmp_path, capsys):
              ["book", "build", "--cols", "3", "--rows", "3", "--k", "3", "--plies", "9", "--out", str(tmp_path / "x")],
              ["book", "build", "--cols", "5", "--rows", "4", "--k", "3", "--gravity", "--plies", "3",
               "--out", str(path), "--workers", "1"],   # another book's file
-             ["book", "build", "--game", "connect4", "--plies", "2"]]
+             ["book", "build", "--game", "connect4", "--plies", "2"],
+             ["book", "info"], ["book", "check", str(path), "--sample", "-3"]]
     for argv in cases:
         assert run(argv)[0] == 2, argv
         err = capsys.readouterr().err
