@@ -22,7 +22,7 @@ from .parallel.driver import solve_parallel
 from .parallel.heuristic import best_move_parallel
 from .position import Position
 from .results import LimitedResult, SolveResult, WorkerStats
-from .prover.certificate import claims_of, extract, write
+from .prover.certificate import claims_of, extract
 from .rules import GameSpec, MnkError, UnsupportedError, value_of_score
 from .search import Search, solve_serial
 from .ttable import resolve_tt_bits, transposition_table
@@ -97,8 +97,8 @@ def _certified(position: Position, opts: SolveOptions, folder: Path) -> SolveRes
     if result.value.known and not result.terminal:
         result.certificates = []
         for attacker, claim in claims_of(position, result.value):
-            cert = extract(position, attacker, claim, min(opts.tt_bits, 24))
-            result.certificates.append(str(write(cert, folder)))
+            cert = extract(position, attacker, claim, folder, min(opts.tt_bits, 24))
+            result.certificates.append(str(cert.path))
     return result
 
 

@@ -17,7 +17,7 @@ from checks import random_positions, spec_id
 from naive import naive_score
 from parallel_mnk import GameSpec, Position, proofcheck, solve
 from parallel_mnk.cli import main
-from parallel_mnk.prover.certificate import claims_of, extract, write
+from parallel_mnk.prover.certificate import claims_of, extract
 from parallel_mnk.rules import Value, value_of_score
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,7 +33,7 @@ def run(argv: list[str]) -> tuple[int, str]:
 
 def certify(pos: Position, folder: Path) -> list[Path]:
     value = solve(pos, weak=True, pv=False, tt_bits=16).value
-    return [write(extract(pos, a, c, tt_bits=16), folder) for a, c in claims_of(pos, value)]
+    return [extract(pos, a, c, folder, tt_bits=16).path for a, c in claims_of(pos, value)]
 
 
 def lines_of(path: Path) -> list[dict]:
@@ -126,7 +126,8 @@ def test_a_false_claim_cannot_be_certified_and_a_made_up_one_fails(tmp_path):
     spec = GameSpec(4, 4, 3)   # a first-player win
     pos = Position(spec)
     with pytest.raises(RuntimeError, match="value was wrong"):
-        extract(pos, "x", "cannot-win", tt_bits=16)
+        extract(pos, "x", "cannot-win", tmp_path / "false", tt_bits=16)
+    assert list((tmp_path / "false").iterdir()) == []   # no file, no temporary left
     fake = [{"format": "mnk-proof/1", "cols": 4, "rows": 4, "k": 3, "gravity": False, "root": pos.board_text(),
              "attacker": "x", "claim": "cannot-win"}]
     fails(rewrite(tmp_path / "fake.jsonl.xz", fake), "no move record")

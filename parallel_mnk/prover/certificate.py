@@ -5,50 +5,69 @@ page's checker will (its rules, its memo by canonical form), so that it writes
 every record the checker needs and no other:
 
 * game over, or the prover (the attacker in ``wins``, the defender in
-  ``cannot-win``) completing a line at once: nothing to write (the checker's rules);
-* the prover to move: a move that keeps the claim, chosen by the exact search
-  (the table's move tried first, then the static order; each candidate proven by a
-  null-window search of it, never taken from a table entry): an ``m`` record;
+  ``cannot-win``) completing a line at once: nothing to write (the checker's rules;
+  such positions are settled before any canonical form is taken);
+* the prover to move: a move that keeps the claim, an ``m`` record. In
+  ``cannot-win`` without gravity, first a move after which the exact pairing finder
+  has a certificate for the defender (a small cap per move): the attacker's next
+  position is then a ``pairs`` leaf, and any move of the defender that leaves one
+  keeps the claim (a pairing proves the attacker cannot win). Otherwise a move
+  chosen by the exact search (the table's move tried first, then the static order;
+  each candidate proven by a null-window search of it, never taken from a table
+  entry);
 * the refuter to move: in ``cannot-win`` without gravity, a pairing certificate of
   the position if the exact finder has one (a ``pairs`` record, the walk ends
   there); otherwise every legal move is walked.
 
 A position reached against the claim means the value was wrong: RuntimeError.
-:func:`claims_of` says which files a value needs; :func:`write` writes one
-(xz-compressed JSON lines, the header first).
+Records go to disk as they are found (xz), so memory holds only the memo of the
+positions walked (one integer each), never the records.
+:func:`claims_of` says which files a value needs.
 """
 from __future__ import annotations
 
 import json
 import lzma
+import shutil
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+import numpy as np
+
+from .. import families
 from ..geometry import board_mask, has_line, symmetries, winning_cells
 from ..position import Position
 from ..rules import GameSpec, Value, cell_name, format_board_text
 from ..search import Search
 from ..ttable import stored_move, transposition_table
-from .pairing import find_certificate
+from .pairing import PairingFinder
 
 FORMAT = "mnk-proof/1"
-PAIRING_CAP = 1 << 16    # finder nodes per refuter position (a miss only means the walk goes on)
+PAIRING_CAP = 1 << 16      # finder nodes at a refuter position (a miss only means the walk goes on)
+LOOKAHEAD_CAP = 1 << 12    # finder nodes per defender move tried for a pairing after it
 PAIRING_MAX_K = 6
+XZ_PRESET = 6
 
 
 @dataclass
 class Certificate:
-    """The records of one claim, and what the walk did."""
+    """One claim's file and what the walk did: ``positions`` it walked past the
+    checker's own rules (each one memo entry), ``records`` written (``moves`` of them
+    ``m`` records, ``pairings`` ``pairs`` records), ``leaves`` settled by the rules
+    (game over, a win at once), the search's ``nodes`` and ``depth`` in plies."""
 
     spec: GameSpec
     root: str
     attacker: str
     claim: str
-    records: list[dict] = field(default_factory=list)
-    positions: int = 0
+    path: Path
+    records: int = 0
+    moves: int = 0
     pairings: int = 0
+    positions: int = 0
+    leaves: int = 0
     nodes: int = 0
     seconds: float = 0.0
     depth: int = 0
@@ -69,112 +88,158 @@ def claims_of(position: Position, value: Value) -> list[tuple[str, str]]:
     return [("x", "cannot-win"), ("o", "cannot-win")]
 
 
-class _Walk:
-    """The extraction's state: the board's maps, the search, the memo."""
+class _RecordFile:
+    """The records as they are found, xz-compressed into ``<file>.records`` beside
+    the certificate; :meth:`finish` writes the file as the header's xz stream
+    followed by the records' (one text to any xz reader: streams concatenate)."""
 
-    def __init__(self, spec: GameSpec, attacker: str, claim: str, tt_bits: int) -> None:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.tmp = path.with_name(path.name + ".records")
+        self.out = lzma.open(self.tmp, "wt", encoding="utf-8", preset=XZ_PRESET)
+
+    def add(self, record: dict) -> None:
+        self.out.write(json.dumps(record, separators=(",", ":")) + "\n")
+
+    def finish(self, head: dict) -> None:
+        self.out.close()
+        part = self.path.with_name(self.path.name + ".part")
+        with open(part, "wb") as f:
+            f.write(lzma.compress((json.dumps(head) + "\n").encode(), preset=XZ_PRESET))
+            with open(self.tmp, "rb") as records:
+                shutil.copyfileobj(records, f)
+        part.replace(self.path)
+        self.tmp.unlink()
+
+    def discard(self) -> None:
+        self.out.close()
+        self.tmp.unlink(missing_ok=True)
+
+
+class _Walk:
+    """The extraction's state: the board's maps, the search, the finder, the memo."""
+
+    def __init__(self, spec: GameSpec, attacker: str, claim: str, tt_bits: int, records: _RecordFile,
+                 cert: Certificate) -> None:
         self.spec, self.attacker, self.claim = spec, attacker, claim
         self.prover = attacker if claim == "wins" else ("o" if attacker == "x" else "x")
         self.search = Search(spec, transposition_table(tt_bits))
         self.perms = symmetries(spec)
+        families.load("proofs")
+        from ..kernels.proofs.entry import canonical_image
+        self.canonical_image = canonical_image
+        self.maps = np.array(self.perms, dtype=np.int64)
+        self.image = np.zeros(2, dtype=np.uint64)
         self.full = board_mask(spec)
-        self.proved: set[str] = set()
-        self.records: list[dict] = []
-        self.pairings = 0
+        self.pairing = claim == "cannot-win" and not spec.gravity and spec.k <= PAIRING_MAX_K
+        self.finder = PairingFinder(spec) if self.pairing else None
+        self.found: Optional[tuple[int, int, list]] = None   # (own, opp, pairs) the last lookahead found
+        self.proved: set[int] = set()
+        self.records, self.cert = records, cert
 
-    def canonical(self, x: int, o: int) -> tuple[str, list[int]]:
-        """The page's canonical form (least board text of the images) and the map to it."""
-        best: Optional[tuple[str, list[int]]] = None
-        for perm in self.perms:
-            xi = oi = 0
-            for cell in range(self.spec.cells):
-                if x >> cell & 1:
-                    xi |= 1 << perm[cell]
-                elif o >> cell & 1:
-                    oi |= 1 << perm[cell]
-            text = format_board_text(self.spec, xi, oi)
-            if best is None or text < best[0]:
-                best = (text, perm)
-        assert best is not None
-        return best
+    def canonical(self, x: int, o: int) -> tuple[int, list[int]]:
+        """The page's canonical form (least board text of the images) as one number,
+        ``x`` image above ``o`` image, and the cell map to it (no text built)."""
+        sym = self.canonical_image(self.maps, x, o, self.image)
+        return int(self.image[0]) << self.spec.cells | int(self.image[1]), self.perms[sym]
+
+    def text(self, key: int) -> str:
+        """The board text of a :meth:`canonical` key."""
+        cells = self.spec.cells
+        return format_board_text(self.spec, key >> cells, key & ((1 << cells) - 1))
+
+    def write(self, key: int, perm: list[int], move: Optional[int] = None, pairs: Optional[list] = None) -> None:
+        """A record of the position ``key``, its cells mapped by ``perm``."""
+        spec, cert = self.spec, self.cert
+        if move is not None:
+            self.records.add({"p": self.text(key), "m": cell_name(spec, perm[move])})
+            cert.moves += 1
+        else:
+            assert pairs is not None
+            self.records.add({"p": self.text(key), "pairs": [[cell_name(spec, perm[a]), cell_name(spec, perm[b])]
+                                                             for a, b in pairs]})
+            cert.pairings += 1
+        cert.records += 1
 
     def children(self, x: int, o: int, ply: int) -> list[tuple[int, int, int]]:
         """What the checker needs after ``(x, o)``; records written on the way."""
         spec = self.spec
-        key, perm = self.canonical(x, o)
-        if key in self.proved:
-            return []
-        self.proved.add(key)
         x_line, o_line = has_line(x, spec.rows, spec.cols, spec.k), has_line(o, spec.rows, spec.cols, spec.k)
-        if x_line or o_line or (x | o) == self.full:
+        if x_line or o_line or (x | o) == self.full:   # rule 1
             if (x_line if self.attacker == "x" else o_line) != (self.claim == "wins"):
                 raise RuntimeError(f"the walk reached {format_board_text(spec, x, o)}, where the claim "
                                    f"{self.attacker} {self.claim} fails: the solved value was wrong")
+            self.cert.leaves += 1
             return []
         mover = "x" if ply % 2 == 0 else "o"
         own, opp = (x, o) if mover == "x" else (o, x)
         legal = self.search.legal_mask(own, opp)
-        cells = [c for c in range(spec.cells) if legal >> c & 1]
+        if mover == self.prover and winning_cells(own, legal, spec.rows, spec.cols, spec.k):   # rule 2
+            self.cert.leaves += 1
+            return []
+        key, perm = self.canonical(x, o)
+        if key in self.proved:
+            return []
+        self.proved.add(key)
         if mover == self.prover:
-            if winning_cells(own, legal, spec.rows, spec.cols, spec.k):
-                return []
-            cell = self.keeping_move(x, o, ply)
-            self.records.append({"p": key, "m": cell_name(spec, perm[cell])})
+            cell = self.keeping_move(own, opp, ply)
+            self.write(key, perm, move=cell)
             return [self.play(x, o, ply, cell)]
-        if self.claim == "cannot-win" and not spec.gravity and spec.k <= PAIRING_MAX_K:
-            found = find_certificate(spec, own, opp, PAIRING_CAP)
-            if found.pairs is not None:
-                self.pairings += 1
-                self.records.append({"p": key, "pairs": [[cell_name(spec, perm[a]), cell_name(spec, perm[b])]
-                                                         for a, b in found.pairs]})
+        if self.finder is not None:   # rule 3: a pairing closes the node
+            pairs = self.found[2] if self.found is not None and self.found[:2] == (own, opp) else \
+                self.finder.find(own, opp, PAIRING_CAP).pairs
+            if pairs is not None:
+                self.write(key, perm, pairs=pairs)
                 return []
-        return [self.play(x, o, ply, c) for c in cells]
+        return [self.play(x, o, ply, c) for c in range(spec.cells) if legal >> c & 1]
 
     def play(self, x: int, o: int, ply: int, cell: int) -> tuple[int, int, int]:
         return (x | 1 << cell, o, ply + 1) if ply % 2 == 0 else (x, o | 1 << cell, ply + 1)
 
-    def keeping_move(self, x: int, o: int, ply: int) -> int:
-        """A move of the prover that keeps the claim, proven by a null-window search:
-        a win (``wins``) or at least a draw (``cannot-win``); the table's move first."""
+    def keeping_move(self, own: int, opp: int, ply: int) -> int:
+        """A move of the prover (``own``) that keeps the claim: one that leaves a
+        pairing certificate (``cannot-win``, module docstring), else one proven by a
+        null-window search to win (``wins``) or at least draw (``cannot-win``)."""
         search = self.search
-        own, opp = (x, o) if ply % 2 == 0 else (o, x)
-        need = 1 if self.claim == "wins" else 0
+        x, o = (own, opp) if ply % 2 == 0 else (opp, own)
         hint = stored_move(search.ctx, search.tt, x, o)
         order = sorted(search.legal_cells(own, opp), key=lambda c: c != hint)
+        if self.finder is not None:
+            for cell in order:
+                pairs = self.finder.find(opp, own | 1 << cell, LOOKAHEAD_CAP).pairs
+                if pairs is not None:
+                    self.found = (opp, own | 1 << cell, pairs)
+                    return cell
+        need = 1 if self.claim == "wins" else 0
         for cell in order:
             if search.window(own, opp, ply, need - 1, need, cell=cell) >= need:
                 return cell
         raise RuntimeError("no move keeps the claim: the solved value was wrong")
 
 
-def extract(position: Position, attacker: str, claim: str, tt_bits: int = 22) -> Certificate:
-    """The certificate of ``attacker``'s ``claim`` from ``position`` (module docstring)."""
+def extract(position: Position, attacker: str, claim: str, directory: Path, tt_bits: int = 22) -> Certificate:
+    """Write the certificate of ``attacker``'s ``claim`` from ``position`` as
+    ``<attacker>-<claim>.jsonl.xz`` in ``directory`` (made if missing; module
+    docstring); RuntimeError (and no file) when the claim does not hold."""
     started = time.perf_counter()
-    walk = _Walk(position.spec, attacker, claim, tt_bits)
-    stack = [(position.x, position.o, position.ply, 0)]
-    depth = 0
-    while stack:
-        x, o, ply, d = stack.pop()
-        depth = max(depth, d)
-        stack.extend((cx, co, cp, d + 1) for cx, co, cp in walk.children(x, o, ply))
-    return Certificate(position.spec, position.board_text(), attacker, claim, walk.records, len(walk.proved),
-                       walk.pairings, walk.search.nodes, time.perf_counter() - started, depth)
-
-
-def write(cert: Certificate, directory: Path) -> Path:
-    """Write ``cert`` as ``<attacker>-<claim>.jsonl.xz`` in ``directory`` (made if
-    missing); returns the file."""
     directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{cert.attacker}-{cert.claim}.jsonl.xz"
-    spec = cert.spec
-    head = {"format": FORMAT, "cols": spec.cols, "rows": spec.rows, "k": spec.k, "gravity": spec.gravity,
-            "root": cert.root, "attacker": cert.attacker, "claim": cert.claim, "solver": "parallel-mnk",
-            "records": len(cert.records), "positions": cert.positions, "nodes": cert.nodes,
-            "seconds": round(cert.seconds, 3)}
-    tmp = path.with_name(path.name + ".part")
-    with lzma.open(tmp, "wt", encoding="utf-8") as f:
-        f.write(json.dumps(head) + "\n")
-        for rec in cert.records:
-            f.write(json.dumps(rec, separators=(",", ":")) + "\n")
-    tmp.replace(path)
-    return path
+    spec = position.spec
+    cert = Certificate(spec, position.board_text(), attacker, claim, directory / f"{attacker}-{claim}.jsonl.xz")
+    records = _RecordFile(cert.path)
+    try:
+        walk = _Walk(spec, attacker, claim, tt_bits, records, cert)
+        stack = [(position.x, position.o, position.ply, 0)]
+        while stack:
+            x, o, ply, d = stack.pop()
+            cert.depth = max(cert.depth, d)
+            stack.extend((cx, co, cp, d + 1) for cx, co, cp in walk.children(x, o, ply))
+    except BaseException:
+        records.discard()
+        raise
+    cert.positions, cert.nodes = len(walk.proved), walk.search.nodes
+    cert.seconds = time.perf_counter() - started
+    records.finish({"format": FORMAT, "cols": spec.cols, "rows": spec.rows, "k": spec.k, "gravity": spec.gravity,
+                    "root": cert.root, "attacker": attacker, "claim": claim, "solver": "parallel-mnk",
+                    "records": cert.records, "positions": cert.positions, "nodes": cert.nodes,
+                    "seconds": round(cert.seconds, 3)})
+    return cert

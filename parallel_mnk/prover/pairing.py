@@ -80,26 +80,40 @@ def _validate(spec: GameSpec, attacker: int, defender: int) -> None:
         raise MnkError("the stones must be disjoint bitboards of the board's cells")
 
 
+class PairingFinder:
+    """The kernels' exact finder for one board, its context built once: for callers
+    that search many positions (the certificate walk)."""
+
+    def __init__(self, spec: GameSpec) -> None:
+        _validate(spec, 0, 0)
+        families.load("proofs")
+        from ..kernels.proofs import pairing
+
+        self.spec, self.kernel, self.ctx = spec, pairing, build_context(spec)
+
+    def find(self, attacker: int, defender: int, cap: int = 1 << 20) -> CertificateSearch:
+        """Search a certificate for ``defender`` against ``attacker`` (disjoint
+        bitboards of the board, not checked here), at most ``cap`` (>= 1) nodes."""
+        kernel, ctx = self.kernel, self.ctx
+        n = int(kernel.search_certificate(ctx, np.uint64(attacker), np.uint64(defender), cap))
+        nodes = int(ctx[kernel.P_DFS_NODES])
+        if n == kernel.CAPPED:
+            return CertificateSearch(None, "capped", nodes)
+        if n == kernel.NONE_EXISTS:
+            return CertificateSearch(None, "none", nodes)
+        pairs = []
+        for i in range(n):
+            mask = int(ctx[OFF_FOUND + 1 + i])
+            a = (mask & -mask).bit_length() - 1
+            b = (mask & ~(1 << a)).bit_length() - 1
+            pairs.append((a, b))
+        return CertificateSearch(pairs, "found", nodes)
+
+
 def find_certificate(spec: GameSpec, attacker: int, defender: int, cap: int = 1 << 20) -> CertificateSearch:
     """Search a certificate for ``defender`` against ``attacker`` (bitboards) with
     the kernels' exact finder, at most ``cap`` nodes."""
     _validate(spec, attacker, defender)
     if cap < 1:
         raise MnkError(f"cap must be at least 1, got {cap}")
-    families.load("proofs")
-    from ..kernels.proofs import pairing
-
-    ctx = build_context(spec)
-    n = int(pairing.search_certificate(ctx, np.uint64(attacker), np.uint64(defender), cap))
-    nodes = int(ctx[pairing.P_DFS_NODES])
-    if n == pairing.CAPPED:
-        return CertificateSearch(None, "capped", nodes)
-    if n == pairing.NONE_EXISTS:
-        return CertificateSearch(None, "none", nodes)
-    pairs = []
-    for i in range(n):
-        mask = int(ctx[OFF_FOUND + 1 + i])
-        a = (mask & -mask).bit_length() - 1
-        b = (mask & ~(1 << a)).bit_length() - 1
-        pairs.append((a, b))
-    return CertificateSearch(pairs, "found", nodes)
+    return PairingFinder(spec).find(attacker, defender, cap)
