@@ -49,11 +49,17 @@ def rewrite(path: Path, objs: list) -> Path:
 
 
 def test_the_checker_imports_only_the_standard_library():
-    tree = ast.parse((ROOT / "parallel_mnk" / "proofcheck.py").read_text())
-    names = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-    names |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
-    assert not any(isinstance(n, ast.ImportFrom) and n.level for n in ast.walk(tree))   # nothing relative
-    assert names - {"__future__"} <= set(sys.stdlib_module_names), names
+    folder = ROOT / "parallel_mnk" / "proofcheck"
+    own = {p.stem for p in folder.glob("*.py")}
+    for path in folder.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        names = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        names |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module
+                  and not n.level}
+        relative = {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level}
+        assert all(n.level == 1 for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level), path
+        assert relative <= own | {""}, (path, relative)   # only the checker's own modules
+        assert names - {"__future__"} <= set(sys.stdlib_module_names), (path, names)
 
 
 SLOW = pytest.mark.slow   # (naive.py's values of these boards and their walks take tens of seconds)

@@ -1,0 +1,160 @@
+"""The game of a certificate's header, as the checker reads it: lines, symmetries,
+cell names, the rules, the canonical form and the pairing condition of
+``../shared/proof-format.md``. Standard library only.
+
+Cells are ``row * cols + col`` with row 0 at the top, as the board text reads;
+names are the page's (``a1`` bottom-left). A position is its *flat* text (the
+board text without ``/``: images compare as their texts do, since ``/`` stands
+at the same places in all of them) and, where lines are tested, one bitboard a
+side (bit ``cell``)::
+
+    cols=3, rows=2      text "abc/def"      cells  0 1 2   names  a2 b2 c2
+                                                   3 4 5          a1 b1 c1
+"""
+from __future__ import annotations
+
+from operator import itemgetter
+from typing import Optional
+
+
+class Board:
+    """The game of a header: its lines, symmetries, cell names and rules."""
+
+    def __init__(self, cols: int, rows: int, k: int, gravity: bool) -> None:
+        self.cols, self.rows, self.k, self.gravity = cols, rows, k, gravity
+        self.cells = cols * rows
+        self.lines = self._lines()
+        self.masks = [sum(1 << c for c in line) for line in self.lines]
+        self.through = [[m for m in self.masks if m >> c & 1] for c in range(self.cells)]
+        self.perms = self._symmetries()
+        inverses = [[perm.index(i) for i in range(self.cells)] for perm in self.perms]
+        self.images = [itemgetter(*inv) for inv in inverses]   # flat -> the image's characters
+
+    def _lines(self) -> list[tuple[int, ...]]:
+        out = []
+        for r in range(self.rows):
+            for c in range(self.cols):
+                for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                    cells = [(r + i * dr, c + i * dc) for i in range(self.k)]
+                    if all(0 <= rr < self.rows and 0 <= cc < self.cols for rr, cc in cells):
+                        out.append(tuple(rr * self.cols + cc for rr, cc in cells))
+        return out
+
+    def _symmetries(self) -> list[list[int]]:
+        R, C = self.rows, self.cols
+        maps = [lambda r, c: (r, c), lambda r, c: (r, C - 1 - c)]
+        if not self.gravity:
+            maps += [lambda r, c: (R - 1 - r, c), lambda r, c: (R - 1 - r, C - 1 - c)]
+            if R == C:
+                maps += [lambda r, c: (c, r), lambda r, c: (C - 1 - c, r), lambda r, c: (c, R - 1 - r),
+                         lambda r, c: (C - 1 - c, R - 1 - r)]
+        perms = []
+        for f in maps:
+            perm = [f(*divmod(cell, C)) for cell in range(self.cells)]
+            perms.append([r * C + c for r, c in perm])
+        return perms
+
+    # ------------------------------------------------------------ text
+    def parse(self, text: object) -> str:
+        """Board text checked for shape, characters and legality; returned as a
+        string of ``cells`` characters (row 0 first). Raises ValueError."""
+        if not isinstance(text, str):
+            raise ValueError("a board is not a string")
+        rows = text.split("/")
+        if len(rows) != self.rows or any(len(r) != self.cols for r in rows) or set(text) - set("xo./"):
+            raise ValueError(f"not a {self.cols}x{self.rows} board text: {text!r}")
+        flat = "".join(rows)
+        x, o = flat.count("x"), flat.count("o")
+        if not (x == o or x == o + 1):
+            raise ValueError(f"{x} x stones and {o} o stones")
+        if self.gravity:
+            for cell in range(self.cells - self.cols):
+                if flat[cell] != "." and flat[cell + self.cols] == ".":
+                    raise ValueError(f"a stone floats at {self.name(cell)}")
+        return flat
+
+    def text(self, flat: str) -> str:
+        """Board text of a flat board."""
+        return "/".join(flat[r * self.cols:(r + 1) * self.cols] for r in range(self.rows))
+
+    def name(self, cell: int) -> str:
+        """The page's name of ``cell`` (``a1`` bottom-left)."""
+        r, c = divmod(cell, self.cols)
+        return f"{chr(ord('a') + c)}{self.rows - r}"
+
+    def cell(self, name: object) -> int:
+        """The cell of a name; ValueError for a bad one."""
+        if not isinstance(name, str) or len(name) < 2 or not name[1:].isdigit() or name[1] == "0":
+            raise ValueError(f"bad cell {name!r}")
+        c, r = ord(name[0]) - ord("a"), int(name[1:])
+        if not (0 <= c < self.cols and 1 <= r <= self.rows):
+            raise ValueError(f"bad cell {name!r}")
+        return (self.rows - r) * self.cols + c
+
+    # ------------------------------------------------------------ rules
+    def to_move(self, flat: str) -> str:
+        """``x`` or ``o``."""
+        return "x" if flat.count("x") == flat.count("o") else "o"
+
+    def has_line(self, bits: int) -> bool:
+        """Whether the stones ``bits`` hold k in a row."""
+        return any(m & bits == m for m in self.masks)
+
+    def line_through(self, bits: int, cell: int) -> bool:
+        """Whether the stones ``bits`` hold k in a row through ``cell``."""
+        return any(m & bits == m for m in self.through[cell])
+
+    def can_complete(self, flat: str, own: int, opp: int) -> bool:
+        """Whether the side with stones ``own`` to move completes a line at once: a
+        line without ``opp`` stones lacking one cell, that cell playable."""
+        need = self.k - 1
+        for m in self.masks:
+            if not m & opp and (m & own).bit_count() == need:
+                cell = (m & ~own).bit_length() - 1
+                if not self.gravity or cell + self.cols >= self.cells or flat[cell + self.cols] != ".":
+                    return True
+        return False
+
+    def legal(self, flat: str) -> list[int]:
+        """The cells the side to move may play (the game not over)."""
+        if self.gravity:
+            out = []
+            for c in range(self.cols):
+                for r in range(self.rows - 1, -1, -1):
+                    if flat[r * self.cols + c] == ".":
+                        out.append(r * self.cols + c)
+                        break
+            return out
+        return [c for c in range(self.cells) if flat[c] == "."]
+
+    def bits(self, flat: str, side: str) -> int:
+        """The bitboard of ``side``'s stones."""
+        return sum(1 << c for c, ch in enumerate(flat) if ch == side)
+
+    def canonical(self, flat: str) -> tuple[str, list[int]]:
+        """The canonical form as a flat text (the least image) and the cell map
+        from ``flat`` to it."""
+        best, perm = flat, self.perms[0]
+        for image, p in zip(self.images[1:], self.perms[1:]):
+            text = "".join(image(flat))
+            if text < best:
+                best, perm = text, p
+        return best, perm
+
+    def pairing_holds(self, flat: str, defender: str, pairs: list[tuple[int, int]]) -> Optional[str]:
+        """None when ``pairs`` are disjoint empty cells and every line free of the
+        defender's stones holds both cells of some pair; else the reason."""
+        seen: set[int] = set()
+        for a, b in pairs:
+            if a == b or a in seen or b in seen:
+                return "the pairs are not disjoint"
+            if flat[a] != "." or flat[b] != ".":
+                return f"a pair holds a taken cell ({self.name(a)}, {self.name(b)})"
+            seen.update((a, b))
+        for line in self.lines:
+            if any(flat[c] == defender for c in line):
+                continue
+            cells = set(line)
+            if not any(a in cells and b in cells for a, b in pairs):
+                return f"the line {'-'.join(self.name(c) for c in line)} holds no pair"
+        return None
