@@ -16,11 +16,12 @@ import sys
 import time
 from pathlib import Path
 
-from bench import (common, plots, suite_books, suite_boards, suite_cluster, suite_connect4, suite_gravity,
-                   suite_scaling, suite_seed, suite_startup)
+from bench import (common, plots, suite_books, suite_boards, suite_certificates, suite_cluster, suite_connect4,
+                   suite_gravity, suite_scaling, suite_seed, suite_startup)
 from bench.peers import Peer
 
-SUITES = ["startup", "connect4", "gravity", "boards", "scaling", "seed1", "seed2", "connect4-empty", "cluster", "books"]
+SUITES = ["startup", "connect4", "gravity", "boards", "scaling", "seed1", "seed2", "connect4-empty", "cluster", "books",
+          "certificates"]
 QUICK_SUITES = ["startup", "connect4", "boards", "scaling", "seed1", "seed2"]
 
 
@@ -126,6 +127,8 @@ def main(argv=None) -> int:
             rows += suite_cluster.run(quick=args.quick, repeat=args.repeat, log=log)
         elif suite == "books":
             rows += suite_books.run(quick=args.quick, log=log)
+        elif suite == "certificates":
+            rows += suite_certificates.run(quick=args.quick, log=log)
     common.write_results(out, rows, facts)
     written = plots.write_plots(out, rows, log=print)
     print()
@@ -163,6 +166,11 @@ def main(argv=None) -> int:
     print(common.markdown_table([r for r in rows if r["suite"] == "cluster"],
                                 ["case", "positions", "pool_time_s", "ray_time_s", "ratio", "ray_tasks",
                                  "overhead_per_task_ms", "watches_per_task", "pool_nodes", "ray_nodes", "same_scores"]))
+    print()
+    print(common.markdown_table([r for r in rows if r["suite"] == "certificates"],
+                                ["case", "claim", "solve_s", "records", "pairing_records", "positions", "rule_leaves",
+                                 "depth", "bytes", "extract_s", "check_s", "check_positions_per_s", "check_peak_mb",
+                                 "error"]))
     print(f"\nresults written to {out}" + (f" ({len(written)} plots)" if written else ""))
     return 0
 

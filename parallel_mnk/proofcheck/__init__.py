@@ -11,13 +11,16 @@ strategy stealing) make a draw; exit 0 verified, 1 a certificate failed, 2 a fil
 it cannot read or bad usage.
 
 Positions are walked as flat texts with a bitboard a side (:mod:`.board`); the
-file is read as the walk needs it, and a record is kept as its move or pairs only.
+memo and the records are keyed by the canonical flat text read as a base-3 number
+(:meth:`.Board.number`), a record kept as its move, or a pairing as its line of
+JSON (parsed again where the walk reaches it): memory for tens of millions.
 """
 from __future__ import annotations
 
 import json
 import lzma
 import sys
+from sys import intern
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Optional, TextIO
@@ -96,12 +99,12 @@ def _header(path: Path, lines: Iterator[str]) -> tuple[Board, dict]:
     return Board(cols, rows, k, gravity), head
 
 
-def _records(path: Path, board: Board, head: dict, lines: Iterator[str]) -> dict[str, tuple[str, object]]:
+def _records(path: Path, board: Board, head: dict, lines: Iterator[str]) -> dict[int, tuple[str, str]]:
     """Every further line's record, checked for form (page: records): its position's
-    flat text -> ``("m", move)`` or ``("pairs", pairs)``."""
+    number -> ``("m", move)`` or ``("pairs", the line)``."""
     attacker, claim = head["attacker"], head["claim"]
     prover = attacker if claim == "wins" else ("o" if attacker == "x" else "x")
-    out: dict[str, tuple[str, object]] = {}
+    out: dict[int, tuple[str, str]] = {}
     for number, text in enumerate(lines, start=2):
         if not text.strip():
             continue
@@ -123,9 +126,13 @@ def _records(path: Path, board: Board, head: dict, lines: Iterator[str]) -> dict
             raise Failed(where, f"a move record where {mover} (not the prover {prover}) is to move")
         if "pairs" in rec and (claim != "cannot-win" or board.gravity or mover != attacker):
             raise Failed(where, "a pairs record is only for cannot-win, without gravity, the attacker to move")
-        if flat in out:
+        key = board.number(flat)
+        if key in out:
             raise Failed(where, "two records for one position")
-        out[flat] = ("m", rec["m"]) if "m" in rec else ("pairs", rec["pairs"])
+        if "m" in rec:   # (a move that is not a name fails where the walk reaches it)
+            out[key] = ("m", intern(rec["m"]) if isinstance(rec["m"], str) else rec["m"])
+        else:
+            out[key] = ("pairs", text)
     return out
 
 
@@ -135,12 +142,12 @@ class Walk:
     Positions that rules 1 and 2 settle (game over, the prover completing a line)
     are settled before any canonical form is taken: they need no record."""
 
-    def __init__(self, board: Board, head: dict, records: dict[str, tuple[str, object]]) -> None:
+    def __init__(self, board: Board, head: dict, records: dict[int, tuple[str, str]]) -> None:
         self.board, self.records = board, records
         self.attacker, self.claim = head["attacker"], head["claim"]
         self.defender = "o" if self.attacker == "x" else "x"
         self.prover = self.attacker if self.claim == "wins" else self.defender
-        self.proved: set[str] = set()
+        self.proved: set[int] = set()
         self.used = 0   # records reached (each once: the memo)
         self.settled = 0   # positions rules 1 and 2 settled (each time reached)
 
@@ -173,7 +180,8 @@ class Walk:
         if mover == self.prover and b.can_complete(flat, own, opp):   # 2. the prover completes a line
             self.settled += 1
             return []
-        key, perm = b.canonical(flat)
+        canon, perm = b.canonical(flat)
+        key = b.number(canon)
         if key in self.proved:
             return []
         self.proved.add(key)
@@ -192,14 +200,14 @@ class Walk:
             return [self._play(flat, x, o, mover, cell)]
         if rec is not None and rec[0] == "pairs":   # 3. the refuter to move: a pairing
             self.used += 1
-            pairs = rec[1]
+            pairs = json.loads(rec[1])["pairs"]
             try:
                 if not isinstance(pairs, list) or not all(isinstance(p, list) and len(p) == 2 for p in pairs):
                     raise ValueError("pairs is not a list of cell pairs")
                 cells = [(b.cell(p[0]), b.cell(p[1])) for p in pairs]
             except ValueError as e:
                 raise Failed(b.text(flat), str(e)) from None
-            reason = b.pairing_holds(key, self.defender, cells)
+            reason = b.pairing_holds(canon, self.defender, cells)
             if reason is not None:
                 raise Failed(b.text(flat), f"bad pairing: {reason}")
             return []

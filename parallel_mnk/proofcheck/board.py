@@ -16,6 +16,7 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import Optional
 
+DIGITS = str.maketrans(".ox", "012")
 
 class Board:
     """The game of a header: its lines, symmetries, cell names and rules."""
@@ -140,6 +141,11 @@ class Board:
             if text < best:
                 best, perm = text, p
         return best, perm
+
+    def number(self, flat: str) -> int:
+        """``flat`` read as a base-3 number (``.`` 0, ``o`` 1, ``x`` 2): one key a
+        position, smaller than its text."""
+        return int(flat.translate(DIGITS), 3)
 
     def pairing_holds(self, flat: str, defender: str, pairs: list[tuple[int, int]]) -> Optional[str]:
         """None when ``pairs`` are disjoint empty cells and every line free of the

@@ -7,14 +7,18 @@ every record the checker needs and no other:
 * game over, or the prover (the attacker in ``wins``, the defender in
   ``cannot-win``) completing a line at once: nothing to write (the checker's rules;
   such positions are settled before any canonical form is taken);
-* the prover to move: a move that keeps the claim, an ``m`` record. In
-  ``cannot-win`` without gravity, first a move after which the exact pairing finder
-  has a certificate for the defender (a small cap per move): the attacker's next
-  position is then a ``pairs`` leaf, and any move of the defender that leaves one
-  keeps the claim (a pairing proves the attacker cannot win). Otherwise a move
-  chosen by the exact search (the table's move tried first, then the static order;
-  each candidate proven by a null-window search of it, never taken from a table
-  entry);
+* the prover to move: a move that keeps the claim, an ``m`` record, the first of:
+  1. in ``cannot-win`` without gravity, a move after which the exact pairing finder
+     has a certificate for the defender (a small cap per move): the attacker's next
+     position is then a ``pairs`` leaf, and any move of the defender that leaves one
+     keeps the claim (a pairing proves the attacker cannot win);
+  2. without gravity, the first move of the prover's win by continuous fours (VCF)
+     if the finder has one: the prover's later moves follow the line while the
+     refuter blocks (any other reply loses at once: the checker's rule 2), so the
+     win costs a record a four;
+  3. a move chosen by the exact search (the table's move tried first, then the
+     static order; each candidate proven by a null-window search of it, never taken
+     from a table entry);
 * the refuter to move: in ``cannot-win`` without gravity, a pairing certificate of
   the position if the exact finder has one (a ``pairs`` record, the walk ends
   there); otherwise every legal move is walked.
@@ -43,10 +47,13 @@ from ..rules import GameSpec, Value, cell_name, format_board_text
 from ..search import Search
 from ..ttable import stored_move, transposition_table
 from .pairing import PairingFinder
+from .threats import VcfFinder
 
 FORMAT = "mnk-proof/1"
 PAIRING_CAP = 1 << 16      # finder nodes at a refuter position (a miss only means the walk goes on)
 LOOKAHEAD_CAP = 1 << 12    # finder nodes per defender move tried for a pairing after it
+VCF_CAP = 1 << 14          # VCF search nodes at a prover position
+PLAN_MAX = 1 << 16         # VCF moves remembered ahead (more: forgotten, found again if needed)
 PAIRING_MAX_K = 6
 XZ_PRESET = 6
 
@@ -134,6 +141,8 @@ class _Walk:
         self.pairing = claim == "cannot-win" and not spec.gravity and spec.k <= PAIRING_MAX_K
         self.finder = PairingFinder(spec) if self.pairing else None
         self.found: Optional[tuple[int, int, list]] = None   # (own, opp, pairs) the last lookahead found
+        self.vcf = VcfFinder(spec) if not spec.gravity else None
+        self.plan: dict[tuple[int, int], int] = {}   # (prover's, refuter's stones) -> the VCF's next move
         self.proved: set[int] = set()
         self.records, self.cert = records, cert
 
@@ -198,8 +207,12 @@ class _Walk:
 
     def keeping_move(self, own: int, opp: int, ply: int) -> int:
         """A move of the prover (``own``) that keeps the claim: one that leaves a
-        pairing certificate (``cannot-win``, module docstring), else one proven by a
-        null-window search to win (``wins``) or at least draw (``cannot-win``)."""
+        pairing certificate (``cannot-win``), the next move of a VCF win, or one
+        proven by a null-window search to win (``wins``) or at least draw
+        (``cannot-win``): the module docstring's order."""
+        planned = self.plan.pop((own, opp), None)
+        if planned is not None:
+            return planned
         search = self.search
         x, o = (own, opp) if ply % 2 == 0 else (opp, own)
         hint = stored_move(search.ctx, search.tt, x, o)
@@ -210,11 +223,27 @@ class _Walk:
                 if pairs is not None:
                     self.found = (opp, own | 1 << cell, pairs)
                     return cell
+        if self.vcf is not None:
+            line = self.vcf.find(own, opp, cap=VCF_CAP)
+            if line is not None:
+                self.follow(own, opp, line)
+                return line[0]
         need = 1 if self.claim == "wins" else 0
         for cell in order:
             if search.window(own, opp, ply, need - 1, need, cell=cell) >= need:
                 return cell
         raise RuntimeError("no move keeps the claim: the solved value was wrong")
+
+
+    def follow(self, own: int, opp: int, line: list[int]) -> None:
+        """Remember the prover's later moves of a VCF ``line`` (its moves and the
+        refuter's blocks alternate, the winning stone last), each under the position
+        where it is played."""
+        if len(self.plan) > PLAN_MAX:
+            self.plan.clear()
+        for i in range(0, len(line) - 3, 2):
+            own, opp = own | 1 << line[i], opp | 1 << line[i + 1]
+            self.plan[(own, opp)] = line[i + 2]
 
 
 def extract(position: Position, attacker: str, claim: str, directory: Path, tt_bits: int = 22) -> Certificate:

@@ -63,6 +63,28 @@ def check_vcf_line(spec: GameSpec, own: int, opp: int, line: list[int]) -> Optio
     return None
 
 
+class VcfFinder:
+    """The kernels' VCF search for one board, its context built once: for callers
+    that search many positions (the certificate walk)."""
+
+    def __init__(self, spec: GameSpec) -> None:
+        if spec.gravity:
+            raise UnsupportedError("the bitboard VCF is for free placement")
+        spec.require_exact()
+        families.load("proofs")
+        from ..kernels.proofs import threats
+
+        self.kernel, self.ctx = threats, build_context(spec)
+
+    def find(self, own: int, opp: int, max_moves: int = VCF_MAX_MOVES, cap: int = 1 << 20) -> Optional[list[int]]:
+        """:func:`find_vcf` without its checks of the arguments."""
+        ctx = self.ctx
+        plies = int(self.kernel.vcf_win(ctx, np.uint64(own), np.uint64(opp), np.int64(max_moves), np.int64(cap)))
+        if plies == 0:
+            return None
+        return [int(c) for c in ctx[OFF_VCF_LINE:OFF_VCF_LINE + plies]]
+
+
 def find_vcf(spec: GameSpec, own: int, opp: int, max_moves: int = VCF_MAX_MOVES,
              cap: int = 1 << 20) -> Optional[list[int]]:
     """A VCF line (module docstring) for ``own`` to move against ``opp``
@@ -77,11 +99,4 @@ def find_vcf(spec: GameSpec, own: int, opp: int, max_moves: int = VCF_MAX_MOVES,
         raise MnkError("the stones must be disjoint bitboards of the board's cells")
     if max_moves < 0 or cap < 1:
         raise MnkError("max_moves must be at least 0 and cap at least 1")
-    families.load("proofs")
-    from ..kernels.proofs import threats
-
-    ctx = build_context(spec)
-    plies = int(threats.vcf_win(ctx, np.uint64(own), np.uint64(opp), np.int64(max_moves), np.int64(cap)))
-    if plies == 0:
-        return None
-    return [int(c) for c in ctx[OFF_VCF_LINE:OFF_VCF_LINE + plies]]
+    return VcfFinder(spec).find(own, opp, max_moves, cap)
