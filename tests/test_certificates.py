@@ -178,3 +178,49 @@ def test_a_solve_resumed_from_its_checkpoint_still_writes_its_certificates(tmp_p
         assert rc == 0 and d["checkpoint"]["run"] == run_number and len(d["certificates"]) == 2
     rc, out = run(["verify", str(tmp_path / "c")])
     assert rc == 0 and out.splitlines()[-1].startswith("verified: draw")
+
+
+@pytest.mark.parametrize("spec", [GameSpec(4, 4, 3), GameSpec(5, 4, 4), GameSpec(4, 4, 3, True), GameSpec(6, 5, 4)],
+                         ids=spec_id)
+def test_the_walk_step_kernel_agrees_with_the_checker_s_rules_and_canonical_form(spec):
+    """kernels/proofs/walk.py (rules 1 and 2, the canonical image by bit ranks) against
+    the checker's plain Python (proofcheck/board.py), on random positions and claims."""
+    import numpy as np
+
+    from parallel_mnk import families
+    from parallel_mnk.geometry import build_context, symmetries
+    from parallel_mnk.proofcheck.board import Board
+    from parallel_mnk.rules import format_board_text
+
+    families.load("proofs")
+    from parallel_mnk.kernels.proofs import walk
+
+    board, ctx = Board(spec.cols, spec.rows, spec.k, spec.gravity), build_context(spec)
+    maps, out = np.array(symmetries(spec), dtype=np.int64), np.zeros(3, dtype=np.uint64)
+    seen = {walk.SETTLED: 0, walk.AGAINST: 0, walk.OPEN: 0}
+    for pos in random_positions(spec, 150, (0, spec.cells), seed=7, keep_over=True, exact=False):
+        flat = "".join(format_board_text(spec, pos.x, pos.o).split("/"))
+        x_line, o_line = board.has_line(pos.x), board.has_line(pos.o)
+        mover = "x" if pos.ply % 2 == 0 else "o"
+        own, opp = (pos.x, pos.o) if mover == "x" else (pos.o, pos.x)
+        for attacker in "xo":
+            for claim in ("wins", "cannot-win"):
+                prover = attacker if claim == "wins" else ("o" if attacker == "x" else "x")
+                if x_line or o_line or "." not in flat:
+                    want = walk.SETTLED if (x_line if attacker == "x" else o_line) == (claim == "wins") \
+                        else walk.AGAINST
+                elif mover == prover and board.can_complete(flat, own, opp):
+                    want = walk.SETTLED
+                else:
+                    want = walk.OPEN
+                bits = (attacker == "o") | (claim == "wins") << 1
+                got = walk.walk_step(ctx, maps, np.uint64(pos.x), np.uint64(pos.o), pos.ply, bits, out)
+                assert got == want, (flat, attacker, claim)
+                seen[got] += 1
+                if got == walk.OPEN:
+                    image = format_board_text(spec, int(out[0]), int(out[1])).replace("/", "")
+                    moved = ["."] * spec.cells
+                    for cell, target in enumerate(maps[int(out[2])]):
+                        moved[target] = flat[cell]
+                    assert image == board.canonical(flat)[0] == "".join(moved), flat
+    assert min(seen.values()) > 0, seen   # every outcome met

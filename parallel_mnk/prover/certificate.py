@@ -41,7 +41,7 @@ from typing import Optional
 import numpy as np
 
 from .. import families
-from ..geometry import board_mask, has_line, symmetries, winning_cells
+from ..geometry import symmetries
 from ..position import Position
 from ..rules import GameSpec, Value, cell_name, format_board_text
 from ..search import Search
@@ -133,11 +133,11 @@ class _Walk:
         self.search = Search(spec, transposition_table(tt_bits))
         self.perms = symmetries(spec)
         families.load("proofs")
-        from ..kernels.proofs.entry import canonical_image
-        self.canonical_image = canonical_image
+        from ..kernels.proofs import walk
+        self.kernel = walk
         self.maps = np.array(self.perms, dtype=np.int64)
-        self.image = np.zeros(2, dtype=np.uint64)
-        self.full = board_mask(spec)
+        self.image = np.zeros(3, dtype=np.uint64)   # walk_step's canonical image and symmetry
+        self.claim_bits = (attacker == "o") | (claim == "wins") << 1
         self.pairing = claim == "cannot-win" and not spec.gravity and spec.k <= PAIRING_MAX_K
         self.finder = PairingFinder(spec) if self.pairing else None
         self.found: Optional[tuple[int, int, list]] = None   # (own, opp, pairs) the last lookahead found
@@ -145,12 +145,6 @@ class _Walk:
         self.plan: dict[tuple[int, int], int] = {}   # (prover's, refuter's stones) -> the VCF's next move
         self.proved: set[int] = set()
         self.records, self.cert = records, cert
-
-    def canonical(self, x: int, o: int) -> tuple[int, list[int]]:
-        """The page's canonical form (least board text of the images) as one number,
-        ``x`` image above ``o`` image, and the cell map to it (no text built)."""
-        sym = self.canonical_image(self.maps, x, o, self.image)
-        return int(self.image[0]) << self.spec.cells | int(self.image[1]), self.perms[sym]
 
     def text(self, key: int) -> str:
         """The board text of a :meth:`canonical` key."""
@@ -172,24 +166,23 @@ class _Walk:
 
     def children(self, x: int, o: int, ply: int) -> list[tuple[int, int, int]]:
         """What the checker needs after ``(x, o)``; records written on the way."""
-        spec = self.spec
-        x_line, o_line = has_line(x, spec.rows, spec.cols, spec.k), has_line(o, spec.rows, spec.cols, spec.k)
-        if x_line or o_line or (x | o) == self.full:   # rule 1
-            if (x_line if self.attacker == "x" else o_line) != (self.claim == "wins"):
-                raise RuntimeError(f"the walk reached {format_board_text(spec, x, o)}, where the claim "
-                                   f"{self.attacker} {self.claim} fails: the solved value was wrong")
+        spec, kernel = self.spec, self.kernel
+        found = kernel.walk_step(self.search.ctx, self.maps, np.uint64(x), np.uint64(o), ply, self.claim_bits,
+                                 self.image)
+        if found == kernel.SETTLED:   # rules 1 and 2
             self.cert.leaves += 1
             return []
-        mover = "x" if ply % 2 == 0 else "o"
-        own, opp = (x, o) if mover == "x" else (o, x)
-        legal = self.search.legal_mask(own, opp)
-        if mover == self.prover and winning_cells(own, legal, spec.rows, spec.cols, spec.k):   # rule 2
-            self.cert.leaves += 1
-            return []
-        key, perm = self.canonical(x, o)
+        if found == kernel.AGAINST:
+            raise RuntimeError(f"the walk reached {format_board_text(spec, x, o)}, where the claim "
+                               f"{self.attacker} {self.claim} fails: the solved value was wrong")
+        key = int(self.image[0]) << spec.cells | int(self.image[1])   # the canonical form, x image above o
+        perm = self.perms[int(self.image[2])]
         if key in self.proved:
             return []
         self.proved.add(key)
+        mover = "x" if ply % 2 == 0 else "o"
+        own, opp = (x, o) if mover == "x" else (o, x)
+        legal = self.search.legal_mask(own, opp)
         if mover == self.prover:
             cell = self.keeping_move(own, opp, ply)
             self.write(key, perm, move=cell)

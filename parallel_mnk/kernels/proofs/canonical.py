@@ -17,7 +17,7 @@ takes cell ``c`` to (row 0 the identity), :func:`parallel_mnk.geometry.symmetrie
 import numpy as np
 
 from ..core.bits import lowest_bit_index
-from ..core.jit import entry, inlined
+from ..core.jit import inlined
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
@@ -40,8 +40,8 @@ def _rank(x, o, bit):
     return 2 if x & bit else (1 if o & bit else 0)
 
 
-@entry
-def canonical_image(maps, x, o, out):
+@inlined
+def canonical_into(maps, x, o, out):
     """Write the canonical image of ``(x, o)`` into ``out[0]`` (x) and ``out[1]``
     (o); return the symmetry that takes the position there (the first such)."""
     best_x, best_o, best = x, o, 0
@@ -56,3 +56,4 @@ def canonical_image(maps, x, o, out):
     out[0] = best_x
     out[1] = best_o
     return best
+
