@@ -97,7 +97,7 @@ def _certified(position: Position, opts: SolveOptions, folder: Path) -> SolveRes
     if result.value.known and not result.terminal:
         result.certificates = []
         for attacker, claim in claims_of(position, result.value):
-            cert = extract(position, attacker, claim, folder, min(opts.tt_bits, 24))
+            cert = extract(position, attacker, claim, folder, min(opts.tt_bits, 24), opts.progress)
             result.certificates.append(str(cert.path))
     return result
 

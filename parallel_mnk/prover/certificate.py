@@ -44,6 +44,7 @@ from .. import families
 from ..geometry import symmetries
 from ..position import Position
 from ..rules import GameSpec, Value, cell_name, format_board_text
+from ..runtime import StatusLine
 from ..search import Search
 from ..ttable import stored_move, transposition_table
 from .pairing import PairingFinder
@@ -239,15 +240,18 @@ class _Walk:
             self.plan[(own, opp)] = line[i + 2]
 
 
-def extract(position: Position, attacker: str, claim: str, directory: Path, tt_bits: int = 22) -> Certificate:
+def extract(position: Position, attacker: str, claim: str, directory: Path, tt_bits: int = 22,
+            progress: Optional[bool] = False) -> Certificate:
     """Write the certificate of ``attacker``'s ``claim`` from ``position`` as
     ``<attacker>-<claim>.jsonl.xz`` in ``directory`` (made if missing; module
-    docstring); RuntimeError (and no file) when the claim does not hold."""
+    docstring); RuntimeError (and no file) when the claim does not hold.
+    ``progress``: a status line on stderr (None: when stderr is a terminal)."""
     started = time.perf_counter()
     directory.mkdir(parents=True, exist_ok=True)
     spec = position.spec
     cert = Certificate(spec, position.board_text(), attacker, claim, directory / f"{attacker}-{claim}.jsonl.xz")
     records = _RecordFile(cert.path)
+    status = StatusLine(progress)
     try:
         walk = _Walk(spec, attacker, claim, tt_bits, records, cert)
         stack = [(position.x, position.o, position.ply, 0)]
@@ -255,9 +259,13 @@ def extract(position: Position, attacker: str, claim: str, directory: Path, tt_b
             x, o, ply, d = stack.pop()
             cert.depth = max(cert.depth, d)
             stack.extend((cx, co, cp, d + 1) for cx, co, cp in walk.children(x, o, ply))
+            status.update(lambda: f"certificate {attacker} {claim}: {len(walk.proved):,} positions, "
+                                  f"{cert.records:,} records, {status.elapsed():.0f} s")
     except BaseException:
         records.discard()
         raise
+    finally:
+        status.finish()
     cert.positions, cert.nodes = len(walk.proved), walk.search.nodes
     cert.seconds = time.perf_counter() - started
     records.finish({"format": FORMAT, "cols": spec.cols, "rows": spec.rows, "k": spec.k, "gravity": spec.gravity,
