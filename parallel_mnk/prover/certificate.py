@@ -12,10 +12,12 @@ every record the checker needs and no other:
      has a certificate for the defender (a small cap per move): the attacker's next
      position is then a ``pairs`` leaf, and any move of the defender that leaves one
      keeps the claim (a pairing proves the attacker cannot win);
-  2. without gravity, the first move of the prover's win by continuous fours (VCF)
-     if the finder has one: the prover's later moves follow the line while the
-     refuter blocks (any other reply loses at once: the checker's rule 2), so the
-     win costs a record a four;
+  2. in ``wins`` without gravity, the first move of the attacker's win by
+     continuous fours (VCF) if the finder has one: the attacker's later moves follow
+     the line while the defender blocks (any other reply loses at once: the
+     checker's rule 2), so the win costs a record a four. (Not in ``cannot-win``:
+     the defender's VCF wins there cost fewer records on (4,7,4) but 4x the search
+     nodes a position on (9,6,5), whose walk then meets fewer transpositions.)
   3. a move chosen by the exact search (the table's move tried first, then the
      static order; each candidate proven by a null-window search of it, never taken
      from a table entry);
@@ -142,7 +144,7 @@ class _Walk:
         self.pairing = claim == "cannot-win" and not spec.gravity and spec.k <= PAIRING_MAX_K
         self.finder = PairingFinder(spec) if self.pairing else None
         self.found: Optional[tuple[int, int, list]] = None   # (own, opp, pairs) the last lookahead found
-        self.vcf = VcfFinder(spec) if not spec.gravity else None
+        self.vcf = VcfFinder(spec) if claim == "wins" and not spec.gravity else None
         self.plan: dict[tuple[int, int], int] = {}   # (prover's, refuter's stones) -> the VCF's next move
         self.proved: set[int] = set()
         self.records, self.cert = records, cert
