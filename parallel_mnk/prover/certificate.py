@@ -53,7 +53,7 @@ from .pairing import PairingFinder
 from .threats import VcfFinder
 
 FORMAT = "mnk-proof/1"
-PAIRING_CAP = 1 << 16      # finder nodes at a refuter position (a miss only means the walk goes on)
+PAIRING_CAP = 1 << 16      # finder nodes at a refuter position no lookahead tried (the root)
 LOOKAHEAD_CAP = 1 << 12    # finder nodes per defender move tried for a pairing after it
 VCF_CAP = 1 << 14          # VCF search nodes at a prover position
 PLAN_MAX = 1 << 16         # VCF moves remembered ahead (more: forgotten, found again if needed)
@@ -109,9 +109,12 @@ class _RecordFile:
         self.out = lzma.open(self.tmp, "wt", encoding="utf-8", preset=XZ_PRESET)
 
     def add(self, record: dict) -> None:
+        """Append one record (a JSON line)."""
         self.out.write(json.dumps(record, separators=(",", ":")) + "\n")
 
     def finish(self, head: dict) -> None:
+        """Write the certificate (``head`` its first line, then the records) and
+        remove the temporary file."""
         self.out.close()
         part = self.path.with_name(self.path.name + ".part")
         with open(part, "wb") as f:
@@ -122,6 +125,7 @@ class _RecordFile:
         self.tmp.unlink()
 
     def discard(self) -> None:
+        """Remove the records written so far (the walk failed or was stopped)."""
         self.out.close()
         self.tmp.unlink(missing_ok=True)
 
@@ -141,16 +145,17 @@ class _Walk:
         self.maps = np.array(self.perms, dtype=np.int64)
         self.image = np.zeros(3, dtype=np.uint64)   # walk_step's canonical image and symmetry
         self.claim_bits = (attacker == "o") | (claim == "wins") << 1
-        self.pairing = claim == "cannot-win" and not spec.gravity and spec.k <= PAIRING_MAX_K
-        self.finder = PairingFinder(spec) if self.pairing else None
-        self.found: Optional[tuple[int, int, list]] = None   # (own, opp, pairs) the last lookahead found
+        pairing = claim == "cannot-win" and not spec.gravity and spec.k <= PAIRING_MAX_K
+        self.finder = PairingFinder(spec) if pairing else None
+        # (refuter's, prover's stones, pairs or None): the lookahead's verdict on the prover's last move
+        self.found: Optional[tuple[int, int, Optional[list]]] = None
         self.vcf = VcfFinder(spec) if claim == "wins" and not spec.gravity else None
         self.plan: dict[tuple[int, int], int] = {}   # (prover's, refuter's stones) -> the VCF's next move
         self.proved: set[int] = set()
         self.records, self.cert = records, cert
 
     def text(self, key: int) -> str:
-        """The board text of a :meth:`canonical` key."""
+        """The board text of a memo key (the canonical form: its x image above its o image)."""
         cells = self.spec.cells
         return format_board_text(self.spec, key >> cells, key & ((1 << cells) - 1))
 
@@ -191,14 +196,17 @@ class _Walk:
             self.write(key, perm, move=cell)
             return [self.play(x, o, ply, cell)]
         if self.finder is not None:   # rule 3: a pairing closes the node
-            pairs = self.found[2] if self.found is not None and self.found[:2] == (own, opp) else \
-                self.finder.find(own, opp, PAIRING_CAP).pairs
+            if self.found is not None and self.found[:2] == (own, opp):   # the lookahead tried it (a second
+                pairs = self.found[2]   # try with a 16x cap found 0.8 % more on (9,6,5), for 28 % more time)
+            else:
+                pairs = self.finder.find(own, opp, PAIRING_CAP).pairs
             if pairs is not None:
                 self.write(key, perm, pairs=pairs)
                 return []
         return [self.play(x, o, ply, c) for c in range(spec.cells) if legal >> c & 1]
 
     def play(self, x: int, o: int, ply: int, cell: int) -> tuple[int, int, int]:
+        """The position after the side to move takes ``cell``."""
         return (x | 1 << cell, o, ply + 1) if ply % 2 == 0 else (x, o | 1 << cell, ply + 1)
 
     def keeping_move(self, own: int, opp: int, ply: int) -> int:
@@ -227,6 +235,7 @@ class _Walk:
         need = 1 if self.claim == "wins" else 0
         for cell in order:
             if search.window(own, opp, ply, need - 1, need, cell=cell) >= need:
+                self.found = (opp, own | 1 << cell, None) if self.finder is not None else None
                 return cell
         raise RuntimeError("no move keeps the claim: the solved value was wrong")
 
