@@ -18,6 +18,7 @@ from .limited import LimitedSearch
 from .options import Limit, SolveOptions, Watch
 from .parallel import backends
 from .parallel.book_build import BuildReport, build
+from .parallel.certify import extract_parallel
 from .parallel.driver import solve_parallel
 from .parallel.heuristic import best_move_parallel
 from .position import Position
@@ -97,7 +98,11 @@ def _certified(position: Position, opts: SolveOptions, folder: Path) -> SolveRes
     if result.value.known and not result.terminal:
         result.certificates = []
         for attacker, claim in claims_of(position, result.value):
-            cert = extract(position, attacker, claim, folder, min(opts.tt_bits, 24), opts.progress)
+            if opts.workers > 1:
+                cert = extract_parallel(position, attacker, claim, folder, min(opts.tt_bits, 24), opts.workers,
+                                        opts.progress)
+            else:
+                cert = extract(position, attacker, claim, folder, min(opts.tt_bits, 24), opts.progress)
             result.certificates.append(str(cert.path))
     return result
 

@@ -98,14 +98,14 @@ def claims_of(position: Position, value: Value) -> list[tuple[str, str]]:
     return [("x", "cannot-win"), ("o", "cannot-win")]
 
 
-class _RecordFile:
-    """The records as they are found, xz-compressed into ``<file>.records`` beside
+class RecordFile:
+    """The records as they are found, xz-compressed into ``<file><suffix>`` beside
     the certificate; :meth:`finish` writes the file as the header's xz stream
     followed by the records' (one text to any xz reader: streams concatenate)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, suffix: str = ".records") -> None:
         self.path = path
-        self.tmp = path.with_name(path.name + ".records")
+        self.tmp = path.with_name(path.name + suffix)
         self.out = lzma.open(self.tmp, "wt", encoding="utf-8", preset=XZ_PRESET)
 
     def add(self, record: dict) -> None:
@@ -124,16 +124,40 @@ class _RecordFile:
         part.replace(self.path)
         self.tmp.unlink()
 
+    def close(self) -> Path:
+        """Finish the records' stream and return its file (to be merged)."""
+        self.out.close()
+        return self.tmp
+
     def discard(self) -> None:
         """Remove the records written so far (the walk failed or was stopped)."""
         self.out.close()
         self.tmp.unlink(missing_ok=True)
 
 
-class _Walk:
+def merge_records(into: RecordFile, streams: list[Path]) -> tuple[int, int]:
+    """Add the records of the xz ``streams`` to ``into``, in order, the first
+    record of each position only (walks on several processes meet some positions
+    twice; any one record of a position is proof, as each walk closed the claim
+    below its own). Returns ``(records, move records)`` added."""
+    seen: set[str] = set()
+    records = moves = 0
+    for stream in streams:
+        with lzma.open(stream, "rt", encoding="utf-8") as f:
+            for line in f:
+                p = line[6:line.index('"', 6)]   # a record's line starts {"p":"<board>"
+                if p not in seen:
+                    seen.add(p)
+                    into.out.write(line)
+                    records += 1
+                    moves += '"m":' in line
+    return records, moves
+
+
+class Walk:
     """The extraction's state: the board's maps, the search, the finder, the memo."""
 
-    def __init__(self, spec: GameSpec, attacker: str, claim: str, tt_bits: int, records: _RecordFile,
+    def __init__(self, spec: GameSpec, attacker: str, claim: str, tt_bits: int, records: RecordFile,
                  cert: Certificate) -> None:
         self.spec, self.attacker, self.claim = spec, attacker, claim
         self.prover = attacker if claim == "wins" else ("o" if attacker == "x" else "x")
@@ -172,18 +196,27 @@ class _Walk:
             cert.pairings += 1
         cert.records += 1
 
-    def children(self, x: int, o: int, ply: int) -> list[tuple[int, int, int]]:
-        """What the checker needs after ``(x, o)``; records written on the way."""
-        spec, kernel = self.spec, self.kernel
+    def key_of(self, x: int, o: int, ply: int) -> Optional[int]:
+        """The memo key of ``(x, o)`` (its canonical form, the x image above the o
+        image; the symmetry left in ``image[2]``), or None when the checker's rules 1
+        and 2 settle it; RuntimeError when the game is over against the claim."""
+        kernel = self.kernel
         found = kernel.walk_step(self.search.ctx, self.maps, np.uint64(x), np.uint64(o), ply, self.claim_bits,
                                  self.image)
-        if found == kernel.SETTLED:   # rules 1 and 2
+        if found == kernel.SETTLED:
+            return None
+        if found == kernel.AGAINST:
+            raise RuntimeError(f"the walk reached {format_board_text(self.spec, x, o)}, where the claim "
+                               f"{self.attacker} {self.claim} fails: the solved value was wrong")
+        return int(self.image[0]) << self.spec.cells | int(self.image[1])
+
+    def children(self, x: int, o: int, ply: int) -> list[tuple[int, int, int]]:
+        """What the checker needs after ``(x, o)``; records written on the way."""
+        spec = self.spec
+        key = self.key_of(x, o, ply)
+        if key is None:   # rules 1 and 2
             self.cert.leaves += 1
             return []
-        if found == kernel.AGAINST:
-            raise RuntimeError(f"the walk reached {format_board_text(spec, x, o)}, where the claim "
-                               f"{self.attacker} {self.claim} fails: the solved value was wrong")
-        key = int(self.image[0]) << spec.cells | int(self.image[1])   # the canonical form, x image above o
         perm = self.perms[int(self.image[2])]
         if key in self.proved:
             return []
@@ -204,6 +237,19 @@ class _Walk:
                 self.write(key, perm, pairs=pairs)
                 return []
         return [self.play(x, o, ply, c) for c in range(spec.cells) if legal >> c & 1]
+
+    def run(self, x: int, o: int, ply: int, depth: int = 0, status: Optional[StatusLine] = None) -> None:
+        """Walk everything the checker needs below ``(x, o)`` (``depth`` plies below
+        the certificate's root), depth first; ``status`` redrawn on the way."""
+        cert = self.cert
+        stack = [(x, o, ply, depth)]
+        while stack:
+            x, o, ply, d = stack.pop()
+            cert.depth = max(cert.depth, d)
+            stack.extend((cx, co, cp, d + 1) for cx, co, cp in self.children(x, o, ply))
+            if status is not None:
+                status.update(lambda: f"certificate {self.attacker} {self.claim}: {len(self.proved):,} positions, "
+                                      f"{cert.records:,} records, {status.elapsed():.0f} s")
 
     def play(self, x: int, o: int, ply: int, cell: int) -> tuple[int, int, int]:
         """The position after the side to move takes ``cell``."""
@@ -251,27 +297,36 @@ class _Walk:
             self.plan[(own, opp)] = line[i + 2]
 
 
+def header(cert: Certificate) -> dict:
+    """The first line of ``cert``'s file (the page's header, and what the walk did)."""
+    spec = cert.spec
+    return {"format": FORMAT, "cols": spec.cols, "rows": spec.rows, "k": spec.k, "gravity": spec.gravity,
+            "root": cert.root, "attacker": cert.attacker, "claim": cert.claim, "solver": "parallel-mnk",
+            "records": cert.records, "positions": cert.positions, "nodes": cert.nodes,
+            "seconds": round(cert.seconds, 3)}
+
+
+def new_certificate(position: Position, attacker: str, claim: str, directory: Path) -> Certificate:
+    """An empty :class:`Certificate` of the claim, its file in ``directory`` (made)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    return Certificate(position.spec, position.board_text(), attacker, claim,
+                       directory / f"{attacker}-{claim}.jsonl.xz")
+
+
 def extract(position: Position, attacker: str, claim: str, directory: Path, tt_bits: int = 22,
             progress: Optional[bool] = False) -> Certificate:
     """Write the certificate of ``attacker``'s ``claim`` from ``position`` as
     ``<attacker>-<claim>.jsonl.xz`` in ``directory`` (made if missing; module
     docstring); RuntimeError (and no file) when the claim does not hold.
-    ``progress``: a status line on stderr (None: when stderr is a terminal)."""
+    ``progress``: a status line on stderr (None: when stderr is a terminal).
+    :func:`parallel_mnk.parallel.certify.extract_parallel` is the same on workers."""
     started = time.perf_counter()
-    directory.mkdir(parents=True, exist_ok=True)
-    spec = position.spec
-    cert = Certificate(spec, position.board_text(), attacker, claim, directory / f"{attacker}-{claim}.jsonl.xz")
-    records = _RecordFile(cert.path)
+    cert = new_certificate(position, attacker, claim, directory)
+    records = RecordFile(cert.path)
     status = StatusLine(progress)
     try:
-        walk = _Walk(spec, attacker, claim, tt_bits, records, cert)
-        stack = [(position.x, position.o, position.ply, 0)]
-        while stack:
-            x, o, ply, d = stack.pop()
-            cert.depth = max(cert.depth, d)
-            stack.extend((cx, co, cp, d + 1) for cx, co, cp in walk.children(x, o, ply))
-            status.update(lambda: f"certificate {attacker} {claim}: {len(walk.proved):,} positions, "
-                                  f"{cert.records:,} records, {status.elapsed():.0f} s")
+        walk = Walk(position.spec, attacker, claim, tt_bits, records, cert)
+        walk.run(position.x, position.o, position.ply, 0, status)
     except BaseException:
         records.discard()
         raise
@@ -279,8 +334,5 @@ def extract(position: Position, attacker: str, claim: str, directory: Path, tt_b
         status.finish()
     cert.positions, cert.nodes = len(walk.proved), walk.search.nodes
     cert.seconds = time.perf_counter() - started
-    records.finish({"format": FORMAT, "cols": spec.cols, "rows": spec.rows, "k": spec.k, "gravity": spec.gravity,
-                    "root": cert.root, "attacker": attacker, "claim": claim, "solver": "parallel-mnk",
-                    "records": cert.records, "positions": cert.positions, "nodes": cert.nodes,
-                    "seconds": round(cert.seconds, 3)})
+    records.finish(header(cert))
     return cert
