@@ -11,6 +11,7 @@ second and peak memory). A row whose check did not print ``verified`` carries
 """
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -37,16 +38,27 @@ FULL = QUICK + [
 TT_BITS = 24
 
 
-CHECKER = ("import resource, sys\nfrom parallel_mnk.proofcheck import main\nrc = main(sys.argv[1:])\n"
-           "print('peak_kb', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\nsys.exit(rc)")
+# the checker alone, as a copy of its folder runs (``python -m proofcheck``): the solver's package (numpy,
+# numba) is not imported, so the peak is the checker's own (VmHWM: ru_maxrss would keep the forking
+# parent's peak across exec)
+CHECKER = ("import sys\nsys.path.insert(0, sys.argv.pop(1))\nfrom proofcheck import main\n"
+           "rc = main(sys.argv[1:])\n"
+           "peak = [l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:')]\n"
+           "print('peak_kb', peak[0] if peak else '', file=sys.stderr)\nsys.exit(rc)")
 
 
 def check(path: Path) -> dict:
-    """The checker on ``path`` as a whole process: seconds, its verdict line, peak RSS."""
+    """The checker on ``path`` as a whole process, from a copy of its folder beside
+    the file: seconds, its verdict line, peak RSS."""
+    copy = path.parent / "checker"
+    if not copy.exists():
+        shutil.copytree(common.REPO / "parallel_mnk" / "proofcheck", copy / "proofcheck",
+                        ignore=shutil.ignore_patterns("__pycache__"))
     started = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", CHECKER, str(path)], cwd=common.REPO, capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-c", CHECKER, str(copy), str(path)], capture_output=True, text=True)
     seconds = time.perf_counter() - started
-    peak = [line.split()[1] for line in proc.stderr.splitlines() if line.startswith("peak_kb ")]
+    peak = [line.split()[1] for line in proc.stderr.splitlines()
+            if line.startswith("peak_kb ") and len(line.split()) > 1]
     row = {"check_s": round(seconds, 2), "check_peak_mb": round(int(peak[0]) / 1024) if peak else None}
     first = (proc.stdout.splitlines() or [proc.stderr.strip()])[0]
     if not first.startswith("verified:"):
