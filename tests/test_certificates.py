@@ -230,9 +230,9 @@ def test_the_walk_step_kernel_agrees_with_the_checker_s_rules_and_canonical_form
                                          (GameSpec(4, 4, 3, True), [])], ids=["4x4k4+3", "4x3k3", "4x4k3g"])
 def test_a_certificate_written_by_two_workers_verifies_and_agrees_with_naive(tmp_path, spec, moves):
     """parallel/certify.py: the root's levels walked by the main process, the rest by
-    two forked workers, records merged one a position; the checker confirms it and
-    its claims are naive.py's value (records under a duplicate dropped at the merge
-    may go unused: counted, never needed)."""
+    two forked workers, records merged one a position and kept only where the
+    checker's walk reaches them; the checker confirms it, uses every record, and its
+    claims are naive.py's value."""
     from parallel_mnk.parallel.certify import extract_parallel
 
     pos = Position.from_moves(spec, moves)
@@ -240,6 +240,6 @@ def test_a_certificate_written_by_two_workers_verifies_and_agrees_with_naive(tmp
     for attacker, claim in claims_of(pos, truth):
         cert = extract_parallel(pos, attacker, claim, tmp_path, tt_bits=16, workers=2)
         v = proofcheck.check_file(cert.path)
-        assert (v.attacker, v.claim) == (attacker, claim) and v.used + v.unused == cert.records
+        assert (v.attacker, v.claim) == (attacker, claim) and (v.used, v.unused) == (cert.records, 0)
         assert len({r["p"] for r in lines_of(cert.path)[1:]}) == cert.records   # one record a position
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"{a}-{c}.jsonl.xz" for a, c in claims_of(pos, truth))

@@ -7,13 +7,15 @@ level (distinct canonical forms, none the checker's rules settle) are at least
 they inherit the loaded kernels) take those positions from a queue, the biggest
 expected first (fewest stones, then the order of the level), and walk each
 depth first with a walk of their own (memo, table, finders, records) kept from one
-position to the next. Their records are merged after the main process's, one
-record a position: two workers may meet a position, and either record proves it
-(each walk closed the claim below its own records), so the merged file is a
-certificate as the serial walk's is; the checker confirms it like any other.
+position to the next. Their records and the main process's are merged, one record
+a position: two workers may meet a position, and either record proves it (each walk
+closed the claim below its own records). The merged records are then walked from the
+root as the checker will walk them, and only those it reaches are written: the file
+holds no record the checker does not use, as the serial walk's does not.
 """
 from __future__ import annotations
 
+import json
 import multiprocessing as mp
 import queue
 import time
@@ -21,7 +23,8 @@ from pathlib import Path
 from typing import Optional
 
 from ..position import Position
-from ..prover.certificate import Certificate, RecordFile, Walk, header, merge_records, new_certificate
+from ..prover.certificate import Certificate, RecordFile, Walk, header, load_records, new_certificate
+from ..rules import parse_cell
 from ..runtime import StatusLine
 
 TASKS_PER_WORKER = 8
@@ -48,6 +51,32 @@ def frontier(walk: Walk, position: Position, target: int) -> list[tuple[int, int
     return level
 
 
+def reached(walk: Walk, position: Position, lines: dict[int, str]) -> list[str]:
+    """The record ``lines`` (by memo key) that the checker's walk from ``position``
+    reaches, in the order it reaches them (RuntimeError where one it needs is missing)."""
+    spec, used, seen = walk.spec, [], set()
+    stack = [(position.x, position.o, position.ply)]
+    while stack:
+        x, o, ply = stack.pop()
+        key = walk.key_of(x, o, ply)
+        if key is None or key in seen:
+            continue
+        seen.add(key)
+        perm, line = walk.perms[int(walk.image[2])], lines.get(key)
+        own, opp = (x, o) if ply % 2 == 0 else (o, x)
+        if ("x" if ply % 2 == 0 else "o") == walk.prover:
+            if line is None:
+                raise RuntimeError("a merged certificate lacks a move record: the walks disagree")
+            used.append(line)
+            stack.append(walk.play(x, o, ply, perm.index(parse_cell(spec, json.loads(line)["m"]))))
+        elif line is not None and '"pairs":' in line:
+            used.append(line)
+        else:
+            legal = walk.search.legal_mask(own, opp)
+            stack.extend(walk.play(x, o, ply, c) for c in range(spec.cells) if legal >> c & 1)
+    return used
+
+
 def _worker(index: int, cert: Certificate, tt_bits: int, tasks, results) -> None:
     """A worker: walk the queued positions until a None, then report its counts."""
     records = RecordFile(cert.path, f".w{index}")
@@ -72,12 +101,12 @@ def extract_parallel(position: Position, attacker: str, claim: str, directory: P
     (module docstring): the same file, name and contract."""
     started = time.perf_counter()
     cert = new_certificate(position, attacker, claim, directory)
-    records = RecordFile(cert.path)
+    records, main = RecordFile(cert.path), RecordFile(cert.path, ".main")
     status = StatusLine(progress)
     procs: list = []
     streams: list[Path] = []
     try:
-        walk = Walk(position.spec, attacker, claim, tt_bits, records, cert)
+        walk = Walk(position.spec, attacker, claim, tt_bits, main, cert)
         tasks = frontier(walk, position, TASKS_PER_WORKER * workers)
         tasks.sort(key=lambda t: t[2])   # fewest stones first (a stable sort keeps the level's order)
         ctx = mp.get_context(START_METHOD)
@@ -117,13 +146,16 @@ def extract_parallel(position: Position, attacker: str, claim: str, directory: P
                                   f"{sum(r for r, _ in shown.values()):,} records, {status.elapsed():.0f} s")
         for proc in procs:
             proc.join()
-        main_records, main_moves = cert.records, cert.moves
-        added, moves = merge_records(records, streams)
-        cert.records, cert.moves = main_records + added, main_moves + moves
+        streams.insert(0, main.close())
+        used = reached(walk, position, load_records(position.spec, streams))
+        for line in used:
+            records.out.write(line)
+        cert.records, cert.moves = len(used), sum('"m":' in line for line in used)
         cert.pairings = cert.records - cert.moves
         cert.positions, cert.nodes = len(walk.proved) + positions, walk.search.nodes + nodes
     except BaseException:
         records.discard()
+        main.discard()
         raise
     finally:
         status.finish()

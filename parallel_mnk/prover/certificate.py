@@ -45,7 +45,7 @@ import numpy as np
 from .. import families
 from ..geometry import symmetries
 from ..position import Position
-from ..rules import GameSpec, Value, cell_name, format_board_text
+from ..rules import GameSpec, Value, cell_name, format_board_text, parse_board_text
 from ..runtime import StatusLine
 from ..search import Search
 from ..ttable import stored_move, transposition_table
@@ -135,23 +135,19 @@ class RecordFile:
         self.tmp.unlink(missing_ok=True)
 
 
-def merge_records(into: RecordFile, streams: list[Path]) -> tuple[int, int]:
-    """Add the records of the xz ``streams`` to ``into``, in order, the first
-    record of each position only (walks on several processes meet some positions
-    twice; any one record of a position is proof, as each walk closed the claim
-    below its own). Returns ``(records, move records)`` added."""
-    seen: set[str] = set()
-    records = moves = 0
+def load_records(spec: GameSpec, streams: list[Path]) -> dict[int, str]:
+    """The record lines of the xz ``streams`` by their position's memo key (see
+    :meth:`Walk.key_of`), the first line of each position (walks on several processes
+    meet some positions twice; any one record of a position is proof, as each walk
+    closed the claim below its own)."""
+    out: dict[int, str] = {}
+    cells = spec.cells
     for stream in streams:
         with lzma.open(stream, "rt", encoding="utf-8") as f:
             for line in f:
-                p = line[6:line.index('"', 6)]   # a record's line starts {"p":"<board>"
-                if p not in seen:
-                    seen.add(p)
-                    into.out.write(line)
-                    records += 1
-                    moves += '"m":' in line
-    return records, moves
+                x, o = parse_board_text(spec, line[6:line.index('"', 6)])   # a line starts {"p":"<board>"
+                out.setdefault(x << cells | o, line)
+    return out
 
 
 class Walk:
