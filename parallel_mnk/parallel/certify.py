@@ -20,7 +20,7 @@ import multiprocessing as mp
 import queue
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from ..position import Position
 from ..prover.certificate import Certificate, RecordFile, Walk, header, load_records, new_certificate
@@ -109,7 +109,7 @@ def extract_parallel(position: Position, attacker: str, claim: str, directory: P
         walk = Walk(position.spec, attacker, claim, tt_bits, main, cert)
         tasks = frontier(walk, position, TASKS_PER_WORKER * workers)
         tasks.sort(key=lambda t: t[2])   # fewest stones first (a stable sort keeps the level's order)
-        ctx = mp.get_context(START_METHOD)
+        ctx: Any = mp.get_context(START_METHOD)
         task_queue, results = ctx.Queue(), ctx.Queue()
         for task in tasks:
             task_queue.put(task)
