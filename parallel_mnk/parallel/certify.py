@@ -23,32 +23,12 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ..position import Position
-from ..prover.certificate import Certificate, RecordFile, Walk, header, load_records, new_certificate
+from ..prover.certificate import Certificate, RecordFile, Walk, frontier, header, load_records, new_certificate
 from ..rules import parse_cell
 from ..runtime import StatusLine
 
 TASKS_PER_WORKER = 8
 START_METHOD = "fork"   # workers inherit the loaded kernels, as the pool's do
-
-
-def frontier(walk: Walk, position: Position, target: int) -> list[tuple[int, int, int, int]]:
-    """Open positions ``(x, o, ply, depth)`` of the first level below ``position``
-    that has at least ``target`` of them (or the last level there is), distinct up
-    to symmetry; ``walk`` writes the records of the levels above."""
-    level = [(position.x, position.o, position.ply, 0)]
-    while level and len(level) < target:
-        below: dict[int, tuple[int, int, int, int]] = {}
-        for x, o, ply, depth in level:
-            for cx, co, cp in walk.children(x, o, ply):
-                key = walk.key_of(cx, co, cp)
-                if key is None:
-                    walk.cert.leaves += 1
-                elif key not in below and key not in walk.proved:
-                    below[key] = (cx, co, cp, depth + 1)
-        if not below:
-            return []
-        level = list(below.values())
-    return level
 
 
 def reached(walk: Walk, position: Position, lines: dict[int, str]) -> list[str]:

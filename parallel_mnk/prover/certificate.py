@@ -56,6 +56,7 @@ FORMAT = "mnk-proof/1"
 PAIRING_CAP = 1 << 16      # finder nodes at a refuter position no lookahead tried (the root)
 LOOKAHEAD_CAP = 1 << 12    # finder nodes per defender move tried for a pairing after it
 VCF_CAP = 1 << 14          # VCF search nodes at a prover position
+FRONTIER = 16              # the walk's first levels go breadth first down to this many open positions
 PLAN_MAX = 1 << 16         # VCF moves remembered ahead (more: forgotten, found again if needed)
 PAIRING_MAX_K = 6
 XZ_PRESET = 6
@@ -293,6 +294,30 @@ class Walk:
             self.plan[(own, opp)] = line[i + 2]
 
 
+def frontier(walk: Walk, position: Position, target: int) -> list[tuple[int, int, int, int]]:
+    """Open positions ``(x, o, ply, depth)`` of the first level below ``position``
+    that has at least ``target`` of them (or the last level there is), distinct up
+    to symmetry; ``walk`` writes the records of the levels above. The walks start
+    here: the prover's first moves are then chosen before any deep walk has filled
+    the table, whose moves the search tries first (on (9,6,5) a walk depth first
+    from the root had written 1.55 M records in 4 of x's 15 first moves; from the
+    frontier, 2.25 M in all)."""
+    level = [(position.x, position.o, position.ply, 0)]
+    while level and len(level) < target:
+        below: dict[int, tuple[int, int, int, int]] = {}
+        for x, o, ply, depth in level:
+            for cx, co, cp in walk.children(x, o, ply):
+                key = walk.key_of(cx, co, cp)
+                if key is None:
+                    walk.cert.leaves += 1
+                elif key not in below and key not in walk.proved:
+                    below[key] = (cx, co, cp, depth + 1)
+        if not below:
+            return []
+        level = list(below.values())
+    return level
+
+
 def header(cert: Certificate) -> dict:
     """The first line of ``cert``'s file (the page's header, and what the walk did)."""
     spec = cert.spec
@@ -322,7 +347,8 @@ def extract(position: Position, attacker: str, claim: str, directory: Path, tt_b
     status = StatusLine(progress)
     try:
         walk = Walk(position.spec, attacker, claim, tt_bits, records, cert)
-        walk.run(position.x, position.o, position.ply, 0, status)
+        for x, o, ply, depth in frontier(walk, position, FRONTIER):
+            walk.run(x, o, ply, depth, status)
     except BaseException:
         records.discard()
         raise
