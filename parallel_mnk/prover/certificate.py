@@ -349,7 +349,7 @@ def extract(position: Position, attacker: str, claim: str, directory: Path, tt_b
     try:
         walk = Walk(position.spec, attacker, claim, tt_bits, records, cert)
         for x, o, ply, depth in frontier(walk, position, FRONTIER):
-            walk.run(x, o, ply, depth, status)
+            walk.run(x, o, ply, depth, status if status.show else None)   # (no closure a position unseen)
     except BaseException:
         records.discard()
         raise
