@@ -8,7 +8,7 @@ missing.
 | ``free`` | ``kernels/free`` (+ ``proofs/pairing``, ``proofs/threats``) | exact solves of free-placement boards |
 | ``proofs`` | ``kernels/proofs`` | df-pn, pairing certificates and VCF (:mod:`.prover`) |
 | ``limited`` | ``kernels/limited`` | the depth-limited engine (``best``, big boards in ``play``/``serve``) |
-| ``pool`` | ``kernels/pool`` | a parallel solve's split expansion and ready list |
+| ``pool`` | ``kernels/pool`` | a parallel solve's split expansion |
 | ``book`` | ``kernels/book`` | searching Connect Four down to Thill's 12-ply database (:mod:`.books.thill`) |
 | ``gravity@7x6k4`` | a per-board build of ``gravity`` (:mod:`.boards`) | exact solves of that board |
 

@@ -6,19 +6,29 @@
   once (checked after every dispatch);
 * a deep split (about 1450 tasks) refreshes only the windows a result can change
   (counted, not timed);
-* a task result that decides nothing is an internal error, not a livelock.
+* a task result that decides nothing is an internal error, not a livelock;
+* on a simulated backend (threads 'searching' fake games, finishing in random
+  order, live windows and abandons, helpers): the root value is the minimax one,
+  every time.
 """
 from __future__ import annotations
 
+import queue
+import random
+import threading
+import time
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
-from checks import (ABC, BIG_TT_BITS, FakeGame, abc_nodes, check_accounting, check_best_move, count_refreshes,
-                    make_tree, pool_tasks, random_positions, serial_score, split_solve)
+from checks import (ABC, BIG_TT_BITS, WIDE, FakeGame, abc_nodes, check_accounting, check_best_move,
+                    check_fail_soft, count_refreshes, make_tree, pool_tasks, random_positions, serial_score,
+                    split_solve)
 from parallel_mnk import GameSpec, Position
-from parallel_mnk.kernels.core.layout import TT_EXACT, TT_LOWER
+from parallel_mnk.kernels.core.layout import TT_EXACT, TT_LOWER, TT_UPPER
 from parallel_mnk.parallel import coordinator as coordinator_module
+from parallel_mnk.parallel.backend import Backend
 from parallel_mnk.parallel.backends import get_coordinator
 from parallel_mnk.parallel.task import DEFER_MIN_EMPTY, Task, TaskResult
 
@@ -110,3 +120,108 @@ def test_a_result_that_decides_nothing_is_an_internal_error():
     coordinator._record(w, TaskResult(6, 1, 1, TT_EXACT, False, 10, 0.0, 0), tree)
     assert a1.settled() and w.job is None
 
+
+# ---------------------------------------------------------------- the coordinator on a simulated backend
+def wide_game(rng: random.Random, depth: int):
+    """A random game tree, 2 to 5 moves a node, ``depth`` plies at most."""
+    if depth == 0 or rng.random() < 0.1:
+        return rng.randint(-6, 6)
+    return [wide_game(rng, depth - 1) for _ in range(rng.randint(2, 5))]
+
+
+class SimPool(Backend):
+    """One thread per worker slot that 'searches' fake-game positions: after a
+    random short time, the value of the position (its cells' union) from
+    :class:`FakeGame`, fail-soft for the window it ran with (the task's, narrowed
+    by the slot's live window), or an abandoned answer when the slot's abort word
+    names the task."""
+
+    helpers = True
+
+    def __init__(self, game: FakeGame, workers: int, seed: int) -> None:
+        self.n, self.tt_bits, self.tt = workers, 0, np.zeros(1, dtype=np.uint64)
+        self.game = game
+        self.inbox: list[queue.Queue] = [queue.Queue() for _ in range(workers)]
+        self.live: list[tuple[int, int, int]] = [(0, 0, 0)] * workers   # (task id, alpha, beta)
+        self.abort = [0] * workers
+        self.results: queue.Queue = queue.Queue()
+        self.abandoned = 0
+        self.closed = False
+        self.threads = [threading.Thread(target=self._serve, args=(w + 1, random.Random(seed + w)), daemon=True)
+                        for w in range(workers)]
+        for th in self.threads:
+            th.start()
+
+    def _serve(self, worker: int, rng: random.Random) -> None:
+        while True:
+            t = self.inbox[worker - 1].get()
+            if t is None:
+                return
+            time.sleep(rng.random() * 0.002)
+            if self.abort[worker - 1] == t.task_id:
+                self.abandoned += 1
+                self.results.put((worker, t.skipped(worker)))
+                continue
+            own_id, a, b = self.live[worker - 1]
+            assert own_id == t.task_id
+            a, b = max(a, t.alpha), min(b, t.beta)
+            v = self.game.value(self.game.nodes[t.own | t.opp])
+            value, kind = (v, TT_UPPER) if v <= a else ((v, TT_LOWER) if v >= b else (v, TT_EXACT))
+            self.results.put((worker, TaskResult(t.task_id, worker, value, kind, False, 1, 0.0, 0)))
+
+    def start(self, slot, task):
+        self.abort[slot - 1] = 0
+        self.live[slot - 1] = (task.task_id, *task.live_window)
+        self.inbox[slot - 1].put(task)
+        return True
+
+    def collect(self, timeout):
+        try:
+            got = [self.results.get(timeout=timeout)]
+        except queue.Empty:
+            return []
+        while not self.results.empty():
+            got.append(self.results.get_nowait())
+        return got
+
+    def set_window(self, slot, task_id, alpha, beta):
+        self.live[slot - 1] = (task_id, alpha, beta)
+
+    def abandon(self, slot, task_id):
+        self.abort[slot - 1] = task_id
+
+    def begin(self):
+        pass
+
+    def stop_all(self):
+        pass
+
+    def close(self):
+        self.closed = True
+        for box in self.inbox:
+            box.put(None)
+        for th in self.threads:
+            th.join(5)
+
+
+def test_coordinator_on_a_simulated_pool_matches_minimax():
+    rng = random.Random(99)
+    spec = GameSpec(3, 3, 3)
+    seen = {"abandoned": 0, "helpers": 0}
+    for case in range(60):
+        game = FakeGame(wide_game(rng, rng.randint(2, 5)), rng=rng, static=rng.random() < 0.5)
+        truth = FakeGame.value(game.tree)
+        alpha = rng.randint(-7, 6)
+        alpha, beta = (alpha, alpha + 1) if rng.random() < 0.5 else WIDE
+        tree = make_tree(game, alpha, beta, depth=rng.randint(1, 3), ybw=rng.random() < 0.6)
+        pool = SimPool(game, workers=rng.randint(1, 4), seed=case)
+        coordinator = coordinator_module.Coordinator(pool)
+        try:
+            result = coordinator.search_tree(tree, spec, 0, deadline=time.monotonic() + 60)
+        finally:
+            pool.close()
+        seen["abandoned"] += pool.abandoned
+        seen["helpers"] += coordinator.helper_jobs
+        check_fail_soft(result, truth, alpha, beta, f"case {case}: {game.tree} ({alpha},{beta})")
+        assert coordinator.running == 0, "a place still holds a task after the search"
+    assert seen["abandoned"] > 0 and seen["helpers"] > 0, seen

@@ -71,9 +71,9 @@ def test_every_entry_point_has_one_signature_and_refuses_others():
         module = families.entries(name)
         for entry, args in families._signatures(module):
             assert entry.signatures == [args], (name, entry)
-    ctl = np.zeros(64, dtype=np.int64)
+    ctx, out = np.zeros(64, dtype=np.uint64), np.zeros(64, dtype=np.int64)
     with pytest.raises(TypeError):   # a strided view is another array type: refused, never compiled
-        families.entries("pool").claim(ctl[::2], 0, 0, 1)
+        families.entries("pool").expand(ctx, ctx, np.uint64(0), np.uint64(0), 0, out[::2])
 
 
 def test_missing_families_are_shared_out_by_cost():

@@ -11,7 +11,7 @@ compiles can be read off the tree (:mod:`parallel_mnk.families` loads them):
 | ``free/`` | the exact search of free placement (``search``; it uses ``proofs/pairing`` and ``proofs/threats``) | ``search`` |
 | ``proofs/`` | pairing certificates, VCF, df-pn (``layout``: their part of the context) | df-pn, the finders |
 | ``limited/`` | the depth-limited engine for boards up to 26x26 (``layout``, ``grid``, ``search``, ``tss``) | the board state, the searches |
-| ``pool/`` | a parallel solve's split expansion and ready list | ``expand``, ``claim``, ... |
+| ``pool/`` | a parallel solve's split expansion | ``expand`` |
 
 ``ctx`` is the per-search context array (:mod:`.core.layout`), ``tt`` the
 transposition table (``uint64[2**n]``), ``ctl`` the control array (``int64``, may

@@ -7,11 +7,11 @@ only carries that out. Two exist: forked processes on this machine
 coordinator's own process in the accounting).
 
 The coordinator hands tasks to *places*, numbered 1..``places``: a place holds at
-most one task and is handed a new one only after it answered the last. On most
-backends a place is a worker's slot (``places == n``); the process pool with a
-ready list (:class:`~.readypool.ReadyPool`) has more places than workers, the
-entries of a list in shared memory from which workers take their next task
-without waiting for the coordinator.
+most one task and is handed a new one only after it answered the last. On both
+backends a place is a worker's slot (``places == n``); a backend may offer more
+places than workers (tasks queued for the next free worker), and then says how
+many workers would idle (:meth:`Backend.spare_workers`) so that helpers are not
+started for workers that have queued work.
 """
 from __future__ import annotations
 

@@ -60,9 +60,8 @@ class ProcessPool(Backend):
         self.n = workers
         self.tt_bits = tt_bits
         self._tt_mem, self.tt = shared_table(tt_bits)
-        self._ctl_mem, self.ctl = shm.shared_control(workers, self._extra_words())
+        self._ctl_mem, self.ctl = shm.shared_control(workers)
         self._mp: Any = mp.get_context(START_METHOD)
-        self._prepare()
         families.load("pool")   # (forked workers inherit the families loaded in this process)
         self._procs = [_Proc(i + 1) for i in range(workers)]
         self.start_times: list[float] = []
@@ -72,23 +71,12 @@ class ProcessPool(Backend):
         self.closed = False
 
     # ------------------------------------------------------------ processes
-    def _extra_words(self) -> int:
-        """Words of ``ctl`` after the busy marks that a subclass needs."""
-        return 0
-
-    def _prepare(self) -> None:
-        """What a subclass sets up before the workers fork."""
-
-    def _worker_args(self, p: _Proc, conn) -> tuple[Any, tuple]:
-        """The worker process's function and its arguments."""
-        main_thread = threading.current_thread() is threading.main_thread()
-        return worker_main, (p.index, conn, self._tt_mem, self._ctl_mem, p.slot, os.getpid(), main_thread)
-
     def _spawn(self, p: _Proc) -> None:
         t = time.perf_counter()
         parent_conn, child_conn = self._mp.Pipe()
-        target, args = self._worker_args(p, child_conn)
-        proc = self._mp.Process(target=target, args=args, name=f"parallel-mnk-worker-{p.index}", daemon=True)
+        main_thread = threading.current_thread() is threading.main_thread()
+        args = (p.index, child_conn, self._tt_mem, self._ctl_mem, p.slot, os.getpid(), main_thread)
+        proc = self._mp.Process(target=worker_main, args=args, name=f"parallel-mnk-worker-{p.index}", daemon=True)
         proc.start()
         child_conn.close()
         p.process, p.conn, p.task_id = proc, parent_conn, 0

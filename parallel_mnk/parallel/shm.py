@@ -26,20 +26,14 @@ def slot_of(index: int) -> int:
     return L.CTL_WORKERS + L.CTL_PER_WORKER * index
 
 
-def shared_control(workers: int, extra: int = 0) -> tuple[mmap.mmap, np.ndarray]:
+def shared_control(workers: int) -> tuple[mmap.mmap, np.ndarray]:
     """Zeroed control words for a coordinator and ``workers`` searchers with busy
-    marks, in an anonymous shared mapping (processes forked afterwards share it);
-    ``extra`` more words after the marks, from :func:`extra_start`."""
+    marks, in an anonymous shared mapping (processes forked afterwards share it)."""
     busy_base = slot_of(workers + 1)
-    mem = mmap.mmap(-1, 8 * (busy_base + BUSY_MARKS + extra))
+    mem = mmap.mmap(-1, 8 * (busy_base + BUSY_MARKS))
     ctl = np.frombuffer(mem, dtype=np.int64)
     ctl[L.CTL_BUSY_BASE], ctl[L.CTL_BUSY_MASK] = busy_base, BUSY_MARKS - 1
     return mem, ctl
-
-
-def extra_start(workers: int) -> int:
-    """Index in ``ctl`` of the first of :func:`shared_control`'s ``extra`` words."""
-    return slot_of(workers + 1) + BUSY_MARKS
 
 
 def start_task(ctl: np.ndarray, slot: int, task_id: int, alpha: int, beta: int) -> None:

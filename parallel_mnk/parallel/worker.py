@@ -1,8 +1,5 @@
 """A worker process of the process pool: receive a task, run it, send its result.
 
-With a ready list (:mod:`.ready`) a worker claims its tasks from the list in
-shared memory instead of receiving them, and sends ``(entry, result)``.
-
 Workers are forked by :class:`~.procpool.ProcessPool` after the kernels are
 loaded, so a worker's first task compiles nothing; they share the table and the
 control words with the coordinator (anonymous shared mappings made before the
@@ -18,7 +15,6 @@ import time
 
 import numpy as np
 
-from .ready import ReadyList
 from .task import WorkerEnv
 
 PARENT_POLL_S = 0.5
@@ -62,27 +58,3 @@ def worker_main(index: int, conn, tt_mem, ctl_mem, slot: int, parent_pid: int, u
         if task is None:
             return
         conn.send(task.run(env))
-
-
-def ready_worker_main(index: int, conn, tt_mem, ctl_mem, ready: tuple, parent_pid: int,
-                      use_pdeathsig: bool) -> None:
-    """The worker loop with a ready list (``ready``: its first word in ``ctl``, its
-    entries, the payload mapping and the wake-up semaphore): claim a ready task,
-    run it with the entry's control words, send ``(entry, result)``; until the
-    list closes or the pipe does."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    die_with_parent(parent_pid, use_pdeathsig)
-    ctl = np.frombuffer(ctl_mem, dtype=np.int64)
-    start, count, payload_mem, wake = ready
-    board = ReadyList(ctl, start, count, payload_mem, wake)
-    env = WorkerEnv(index, np.frombuffer(tt_mem, dtype=np.uint64), ctl, 0)
-    while True:
-        claimed = board.next_task(index)
-        if claimed is None:
-            return
-        entry, task = claimed
-        env.slot = board.slot(entry)
-        try:
-            conn.send((entry, task.run(env)))
-        except (OSError, BrokenPipeError):
-            return
