@@ -57,7 +57,9 @@ class SolveResult:
     value unknown); ``nodes`` counts every node searched, also those of the
     best-move and variation searches; ``workers`` the per-process figures;
     ``proof`` which prover settled the value (:func:`prover_of`; None when the
-    game is over, the value unknown, or it came from a checkpoint journal).
+    game is over, the value unknown, or it came from a checkpoint journal);
+    ``parallel`` a parallel solve's figures: where its time went and its span
+    (:mod:`parallel_mnk.parallel.tasklog`), None for a serial solve.
     """
 
     spec: GameSpec
@@ -72,6 +74,7 @@ class SolveResult:
     checkpoint: Optional[dict] = None  # journal figures of a solve with a checkpoint
     certificates: Optional[list] = None   # the mnk-proof/1 files written for the value (solve(certificate=))
     proof: Optional[str] = None        # which prover settled the value (:func:`prover_of`)
+    parallel: Optional[dict] = None    # a parallel solve's phases and span (``parallel.tasklog``)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form of DESIGN.md (moves in the input's notation)."""
@@ -85,6 +88,7 @@ class SolveResult:
             "time_s": round(self.time_s, 6),
             "proof": self.proof,
             **({} if self.checkpoint is None else {"checkpoint": self.checkpoint}),
+            **({} if self.parallel is None else {"parallel": self.parallel}),
             **({} if self.certificates is None else {"certificates": self.certificates, "certified": "value"}),
         }
 

@@ -23,6 +23,7 @@ import time
 from typing import Iterator, Optional, Union
 
 import psutil
+import pytest
 
 from parallel_mnk import GameSpec, Position, solve
 from parallel_mnk.parallel.split import SplitTree
@@ -179,6 +180,21 @@ def check_accounting(result, workers: int) -> None:
     assert sum(w.nodes for w in result.workers) == result.nodes
     for w in result.workers:
         assert w.nodes >= 0 and w.tasks >= 0 and w.cpu_s >= 0 and w.peak_rss >= 0, w
+    check_task_log(result, workers)
+
+
+def check_task_log(result, workers: int) -> None:
+    """A parallel solve's phases add up to its places' time in probes; its span
+    lies between the coordinator's serial nodes and all the nodes."""
+    p = result.parallel
+    if p is None:
+        return
+    assert p["workers"] == workers and p["work_nodes"] == result.nodes
+    busy_and_idle = sum(p[f"{k}_s"] for k in ("busy", "first_wait", "turn", "starved", "tail"))
+    assert busy_and_idle == pytest.approx(workers * p["probe_s"], rel=1e-3, abs=1e-3), p
+    assert p["helping_s"] + p["abandoned_s"] <= p["busy_s"] + 1e-6
+    assert p["coordinator_nodes"] <= p["span_nodes"] <= max(p["work_nodes"], 1), p
+    assert p["tasks"] >= sum(w.tasks for w in result.workers[1:]) and p["helper_tasks"] <= p["tasks"]
 
 
 # (spec, fewest stones, most stones, positions) of the parallel tests' random

@@ -4,8 +4,7 @@
 until its root is settled:
 
 * dispatch: tasks in the tree's order (best-ordered first) to free places (a
-  worker's slot, or an entry of the process pool's ready list, from which
-  workers take their next task themselves); those young-brothers-wait allows,
+  worker's slot); those young-brothers-wait allows,
   plus at most ``MAX_SPECULATIVE`` handed out before their elder brother is
   settled (any number on a backend without helpers);
 * helpers: a worker left idle joins a running task (same task on the shared
@@ -17,6 +16,9 @@ until its root is settled:
   worker, a few times per solve at most; Ctrl-C closes the backend; a time
   limit raises :class:`SearchTimeout`; before returning, every task still
   running is abandoned and waited for (a slot that does not answer is reset).
+
+:attr:`Coordinator.log` (:mod:`.tasklog`) sees every probe, task and result of
+a solve: where the workers' time went, and the span.
 
 :meth:`Coordinator.run_each` runs independent tasks (the depth-limited engine's
 root moves) in the order a callback hands them out.
@@ -35,6 +37,7 @@ from ..runtime import StatusLine
 from .backend import Backend, Lost
 from .checkpoint import Checkpoint
 from .split import Node, SplitTree
+from .tasklog import TaskLog
 from .task import AnyResult, AnyTask, Task, TaskResult
 
 MAX_SPECULATIVE = 1        # running tasks young-brothers-wait does not allow yet; other idle workers help
@@ -61,8 +64,8 @@ class Job:
 
 
 class Slot:
-    """One place of the backend as the coordinator sees it (a worker's slot, or an
-    entry of a ready list): the job handed to it, if any."""
+    """One place of the backend as the coordinator sees it (a worker's slot): the
+    job handed to it, if any."""
 
     __slots__ = ("index", "job")
 
@@ -81,11 +84,13 @@ class Coordinator:
         self.restarts = [0] * backend.n                                 # each worker's restarts in this solve
         self.helper_jobs = 0   # times an idle worker joined a running task (since the backend started)
         self.journal: Optional[Checkpoint] = None   # sees every task handed out and every result, for one solve
+        self.log = TaskLog(backend.places)          # where this solve's time went, and its span
 
     def new_solve(self) -> None:
         """Per-solve figures start afresh (stats, the restart limit)."""
         self.stats = [WorkerStats(i + 1) for i in range(self.backend.n)]
         self.restarts = [0] * self.backend.n
+        self.log = TaskLog(self.backend.places)
 
     @property
     def running(self) -> int:
@@ -98,6 +103,7 @@ class Coordinator:
         """Run the tasks of ``tree`` until its root is settled; returns the root's
         value. ``status()`` is called after every turn of the loop."""
         self.backend.begin()
+        self.log.probe_begin()
         try:
             while not tree.done:
                 self._dispatch(tree, spec, salt)
@@ -118,6 +124,7 @@ class Coordinator:
         finally:
             if not self.backend.closed:
                 self._drain(tree)
+            self.log.probe_end(tree)
 
     def _dispatch(self, tree: SplitTree, spec: GameSpec, salt: int) -> None:
         """Hand out the tasks the tree needs now, then let idle slots help (see
@@ -149,9 +156,11 @@ class Coordinator:
                 break
             node = job.node
             assert isinstance(job.task, Task)   # (split-tree nodes hold window tasks)
-            self._start(idle.pop(0), node, replace(job.task, alpha=node.alpha, beta=node.beta))
+            self._start(idle.pop(0), node, replace(job.task, alpha=node.alpha, beta=node.beta), helper=True)
             self.helper_jobs += 1
             spare -= 1
+        for s in idle:
+            self.log.starving(s.index)
 
     def _helpable(self, tree: SplitTree) -> Optional[Job]:
         """The running task an idle slot should join: the one the fewest slots
@@ -166,12 +175,13 @@ class Coordinator:
                 best, best_key = job, key
         return best
 
-    def _start(self, slot: Slot, node: Optional[Node], task: AnyTask) -> bool:
+    def _start(self, slot: Slot, node: Optional[Node], task: AnyTask, helper: bool = False) -> bool:
         """Hand ``task`` (for ``node``) to the idle ``slot``; a worker found dead is
         restarted and tried once more. False when that failed too (the task is
         then handed out again later)."""
         for _ in range(2):
             self._assign(slot, node, task)
+            self.log.started(slot.index, helper)
             if self.backend.start(slot.index, task):
                 return True
             if not self._lost(slot, "its pipe was closed", slot.index):
@@ -211,7 +221,7 @@ class Coordinator:
         if job is None or job.task.task_id != result.task_id:
             return False
         slot.job = None
-        if 1 <= result.worker <= len(self.stats):   # (0: taken back from a ready list, never started)
+        if 1 <= result.worker <= len(self.stats):   # (0: never started)
             st = self.stats[result.worker - 1]
             unstarted = isinstance(result, TaskResult) and result.abandoned and result.nodes == 0
             st.tasks += 0 if unstarted else 1
@@ -223,10 +233,15 @@ class Coordinator:
             st.peak_rss = max(st.peak_rss, result.peak_rss)
         node = job.node
         self._release(job)
-        if node is None or tree is None or not isinstance(result, TaskResult) or result.abandoned:
+        abandoned = isinstance(result, TaskResult) and result.abandoned
+        # a helper's or an older search of a node handed out again does not count
+        counts = not (node is None or tree is None or not isinstance(result, TaskResult) or abandoned
+                      or result.task_id != node.task_id)
+        self.log.answered(slot.index, counts, abandoned)
+        if not counts:
             return True
-        if result.task_id != node.task_id:
-            return True  # a helper's or an older search of a node handed out again
+        assert node is not None and tree is not None and isinstance(result, TaskResult)
+        self.log.decided(node, result.nodes)
         tree.record(node, result.value, result.kind)
         if not node.settled():
             # the fail-soft contract makes every finished search decide its node; going
@@ -246,6 +261,7 @@ class Coordinator:
         if slot is not None and slot.job is not None:
             self._release(slot.job)
             slot.job = None
+            self.log.answered(slot.index, False, True)
         if self.backend.closed:
             return False
         self.restarts[worker - 1] += 1
@@ -285,6 +301,7 @@ class Coordinator:
             if s.job is not None:
                 self._release(s.job)
                 s.job = None
+                self.log.answered(s.index, False, True)
                 self.backend.reset(s.index)
 
     # ------------------------------------------------------------ independent tasks

@@ -53,7 +53,9 @@ def solve_parallel(position: Position, opts: SolveOptions) -> SolveResult:
         coordinator = backends.get_coordinator(opts.backend, opts.workers, opts.tt_bits, opts.address)
         coordinator.journal = journal
         try:
-            result = ParallelSolve(coordinator, position, opts, journal, started).run()
+            solve = ParallelSolve(coordinator, position, opts, journal, started)
+            solve.pool_start_s = time.perf_counter() - started
+            result = solve.run()
         finally:
             coordinator.journal = None
         if journal is not None:
@@ -77,6 +79,7 @@ class ParallelSolve:
         self.opts = opts
         self.journal = journal
         self.started = started
+        self.pool_start_s = 0.0   # (set by the caller: getting the backend, started or reused)
         coordinator.new_solve()
         self.salt = new_salt()
         self.search = Search(self.spec, coordinator.backend.tt, salt=self.salt)
@@ -217,6 +220,18 @@ class ParallelSolve:
         nodes = sum(s.nodes for s in stats)
         value = Value.UNKNOWN if score is None else value_of_score(score)
         exact = None if (self.opts.weak or score is None) else score
-        return SolveResult(self.spec, value, exact, line[0] if line else None, line, nodes,
-                           time.perf_counter() - self.started, stats, proof=prover_of(value, stats))
+        wall = time.perf_counter() - self.started
+        return SolveResult(self.spec, value, exact, line[0] if line else None, line, nodes, wall, stats,
+                           proof=prover_of(value, stats), parallel=self._figures(wall, nodes))
+
+    def _figures(self, wall: float, nodes: int) -> dict:
+        """Where the solve's time went and its span (:mod:`.tasklog`): the task
+        log's figures, the coordinator's serial nodes added to the span, and the
+        wall clock split into the backend's start, the probes and the
+        coordinator's own work between them (serial searches, split trees)."""
+        log = self.coordinator.log.figures.to_dict()
+        log["span_nodes"] += self.search.nodes
+        return {"workers": self.coordinator.backend.n, "work_nodes": nodes, "coordinator_nodes": self.search.nodes,
+                "wall_s": round(wall, 6), "pool_start_s": round(self.pool_start_s, 6),
+                "coordinator_s": round(max(0.0, wall - self.pool_start_s - log["probe_s"]), 6), **log}
 
