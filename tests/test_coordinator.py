@@ -78,6 +78,41 @@ def test_at_most_one_speculative_task_runs_and_answers_agree(monkeypatch):
     assert seen["dispatches"] > 0 and seen["speculative_max"] == coordinator_module.MAX_SPECULATIVE, seen
 
 
+@pytest.mark.parametrize("workers", [2, 4])
+def test_busy_marks_only_where_workers_share_a_subtree(monkeypatch, workers):
+    """A task carries busy marks (ABDADA) when idle workers will join it: every
+    helper has them, and so does every task handed out in a dispatch that also
+    started helpers; where each worker gets a task of its own (2 workers on a
+    split of dozens of tasks) they have none. Answers stay the serial ones."""
+    dispatches = []
+    original_dispatch = coordinator_module.Coordinator._dispatch
+    original_start = coordinator_module.Coordinator._start
+
+    def logged_dispatch(self, tree, spec, salt):
+        dispatches.append([])
+        original_dispatch(self, tree, spec, salt)
+
+    def logged_start(self, slot, node, task, helper=False):
+        dispatches[-1].append((task.marks, helper))
+        return original_start(self, slot, node, task, helper)
+
+    monkeypatch.setattr(coordinator_module.Coordinator, "_dispatch", logged_dispatch)
+    monkeypatch.setattr(coordinator_module.Coordinator, "_start", logged_start)
+    spec = GameSpec(5, 4, 4, True)
+    for pos in random_positions(spec, 6, (0, 4), seed=5):
+        r = split_solve(pos, workers, pv=False, split_depth=2 if workers == 2 else 1)
+        assert r.score == serial_score(pos), pos.move_stack
+    started = [t for d in dispatches for t in d]
+    assert started and all(marks for marks, helper in started if helper)
+    for d in dispatches:
+        if any(helper for _, helper in d):
+            assert all(marks for marks, _ in d), d
+    if workers == 2:
+        assert any(not marks for marks, _ in started)
+    else:
+        assert any(helper for _, helper in started)
+
+
 def test_deep_split_refreshes_only_what_each_result_changed(monkeypatch):
     """A deep split of a free board (5x4 k=4, split depth 3: ~360 tasks since the
     strategy-stealing and VCF bounds settle parts of the split tree): every

@@ -6,12 +6,8 @@ only carries that out. Two exist: forked processes on this machine
 (:class:`~.ray_backend.RayBackend`). Workers are numbered 1..n (0 is the
 coordinator's own process in the accounting).
 
-The coordinator hands tasks to *places*, numbered 1..``places``: a place holds at
-most one task and is handed a new one only after it answered the last. On both
-backends a place is a worker's slot (``places == n``); a backend may offer more
-places than workers (tasks queued for the next free worker), and then says how
-many workers would idle (:meth:`Backend.spare_workers`) so that helpers are not
-started for workers that have queued work.
+The coordinator hands tasks to worker *slots*, numbered 1..``n``: a slot holds at
+most one task and is handed a new one only after it answered the last.
 """
 from __future__ import annotations
 
@@ -47,16 +43,6 @@ class Backend(ABC):
     n: int
     tt_bits: int
     tt: np.ndarray
-
-    @property
-    def places(self) -> int:
-        """Places the coordinator may hand tasks to (by default one per worker)."""
-        return self.n
-
-    def spare_workers(self, free_places: int) -> int:
-        """Workers that would idle once every task handed out has started (what
-        helpers may use), given the places without a task."""
-        return free_places
 
     @abstractmethod
     def start(self, slot: int, task: AnyTask) -> bool:

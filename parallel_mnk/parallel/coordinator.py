@@ -79,18 +79,18 @@ class Coordinator:
 
     def __init__(self, backend: Backend) -> None:
         self.backend = backend
-        self.slots = [Slot(i + 1) for i in range(backend.places)]
+        self.slots = [Slot(i + 1) for i in range(backend.n)]
         self.stats = [WorkerStats(i + 1) for i in range(backend.n)]   # what each worker did in this solve
         self.restarts = [0] * backend.n                                 # each worker's restarts in this solve
         self.helper_jobs = 0   # times an idle worker joined a running task (since the backend started)
         self.journal: Optional[Checkpoint] = None   # sees every task handed out and every result, for one solve
-        self.log = TaskLog(backend.places)          # where this solve's time went, and its span
+        self.log = TaskLog(backend.n)          # where this solve's time went, and its span
 
     def new_solve(self) -> None:
         """Per-solve figures start afresh (stats, the restart limit)."""
         self.stats = [WorkerStats(i + 1) for i in range(self.backend.n)]
         self.restarts = [0] * self.backend.n
-        self.log = TaskLog(self.backend.places)
+        self.log = TaskLog(self.backend.n)
 
     @property
     def running(self) -> int:
@@ -137,28 +137,33 @@ class Coordinator:
             return
         speculative = sum(1 for s in self.slots
                           if s.job is not None and s.job.node is not None and not tree.eligible(s.job.node))
+        nodes: list[Node] = []
         for node in tree.next_tasks():
             eligible = tree.eligible(node)
             if not (eligible or speculative < MAX_SPECULATIVE or not self.backend.helpers):
                 break
             speculative += not eligible
+            nodes.append(node)
+            if len(nodes) == len(idle):
+                break
+        # busy marks (ABDADA) where a subtree may be searched by two workers at once:
+        # tasks that idle workers will join, and those workers
+        company = self.backend.helpers and len(nodes) < len(idle)
+        for node in nodes:
             task = Task(next(_task_ids), spec.cols, spec.rows, spec.k, spec.gravity, int(salt), node.own,
-                        node.opp, node.ply, node.alpha, node.beta, node.path())
+                        node.opp, node.ply, node.alpha, node.beta, node.path(), marks=company)
             if self.journal is not None:
                 self.journal.handed_out(tree, task)
             self._start(idle.pop(0), node, task)
-            if not idle:
-                return
-        spare = self.backend.spare_workers(len(idle)) if self.backend.helpers else 0
-        while idle and spare > 0:
+        while idle and self.backend.helpers:
             job = self._helpable(tree)
             if job is None or job.node is None:
                 break
             node = job.node
             assert isinstance(job.task, Task)   # (split-tree nodes hold window tasks)
-            self._start(idle.pop(0), node, replace(job.task, alpha=node.alpha, beta=node.beta), helper=True)
+            self._start(idle.pop(0), node, replace(job.task, alpha=node.alpha, beta=node.beta, marks=True),
+                        helper=True)
             self.helper_jobs += 1
-            spare -= 1
         for s in idle:
             self.log.starving(s.index)
 

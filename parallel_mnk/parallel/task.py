@@ -74,7 +74,9 @@ class TaskResult:
 class Task:
     """One unit of the exact solver's parallel work: search ``own``/``opp`` (``ply``
     stones, ``own`` to move) with window ``(alpha, beta)`` on a table salted with
-    ``salt``; ``path`` is the cells from the solve's root."""
+    ``salt``; ``path`` is the cells from the solve's root; ``marks``: with busy
+    marks (ABDADA: another searcher of the same subtree takes other moves first),
+    worth their cost only where other workers search the same subtree."""
 
     task_id: int
     cols: int
@@ -88,6 +90,7 @@ class Task:
     alpha: int
     beta: int
     path: tuple[int, ...]
+    marks: bool = True   # busy marks (ABDADA deferral): off where no other worker will share the subtree
 
     @property
     def spec(self) -> GameSpec:
@@ -109,7 +112,7 @@ class Task:
         if env.ctl[env.slot + L.CTL_TASK_ABORT] == self.task_id:
             return self.skipped(env.index)
         search = env.search(self.spec)
-        defer = DEFER_MIN_EMPTY if env.ctl[L.CTL_BUSY_BASE] > 0 else 0
+        defer = DEFER_MIN_EMPTY if self.marks and env.ctl[L.CTL_BUSY_BASE] > 0 else 0
         cpu = time.process_time()
         certificates, vcf_wins = search.proof_counts
         value, kind, abandoned = search.run_task(self.own, self.opp, self.ply, self.alpha, self.beta, self.task_id,
