@@ -86,7 +86,7 @@ def main(argv=None) -> int:
                              "at once, and outside --quick whole commands and the per-kernel compile profile)")
     parser.add_argument("--out", type=Path, help="results folder (default bench/results/<timestamp>)")
     parser.add_argument("--peer", action="append", type=_peer, default=[], metavar="[empty:][WxH=]CMD",
-                        help="connect4, gravity: a solver reading Pons' lines on stdin and printing 'line score "
+                        help="connect4, gravity, scaling: a solver reading Pons' lines on stdin and printing 'line score "
                              "nodes time_us', run on the same positions (a 7x6 one, or WxH=CMD; after empty: only "
                              "on the empty boards); may be repeated")
     args = parser.parse_args(argv)
@@ -116,7 +116,7 @@ def main(argv=None) -> int:
             rows += suite_boards.run(quick=args.quick, workers_list=args.workers, log=log)
         elif suite == "scaling":
             rows += suite_scaling.run(quick=args.quick, workers_list=args.workers, repeat=args.repeat, log=log,
-                                     split_depths=args.split_depths)
+                                     split_depths=args.split_depths, peers=args.peer)
         elif suite == "seed1":
             rows += suite_seed.run_seed1(quick=args.quick, log=log)
         elif suite == "seed2":
@@ -150,10 +150,12 @@ def main(argv=None) -> int:
                                 ["suite", "case", "workers", "value", "score", "nodes", "proof", "time_s",
                                  "ref_time_s", "time_vs_ref"]))
     print()
-    print(common.markdown_table([r for r in rows if r["suite"] in ("scaling", "overhead", "scaling-cli")],
-                                ["suite", "case", "workers", "time_s", "speedup", "efficiency", "ceiling",
-                                 "ceiling_fraction", "nodes", "overhead", "node_speedup", "coordinator_share",
-                                 "idle_share", "per_worker_start_s"]))
+    scaling = [r for r in rows if r["suite"] in ("scaling", "overhead", "scaling-cli", "scaling-long")]
+    print(common.markdown_table(scaling, ["suite", "case", "workers", "time_s", "speedup", "efficiency", "ceiling",
+                                          "ceiling_fraction", "nodes", "overhead", "node_speedup", "span", "bound_16",
+                                          "bound_64", "coordinator_share", "idle_share", "abandoned_share",
+                                          "busy_rate_vs_serial", "per_worker_start_s"]
+                                + sorted({k for r in scaling for k in r if k.startswith("vs_")})))
     print()
     print(common.markdown_table([r for r in rows if r["suite"] == "seed1"],
                                 ["case", "board", "method", "value", "states", "published_states", "match", "time_s",

@@ -24,9 +24,12 @@ from parallel_mnk import GameSpec, Position, solve
 from parallel_mnk.parallel.backends import get_pool
 from parallel_mnk.parallel.backends import shutdown_backends as shutdown_pool
 from parallel_mnk.parallel.procpool import ProcessPool
+from parallel_mnk.parallel.tasklog import speedup_bound
 from parallel_mnk.ttable import transposition_table
 
+from . import suite_scaling_long
 from .common import connect4_set
+from .peers import Peer
 
 CONNECT4 = GameSpec(7, 6, 4, True)
 TT_BITS = 23
@@ -57,6 +60,8 @@ class Run:
     nodes: int
     per_nodes: list[int]   # per process, 0 the coordinator
     per_cpu: list[float]
+    span: int = 0          # the task logs' span (nodes), summed over the positions (parallel runs)
+    phases: Optional[dict] = None   # the task logs' figures summed (parallel_mnk.parallel.tasklog)
 
     @property
     def coordinator_share(self) -> float:
@@ -78,10 +83,12 @@ def _warm(workers: int) -> None:
 
 
 def _run(positions: list[Position], workers: int, weak: bool = False, split_depth=None) -> Run:
-    """Solve every position (no line), summing nodes and per-process nodes and CPU."""
+    """Solve every position (no line), summing nodes, per-process nodes and CPU,
+    spans and task-log figures (a serial solve's span is its nodes)."""
     _warm(workers)
     t = time.perf_counter()
-    nodes = 0
+    nodes = span = 0
+    phases: Optional[dict] = None
     per_nodes: Optional[list[int]] = None
     per_cpu: Optional[list[float]] = None
     for p in positions:
@@ -92,7 +99,39 @@ def _run(positions: list[Position], workers: int, weak: bool = False, split_dept
         cpus = [w.cpu_s for w in r.workers]
         per_nodes = counts if per_nodes is None else [a + b for a, b in zip(per_nodes, counts)]
         per_cpu = cpus if per_cpu is None else [a + b for a, b in zip(per_cpu, cpus)]
-    return Run(time.perf_counter() - t, nodes, per_nodes or [], per_cpu or [])
+        if r.parallel is not None:
+            span += r.parallel["span_nodes"]
+            phases = add_figures(phases, r.parallel)
+        else:
+            span += r.nodes
+    return Run(time.perf_counter() - t, nodes, per_nodes or [], per_cpu or [], span, phases)
+
+
+def add_figures(total: Optional[dict], figures: dict) -> dict:
+    """``total`` plus a solve's numeric task-log figures (``SolveResult.parallel``)."""
+    out = dict(total or {})
+    for key, value in figures.items():
+        if isinstance(value, (int, float)) and key != "workers":
+            out[key] = out.get(key, 0) + value
+    return out
+
+
+def span_columns(serial_nodes: int, run: Run, workers: int) -> dict:
+    """A parallel run's span as a share of the serial nodes and the speed-up bound
+    it gives (:func:`~parallel_mnk.parallel.tasklog.speedup_bound`) at 16 and 64
+    workers (from this run's work and span), and where its workers' time went:
+    shares of worker time idle, in abandoned searches and in helpers' searches
+    whose answer did not count, and the workers' node rate per busy second."""
+    cols: dict = {"span": run.span / serial_nodes if serial_nodes else None,
+                  "bound_16": speedup_bound(serial_nodes, run.nodes, run.span, 16),
+                  "bound_64": speedup_bound(serial_nodes, run.nodes, run.span, 64)}
+    p = run.phases
+    if p and p.get("probe_s"):
+        total = workers * p["probe_s"]
+        cols.update(idle_share_log=1 - p["busy_s"] / total, abandoned_share=p["abandoned_s"] / total,
+                    helping_share=p["helping_s"] / total, starved_share=(p["starved_s"] + p["tail_s"]) / total,
+                    busy_rate=(run.nodes - p["coordinator_nodes"]) / p["busy_s"] if p["busy_s"] else None)
+    return cols
 
 
 def _serial_in_child(positions: list[Position], weak: bool, start, out) -> None:
@@ -186,12 +225,20 @@ def _speedup_rows(name: str, positions: list[Position], weak: bool, workers_list
                "node_speedup": serial.nodes / busiest if busiest else None,
                "coordinator_share": statistics.median(r.coordinator_share for r in runs[n]),
                "idle_share": statistics.median(r.idle_share(n) for r in runs[n]),
-               "per_worker_nodes": " ".join(map(str, first.per_nodes))}
+               "per_worker_nodes": " ".join(map(str, first.per_nodes)),
+               **(span_columns(serial.nodes, first, n) if n > 1 else {})}
+        if n > 1 and row.get("busy_rate"):
+            row["busy_rate_vs_serial"] = row["busy_rate"] / (serial.nodes / serial.wall)
         rows.append(row)
         log(f"scaling: {case}, {n} worker(s): {row['time_s']:.2f} s, speedup {speedup:.2f} "
             f"(runs {row['speedup_runs']}), ceiling {ceiling or 0:.2f}, fraction {row['ceiling_fraction'] or 0:.2f}, "
             f"nodes x{row['overhead']:.2f}, coordinator {row['coordinator_share']:.1%} of the CPU, "
             f"workers idle {row['idle_share']:.1%}")
+        if n > 1 and row.get("busy_rate"):
+            log(f"scaling: {case}, {n} workers, task log: span {row['span']:.3f} of the serial nodes, idle "
+                f"{row['idle_share_log']:.1%} (starved or tail {row['starved_share']:.1%}), abandoned searches "
+                f"{row['abandoned_share']:.1%}, helpers' uncounted searches {row['helping_share']:.1%} of the "
+                f"workers' time; node rate per busy second {row['busy_rate_vs_serial']:.2f} of the serial rate")
     return rows, serial
 
 
@@ -215,11 +262,13 @@ def _cli_rows(name: str, spec: GameSpec, weak: bool, workers_list, repeat: int, 
 
 
 def run(quick: bool = False, workers_list=(1, 2), overhead_workers=(1, 2, 4, 8, 16), repeat: int = 3,
-        log=print, split_depths=(None,)) -> list[dict]:
+        log=print, split_depths=(None,), peers: Optional[list[Peer]] = None) -> list[dict]:
     """Rows: speed-up per case (exact and weak), split mode (``split_depths``: None
     the solver's own, 0 Lazy SMP, d a fixed depth) and worker count, with the
-    machine's ceiling; overhead per worker count; whole-process speed-ups on the
-    empty boards; pool start-up."""
+    machine's ceiling, the span and the speed-up bound at 16 and 64 workers;
+    overhead per worker count; whole-process speed-ups on the empty boards;
+    pool start-up; outside ``quick`` the long cases (:mod:`.suite_scaling_long`:
+    empty 7x6 whole processes against ``peers``, and at 16 workers)."""
     workers_list = sorted(set(workers_list))
     rows = []
     solve(Position(GameSpec(3, 3, 3)))  # compile before timing
@@ -237,6 +286,9 @@ def run(quick: bool = False, workers_list=(1, 2), overhead_workers=(1, 2, 4, 8, 
                                        log)
             if len(positions) == 1 and positions[0].ply == 0 and not quick:
                 rows += _cli_rows(name, positions[0].spec, weak, workers_list, repeat, log)
+    if not quick:
+        shutdown_pool()
+        rows += suite_scaling_long.run(workers_list, repeat, peers, max(overhead_workers), log)
     shutdown_pool()
     return rows
 
@@ -254,8 +306,9 @@ def _overhead_rows(name: str, positions: list[Position], weak: bool, depth: Opti
         row = {"suite": "overhead", "case": case, "workers": n, "nodes": r.nodes,
                "overhead": r.nodes / serial.nodes, "node_speedup": serial.nodes / busiest if busiest else None,
                "time_s": r.wall, "coordinator_share": r.coordinator_share,
-               "per_worker_nodes": " ".join(map(str, r.per_nodes))}
+               "per_worker_nodes": " ".join(map(str, r.per_nodes)), **span_columns(serial.nodes, r, n)}
         rows.append(row)
         log(f"overhead: {case}, {n} workers: nodes x{row['overhead']:.2f}, serial nodes / busiest "
-            f"worker's {row['node_speedup'] or 0:.2f}")
+            f"worker's {row['node_speedup'] or 0:.2f}, span {row['span']:.3f} of the serial nodes: speed-up "
+            f"bound {row['bound_16']:.1f}x at 16 workers, {row['bound_64']:.1f}x at 64")
     return rows

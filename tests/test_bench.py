@@ -43,6 +43,12 @@ def test_quick_run_writes_csv_and_json(quick_run):
     assert seed1["minimax"]["states"] == 549_945 and seed1["minimax"]["match"] is True
     assert seed1["alpha-beta"]["states"] == 18_296 and seed1["alpha-beta"]["match"] is True
     assert "| case |" in stdout   # the Markdown summary
+    # the parallel rows carry the task log's span and the bound it gives
+    parallel = [r for r in data["rows"] if r["suite"] in ("scaling", "overhead") and r.get("workers", 1) > 1
+                and "case" in r and r["case"] != "pool start"]
+    assert parallel and all(0 < r["span"] <= r["overhead"] for r in parallel)
+    for r in parallel:
+        assert r["bound_16"] <= r["bound_64"] + 1e-9 and r["bound_16"] <= 16 / r["overhead"] + 1e-9
 
 
 def test_quick_run_writes_the_plots(quick_run):
@@ -66,6 +72,22 @@ def test_machine_ceiling_runs_serial_solves_at_once():
         ceiling = machine_ceiling(positions, False, copies, alone)
         assert 0 < ceiling <= copies * 1.5, (copies, ceiling)   # timing noise on tiny solves
 
+
+
+def test_span_columns_bound_the_speedup_by_work_and_span():
+    """serial / max(work / P, span): 100 serial nodes, 120 done by 2 workers with a
+    span of 10 give 1.67 at 2 workers... and 10 at 16 and 64 (the span binds);
+    the phase shares come from the summed task-log figures."""
+    from bench.suite_scaling import Run, add_figures, span_columns
+
+    figures = {"workers": 2, "probe_s": 1.0, "busy_s": 1.5, "abandoned_s": 0.25, "helping_s": 0.0, "starved_s": 0.2,
+               "tail_s": 0.1, "coordinator_nodes": 20, "span_nodes": 10}
+    total = add_figures(add_figures(None, figures), figures)
+    assert total["probe_s"] == 2.0 and total["span_nodes"] == 20 and "workers" not in total
+    cols = span_columns(100, Run(1.0, 120, [], [], span=10, phases=figures), 2)
+    assert cols["span"] == 0.1 and cols["bound_16"] == cols["bound_64"] == 10
+    assert cols["idle_share_log"] == 0.25 and cols["abandoned_share"] == 0.125 and cols["starved_share"] == pytest.approx(0.15)
+    assert cols["busy_rate"] == 100 / 1.5
 
 
 @pytest.mark.parametrize("args", [["--repeat", "0"], ["--workers", "0"], ["--workers", "1,x"],

@@ -1,0 +1,148 @@
+"""The scaling suite's long cases: the empty Connect Four board (7x6), weak and
+exact, as whole ``parallel-mnk solve`` processes (what a user waits for), with
+the machine's ceiling and the peers' threads in the same run; then the node
+overhead, span and speed-up bound at many workers (node counts, in this process).
+
+* whole processes: 1 and W workers take turns ``repeat`` times (the speed-up is
+  the median of the paired ratios); the ceiling is W one-worker processes at
+  once over one alone; each process's ``--json`` gives its nodes and its task
+  log (span, where the workers' time went);
+* peers (``--peer empty:CMD``, e.g. Steininger's c4 with 1 and 2 threads, built by
+  ``../shared/tools/peers/build.sh``): the same board once each, whole process;
+  each of our rows gets ``vs_<peer>``, our time over the peer's;
+* at ``many`` workers (default 16; counted, not timed: the machine has fewer
+  cores), in this process against a serial solve on the same table size: nodes
+  over the serial nodes and the span bound at 16 and 64 workers.
+"""
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import statistics
+import subprocess
+import sys
+import time
+from typing import Optional
+
+from parallel_mnk import GameSpec, Position, solve
+from parallel_mnk.parallel.tasklog import speedup_bound
+
+from .peers import Peer, PeerError, run_peer
+
+CONNECT4 = GameSpec(7, 6, 4, True)
+TT_BITS = 24   # the in-process runs (whole processes use the CLI's default table)
+BOARD_ARGS = ["--game", "connect4"]   # the board of the whole processes (CONNECT4)
+
+
+def solve_process(workers: int, weak: bool) -> tuple[float, dict]:
+    """Wall seconds and the ``--json`` answer of a whole ``parallel-mnk solve`` of the
+    empty 7x6 board (no opening book: the search itself)."""
+    args = [sys.executable, "-m", "parallel_mnk", "solve", *BOARD_ARGS, "--moves", "", "--book", "none",
+            "--workers", str(workers), "--no-progress", "--json"] + (["--weak"] if weak else [])
+    t = time.perf_counter()
+    out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
+    return time.perf_counter() - t, json.loads(out)
+
+
+def _in_child(weak: bool, start, out) -> None:
+    start.wait()
+    out.put(solve_process(1, weak)[0])
+
+
+def process_ceiling(weak: bool, copies: int, alone: float) -> float:
+    """``copies`` one-worker processes at once: ``copies * alone / their time``."""
+    ctx = mp.get_context("fork")
+    out, start = ctx.Queue(), ctx.Event()
+    procs = [ctx.Process(target=_in_child, args=(weak, start, out)) for _ in range(copies)]
+    for p in procs:
+        p.start()
+    t = time.perf_counter()
+    start.set()
+    for p in procs:
+        p.join()
+    if any(p.exitcode != 0 for p in procs):
+        raise RuntimeError("a one-worker solve process failed")
+    return copies * alone / (time.perf_counter() - t)
+
+
+def _peer_times(peers: list[Peer], weak: bool, log) -> dict[str, float]:
+    """Each 7x6 peer's whole-process seconds on the empty board (``-w``: weak)."""
+    times = {}
+    for peer in peers:
+        if not peer.runs_on(7, 6, [""]):
+            continue
+        cmd = Peer(peer.name, peer.command + (" -w" if weak else ""), 7, 6, True)
+        try:
+            answers, wall = run_peer(cmd, [""])
+        except PeerError as e:
+            log(f"scaling-long: {e}")
+            continue
+        times[peer.name] = wall
+        log(f"scaling-long: empty 7x6{' weak' if weak else ''}, peer {peer.name}: {wall:.2f} s, "
+            f"{answers[0].nodes / 1e6:.1f} M nodes")
+    return times
+
+
+def _process_rows(weak: bool, workers_list, repeat: int, peers: list[Peer], log) -> list[dict]:
+    case = "empty 7x6 weak" if weak else "empty 7x6 exact"
+    runs: dict[int, list[tuple[float, dict]]] = {n: [] for n in workers_list}
+    for _ in range(repeat):
+        for n in workers_list:
+            runs[n].append(solve_process(n, weak))
+    base = workers_list[0]
+    alone = statistics.median(t for t, _ in runs[base])
+    peer_times = _peer_times(peers, weak, log)
+    rows = []
+    for n in workers_list:
+        ratios = [b[0] / r[0] for b, r in zip(runs[base], runs[n])]
+        speedup = statistics.median(ratios)
+        ceiling = 1.0 if n == 1 else process_ceiling(weak, n, alone)
+        wall = statistics.median(t for t, _ in runs[n])
+        answer = runs[n][0][1]
+        row = {"suite": "scaling-long", "case": case, "workers": n, "time_s": wall, "speedup": speedup,
+               "speedup_runs": " ".join(f"{x:.2f}" for x in ratios), "ceiling": ceiling,
+               "ceiling_fraction": speedup / ceiling, "nodes": answer["nodes"],
+               "overhead": answer["nodes"] / runs[base][0][1]["nodes"]}
+        par = answer.get("parallel")
+        if par:
+            busy = par["busy_s"]
+            row.update(span=par["span_nodes"] / runs[base][0][1]["nodes"],
+                       idle_share_log=1 - busy / (n * par["probe_s"]) if par["probe_s"] else None,
+                       abandoned_share=par["abandoned_s"] / (n * par["probe_s"]) if par["probe_s"] else None,
+                       outside_probes_s=par["wall_s"] - par["probe_s"])
+        for name, t in peer_times.items():
+            row[f"vs_{name}"] = wall / t
+        rows.append(row)
+        vs = ", ".join(f"{wall / t:.2f}x the time of {name}" for name, t in peer_times.items())
+        log(f"scaling-long: {case}, {n} worker(s), whole process: {wall:.2f} s, {answer['nodes'] / 1e6:.1f} M nodes, "
+            f"speedup {speedup:.2f} (runs {row['speedup_runs']}), ceiling {ceiling:.2f}, fraction "
+            f"{row['ceiling_fraction']:.2f}" + (f"; {vs}" if vs else ""))
+    return rows
+
+
+def _many_rows(weak: bool, many: int, log) -> list[dict]:
+    """Nodes, span and bound of one in-process solve at ``many`` workers against a serial one."""
+    case = "empty 7x6 weak" if weak else "empty 7x6 exact"
+    pos = Position(CONNECT4)
+    serial = solve(pos, weak=weak, pv=False, tt_bits=TT_BITS, progress=False, book="none")
+    r = solve(pos, workers=many, weak=weak, pv=False, tt_bits=TT_BITS, progress=False, book="none")
+    assert r.parallel is not None and r.value == serial.value and r.score == serial.score
+    span = r.parallel["span_nodes"]
+    row = {"suite": "overhead", "case": case, "workers": many, "nodes": r.nodes, "overhead": r.nodes / serial.nodes,
+           "span": span / serial.nodes, "bound_16": speedup_bound(serial.nodes, r.nodes, span, 16),
+           "bound_64": speedup_bound(serial.nodes, r.nodes, span, 64), "time_s": r.time_s}
+    log(f"overhead: {case}, {many} workers: nodes x{row['overhead']:.2f} ({serial.nodes / 1e6:.1f} M serial), "
+        f"span {row['span']:.3f} of the serial nodes: speed-up bound {row['bound_16']:.1f}x at 16 workers, "
+        f"{row['bound_64']:.1f}x at 64")
+    return [row]
+
+
+def run(workers_list=(1, 2), repeat: int = 3, peers: Optional[list[Peer]] = None, many: int = 16,
+        log=print) -> list[dict]:
+    """The long cases' rows (see the module docstring): whole processes, exact and weak."""
+    rows = []
+    workers_list = sorted(set(workers_list) | {1})
+    for weak in (True, False):
+        rows += _process_rows(weak, workers_list, repeat, peers or [], log)
+        rows += _many_rows(weak, many, log)
+    return rows
