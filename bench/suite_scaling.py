@@ -121,7 +121,8 @@ def span_columns(serial_nodes: int, run: Run, workers: int) -> dict:
     it gives (:func:`~parallel_mnk.parallel.tasklog.speedup_bound`) at 16 and 64
     workers (from this run's work and span), and where its workers' time went:
     shares of worker time idle, in abandoned searches and in helpers' searches
-    whose answer did not count, and the workers' node rate per busy second."""
+    whose answer did not count, and the workers' node rate per busy second;
+    ``wasted``: the nodes of those searches over the serial nodes."""
     cols: dict = {"span": run.span / serial_nodes if serial_nodes else None,
                   "bound_16": speedup_bound(serial_nodes, run.nodes, run.span, 16),
                   "bound_64": speedup_bound(serial_nodes, run.nodes, run.span, 64)}
@@ -130,7 +131,8 @@ def span_columns(serial_nodes: int, run: Run, workers: int) -> dict:
         total = workers * p["probe_s"]
         cols.update(idle_share_log=1 - p["busy_s"] / total, abandoned_share=p["abandoned_s"] / total,
                     helping_share=p["helping_s"] / total, starved_share=(p["starved_s"] + p["tail_s"]) / total,
-                    busy_rate=(run.nodes - p["coordinator_nodes"]) / p["busy_s"] if p["busy_s"] else None)
+                    busy_rate=(run.nodes - p["coordinator_nodes"]) / p["busy_s"] if p["busy_s"] else None,
+                    wasted=(p["abandoned_nodes"] + p["helping_nodes"]) / serial_nodes if serial_nodes else None)
     return cols
 
 

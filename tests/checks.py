@@ -193,6 +193,7 @@ def check_task_log(result, workers: int) -> None:
     busy_and_idle = sum(p[f"{k}_s"] for k in ("busy", "first_wait", "turn", "starved", "tail"))
     assert busy_and_idle == pytest.approx(workers * p["probe_s"], rel=1e-3, abs=1e-3), p
     assert p["helping_s"] + p["abandoned_s"] <= p["busy_s"] + 1e-6
+    assert p["helping_nodes"] + p["abandoned_nodes"] <= p["work_nodes"] - p["coordinator_nodes"]
     assert p["coordinator_nodes"] <= p["span_nodes"] <= max(p["work_nodes"], 1), p
     assert p["tasks"] >= sum(w.tasks for w in result.workers[1:]) and p["helper_tasks"] <= p["tasks"]
 

@@ -66,12 +66,12 @@ def test_phases_add_up_and_gaps_are_filed_by_what_the_coordinator_saw():
     clock.now = 4.5
     log.started(1, helper=False)          # turn 0.5 s
     clock.now = 5.0
-    log.answered(2, counted=False, abandoned=False)   # busy 3 s, all of it helping
+    log.answered(2, counted=False, abandoned=False, nodes=30)   # busy 3 s, all of it helping
     log.starving(2)
     clock.now = 6.0
     log.started(2, helper=False)          # starved 1 s
     clock.now = 7.0
-    log.answered(2, counted=False, abandoned=True)    # busy 1 s, abandoned
+    log.answered(2, counted=False, abandoned=True, nodes=10)    # busy 1 s, abandoned
     clock.now = 8.0
     log.answered(1, counted=True, abandoned=False)    # busy 3.5 s
     clock.now = 9.0
@@ -83,6 +83,7 @@ def test_phases_add_up_and_gaps_are_filed_by_what_the_coordinator_saw():
     idle = s["first_wait"] + s["turn"] + s["starved"] + s["tail"]
     assert s["busy"] + idle == pytest.approx(2 * log.figures.probe_s)
     assert (log.figures.tasks, log.figures.helper_tasks, log.figures.probes) == (4, 1, 1)
+    assert (log.figures.helping_nodes, log.figures.abandoned_nodes) == (30, 10)
 
 
 def test_a_place_without_a_task_waits_the_whole_probe():

@@ -242,7 +242,7 @@ class Coordinator:
         # a helper's or an older search of a node handed out again does not count
         counts = not (node is None or tree is None or not isinstance(result, TaskResult) or abandoned
                       or result.task_id != node.task_id)
-        self.log.answered(slot.index, counts, abandoned)
+        self.log.answered(slot.index, counts, abandoned, result.nodes)
         if not counts:
             return True
         assert node is not None and tree is not None and isinstance(result, TaskResult)

@@ -10,7 +10,7 @@ decided each split-tree node. From that:
   ``busy`` (a task handed out and not yet answered: search, pipe and queueing),
   of which ``helping`` (a second searcher on a running task whose answer did not
   count) and ``abandoned`` (searches stopped unfinished: a cutoff made them
-  useless); idle as ``first_wait`` (probe start to the place's first task: the
+  useless), with the nodes of those two kinds of search; idle as ``first_wait`` (probe start to the place's first task: the
   tree's expansion and the first dispatch), ``turn`` (answer back to next task
   while there was work to hand out: the coordinator's turn), ``starved``
   (nothing could be handed out: young brothers waiting for their elder, or the
@@ -48,10 +48,13 @@ class Figures:
     probe_s: float = 0.0
     span: int = 0
     seconds: dict = field(default_factory=lambda: dict.fromkeys(PHASES, 0.0))
+    abandoned_nodes: int = 0   # nodes of searches stopped unfinished
+    helping_nodes: int = 0     # nodes of helpers' searches whose answer did not count
 
     def to_dict(self) -> dict:
         return {"probes": self.probes, "tasks": self.tasks, "helper_tasks": self.helper_tasks,
                 "probe_s": round(self.probe_s, 6), "span_nodes": self.span,
+                "abandoned_nodes": self.abandoned_nodes, "helping_nodes": self.helping_nodes,
                 **{f"{k}_s": round(v, 6) for k, v in self.seconds.items()}}
 
 
@@ -101,9 +104,10 @@ class TaskLog:
         self.figures.tasks += 1
         self.figures.helper_tasks += helper
 
-    def answered(self, place: int, counted: bool, abandoned: bool) -> None:
-        """Place ``place``'s task answered (or was lost): ``counted`` when its
-        result decided its node, ``abandoned`` when it stopped unfinished."""
+    def answered(self, place: int, counted: bool, abandoned: bool, nodes: int = 0) -> None:
+        """Place ``place``'s task answered (or was lost) after ``nodes`` nodes:
+        ``counted`` when its result decided its node, ``abandoned`` when it
+        stopped unfinished."""
         p = self._place(place)
         if p is None or p.free_since is not None:
             return
@@ -112,8 +116,10 @@ class TaskLog:
         self.figures.seconds["busy"] += busy
         if abandoned:
             self.figures.seconds["abandoned"] += busy
+            self.figures.abandoned_nodes += nodes
         elif p.helper and not counted:
             self.figures.seconds["helping"] += busy
+            self.figures.helping_nodes += nodes
         p.free_since = now
 
     def starving(self, place: int) -> None:
