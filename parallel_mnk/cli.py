@@ -13,7 +13,7 @@ from .books.choose import open_book
 from .verify_cli import add_certificate_arg, add_verify_parser
 from .analysis import analyze, describe_score, pons_line, render
 from .commands import check_time_limit, game_spec, position_of
-from .options import MAX_SPLIT_DEPTH, PROVERS, Limit, SolveOptions
+from .options import BACKENDS, MAX_SPLIT_DEPTH, PROVERS, Limit, SolveOptions
 from .position import Position
 from .play import play
 from .protocol import Session, needs_solver, parse
@@ -338,9 +338,10 @@ def _add_solve_parser(sub) -> None:
         table="transposition table memory, like 512M or 2G (bytes without a unit): the largest power of two of "
               "8-byte entries that fits; more than the available memory is refused (default: a quarter of the "
               "available memory, at most 256M; per machine with --backend ray)")
-    p.add_argument("--backend", choices=("process", "ray"), default="process",
-                   help="where the parallel tasks run: forked processes (default), or Ray tasks "
-                        "(needs the 'cluster' extra; always parallel, even with --workers 1)")
+    p.add_argument("--backend", choices=BACKENDS, default="process",
+                   help="where the parallel tasks run: forked processes (default), threads of this process "
+                        "(a table with huge pages: faster nodes where shared memory gets none), or Ray tasks "
+                        "(needs the 'cluster' extra); thread and ray are always parallel, even with --workers 1")
     p.add_argument("--address", help="with --backend ray: the Ray cluster to join (default: start a local Ray "
                                      "with --workers CPUs); give --workers as the cluster's CPUs")
     p.add_argument("--checkpoint", metavar="FILE",

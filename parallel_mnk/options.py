@@ -14,7 +14,7 @@ from typing import Optional, Union
 from .rules import MnkError, UnsupportedError
 
 MAX_SPLIT_DEPTH = 8
-BACKENDS = ("process", "ray")
+BACKENDS = ("process", "thread", "ray")
 PROVERS = ("auto", "search", "dfpn")
 
 
@@ -135,11 +135,12 @@ class SolveOptions:
             raise MnkError(f"unknown backend {self.backend!r} ({' or '.join(BACKENDS)})")
         if self.address is not None and self.backend != "ray":
             raise MnkError("an address is only for the ray backend")
-        if self.split_depth == 0 and self.backend != "process":
-            raise MnkError("Lazy SMP (split depth 0) needs the process pool's shared table, not the ray backend")
+        if self.split_depth == 0 and self.backend == "ray":
+            raise MnkError("Lazy SMP (split depth 0) needs one shared table (the process or thread pool), not the "
+                           "ray backend")
 
     @property
     def parallel(self) -> bool:
         """Whether the solve runs on a backend of workers (more than one worker,
-        the Ray backend, or a checkpoint journal) rather than serially here."""
+        the thread or Ray backend, or a checkpoint journal) rather than serially here."""
         return self.workers > 1 or self.backend != "process" or self.checkpoint is not None

@@ -59,7 +59,8 @@ class SolveResult:
     ``proof`` which prover settled the value (:func:`prover_of`; None when the
     game is over, the value unknown, or it came from a checkpoint journal);
     ``parallel`` a parallel solve's figures: where its time went and its span
-    (:mod:`parallel_mnk.parallel.tasklog`), None for a serial solve.
+    (:mod:`parallel_mnk.parallel.tasklog`), None for a serial solve (also one
+    the parallel driver settled alone before splitting).
     """
 
     spec: GameSpec

@@ -66,7 +66,8 @@ def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = Fal
     on the shared table, desynchronised by ABDADA's deferral of busy nodes;
     default adaptive); ``serial_budget`` nodes the coordinator tries
     alone before splitting (0: always split); ``backend`` ``"process"`` (forked
-    workers) or ``"ray"`` (Ray tasks; ``address`` of a running cluster, default a
+    workers), ``"thread"`` (threads of this process on a table with huge pages;
+    always parallel) or ``"ray"`` (Ray tasks; ``address`` of a running cluster, default a
     local Ray; always parallel, even with one worker); ``checkpoint``: a journal
     file of finished tasks, from which the same solve run again resumes (always
     parallel). Raises :class:`MnkError` for what cannot be solved or asked.

@@ -1,5 +1,5 @@
-"""The process's backends: one process pool and one Ray backend at most, each with
-its coordinator, made on first use, reused across solves (workers keep their
+"""The process's backends: one process pool, one thread pool and one Ray backend at
+most, each with its coordinator, made on first use, reused across solves (workers keep their
 loaded kernels and the table its pages) and rebuilt when the worker count, the
 table size or the cluster address changes.
 """
@@ -10,14 +10,16 @@ from typing import Optional
 from ..options import BACKENDS
 from ..rules import MnkError
 from .coordinator import Coordinator
+from .backend import Backend
 from .procpool import ProcessPool
 from .ray_backend import RayBackend
+from .threadpool import ThreadPool
 
 _coordinators: dict[str, Coordinator] = {}
 
 
 def get_coordinator(backend: str, workers: int, tt_bits: int, address: Optional[str] = None) -> Coordinator:
-    """The coordinator of the process's ``backend`` (``"process"`` or ``"ray"``) with
+    """The coordinator of the process's ``backend`` (``"process"``, ``"thread"`` or ``"ray"``) with
     ``workers`` slots and a table of ``2**tt_bits`` entries; Ray is imported only
     for the Ray backend (``address``: a running cluster, default a local Ray)."""
     if backend not in BACKENDS:
@@ -30,7 +32,13 @@ def get_coordinator(backend: str, workers: int, tt_bits: int, address: Optional[
             del _coordinators[backend]
             current = None
     if current is None:
-        made = ProcessPool(workers, tt_bits) if backend == "process" else RayBackend(workers, tt_bits, address)
+        made: Backend
+        if backend == "process":
+            made = ProcessPool(workers, tt_bits)
+        elif backend == "thread":
+            made = ThreadPool(workers, tt_bits)
+        else:
+            made = RayBackend(workers, tt_bits, address)
         current = _coordinators[backend] = Coordinator(made)
     return current
 

@@ -222,7 +222,7 @@ class ParallelSolve:
         exact = None if (self.opts.weak or score is None) else score
         wall = time.perf_counter() - self.started
         return SolveResult(self.spec, value, exact, line[0] if line else None, line, nodes, wall, stats,
-                           proof=prover_of(value, stats), parallel=self._figures(wall, nodes))
+                           proof=prover_of(value, stats), parallel=None if serial else self._figures(wall, nodes))
 
     def _figures(self, wall: float, nodes: int) -> dict:
         """Where the solve's time went and its span (:mod:`.tasklog`): the task

@@ -113,13 +113,13 @@ class Task:
             return self.skipped(env.index)
         search = env.search(self.spec)
         defer = DEFER_MIN_EMPTY if self.marks and env.ctl[L.CTL_BUSY_BASE] > 0 else 0
-        cpu = time.process_time()
+        cpu = time.thread_time()
         certificates, vcf_wins = search.proof_counts
         value, kind, abandoned = search.run_task(self.own, self.opp, self.ply, self.alpha, self.beta, self.task_id,
                                                  self.salt, env.slot, defer)
         proofs = (search.proof_counts[0] - certificates, search.proof_counts[1] - vcf_wins)
         return TaskResult(self.task_id, env.index, value, kind, abandoned, search.nodes,
-                          time.process_time() - cpu, peak_rss(), proofs)
+                          time.thread_time() - cpu, peak_rss(), proofs)
 
 
 @dataclass(frozen=True)
