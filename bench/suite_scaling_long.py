@@ -3,8 +3,9 @@ exact, as whole ``parallel-mnk solve`` processes (what a user waits for), with
 the machine's ceiling and the peers' threads in the same run; then the node
 overhead, span and speed-up bound at many workers (node counts, in this process).
 
-* whole processes: 1 and W workers take turns ``repeat`` times (the speed-up is
-  the median of the paired ratios); the ceiling is W one-worker processes at
+* whole processes: 1 and W workers (on the process pool and on the thread pool)
+  take turns ``repeat`` times (the speed-up is the median of the paired ratios);
+  the ceiling is W one-worker processes at
   once over one alone; each process's ``--json`` gives its nodes and its task
   log (span, where the workers' time went);
 * peers (``--peer empty:CMD``, e.g. Steininger's c4 with 1 and 2 threads, built by
@@ -30,15 +31,17 @@ from parallel_mnk.parallel.tasklog import speedup_bound
 from .peers import Peer, PeerError, run_peer
 
 CONNECT4 = GameSpec(7, 6, 4, True)
+BACKENDS = ("process", "thread")   # the pools timed at more than one worker
 TT_BITS = 24   # the in-process runs (whole processes use the CLI's default table)
 BOARD_ARGS = ["--game", "connect4"]   # the board of the whole processes (CONNECT4)
 
 
-def solve_process(workers: int, weak: bool) -> tuple[float, dict]:
+def solve_process(workers: int, weak: bool, backend: str = "process") -> tuple[float, dict]:
     """Wall seconds and the ``--json`` answer of a whole ``parallel-mnk solve`` of the
-    empty 7x6 board (no opening book: the search itself)."""
+    empty 7x6 board (no opening book: the search itself) on ``backend``'s workers."""
     args = [sys.executable, "-m", "parallel_mnk", "solve", *BOARD_ARGS, "--moves", "", "--book", "none",
             "--workers", str(workers), "--no-progress", "--json"] + (["--weak"] if weak else [])
+    args += ["--backend", backend] if workers > 1 else []
     t = time.perf_counter()
     out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
     return time.perf_counter() - t, json.loads(out)
@@ -84,25 +87,29 @@ def _peer_times(peers: list[Peer], weak: bool, log) -> dict[str, float]:
 
 
 def _process_rows(weak: bool, workers_list, repeat: int, peers: list[Peer], log) -> list[dict]:
+    """Whole processes: 1 worker, then each larger count on the process and the thread pool, taking turns."""
     case = "empty 7x6 weak" if weak else "empty 7x6 exact"
-    runs: dict[int, list[tuple[float, dict]]] = {n: [] for n in workers_list}
+    kinds = [(n, b) for n in workers_list for b in (("process",) if n == 1 else BACKENDS)]
+    runs: dict[tuple[int, str], list[tuple[float, dict]]] = {k: [] for k in kinds}
     for _ in range(repeat):
-        for n in workers_list:
-            runs[n].append(solve_process(n, weak))
-    base = workers_list[0]
+        for n, b in kinds:
+            runs[n, b].append(solve_process(n, weak, b))
+    base = kinds[0]
     alone = statistics.median(t for t, _ in runs[base])
     peer_times = _peer_times(peers, weak, log)
+    ceilings = {n: 1.0 if n == 1 else process_ceiling(weak, n, alone) for n in workers_list}
     rows = []
-    for n in workers_list:
-        ratios = [b[0] / r[0] for b, r in zip(runs[base], runs[n])]
+    for n, backend in kinds:
+        ratios = [b[0] / r[0] for b, r in zip(runs[base], runs[n, backend])]
         speedup = statistics.median(ratios)
-        ceiling = 1.0 if n == 1 else process_ceiling(weak, n, alone)
-        wall = statistics.median(t for t, _ in runs[n])
-        answer = runs[n][0][1]
-        row = {"suite": "scaling-long", "case": case, "workers": n, "time_s": wall, "speedup": speedup,
+        ceiling = ceilings[n]
+        wall = statistics.median(t for t, _ in runs[n, backend])
+        answer = runs[n, backend][0][1]
+        row = {"suite": "scaling-long", "case": case + ("" if n == 1 else f", {backend} pool"), "workers": n,
+               "time_s": wall, "speedup": speedup,
                "speedup_runs": " ".join(f"{x:.2f}" for x in ratios), "ceiling": ceiling,
                "ceiling_fraction": speedup / ceiling, "nodes": answer["nodes"],
-               "overhead": answer["nodes"] / runs[base][0][1]["nodes"]}
+               "overhead": answer["nodes"] / runs[base][0][1]["nodes"], "backend": backend}
         par = answer.get("parallel")
         if par:
             busy = par["busy_s"]
@@ -114,7 +121,7 @@ def _process_rows(weak: bool, workers_list, repeat: int, peers: list[Peer], log)
             row[f"vs_{name}"] = wall / t
         rows.append(row)
         vs = ", ".join(f"{wall / t:.2f}x the time of {name}" for name, t in peer_times.items())
-        log(f"scaling-long: {case}, {n} worker(s), whole process: {wall:.2f} s, {answer['nodes'] / 1e6:.1f} M nodes, "
+        log(f"scaling-long: {row['case']}, {n} worker(s), whole process: {wall:.2f} s, {answer['nodes'] / 1e6:.1f} M nodes, "
             f"speedup {speedup:.2f} (runs {row['speedup_runs']}), ceiling {ceiling:.2f}, fraction "
             f"{row['ceiling_fraction']:.2f}" + (f"; {vs}" if vs else ""))
     return rows

@@ -26,7 +26,8 @@ BOARDS = [GameSpec(4, 4, 4), GameSpec(5, 4, 4, True), GameSpec(6, 5, 4, True)]
 
 
 @pytest.mark.parametrize("spec", BOARDS, ids=spec_id)
-@pytest.mark.parametrize("workers, weak, depth", [(2, False, None), (3, True, None), (2, False, 0)])
+@pytest.mark.parametrize("workers, weak, depth", [(2, False, None), pytest.param(3, True, None, marks=pytest.mark.slow),
+                                                  pytest.param(2, False, 0, marks=pytest.mark.slow)])
 def test_thread_pool_agrees_with_serial(spec, workers, weak, depth):
     stones = (6, 16) if spec.gravity and spec.cells > 24 else (0, 8)
     for pos in random_positions(spec, 6, stones, seed=spec.cells + workers):
