@@ -81,13 +81,13 @@ def test_span_columns_bound_the_speedup_by_work_and_span():
     from bench.suite_scaling import Run, add_figures, span_columns
 
     figures = {"workers": 2, "probe_s": 1.0, "busy_s": 1.5, "abandoned_s": 0.25, "helping_s": 0.0, "starved_s": 0.2,
-               "tail_s": 0.1, "coordinator_nodes": 20, "span_nodes": 10}
+               "tail_s": 0.1, "coordinator_nodes": 20, "span_nodes": 10, "abandoned_nodes": 15, "helping_nodes": 5}
     total = add_figures(add_figures(None, figures), figures)
     assert total["probe_s"] == 2.0 and total["span_nodes"] == 20 and "workers" not in total
     cols = span_columns(100, Run(1.0, 120, [], [], span=10, phases=figures), 2)
     assert cols["span"] == 0.1 and cols["bound_16"] == cols["bound_64"] == 10
     assert cols["idle_share_log"] == 0.25 and cols["abandoned_share"] == 0.125 and cols["starved_share"] == pytest.approx(0.15)
-    assert cols["busy_rate"] == 100 / 1.5
+    assert cols["busy_rate"] == 100 / 1.5 and cols["wasted"] == 0.2
 
 
 @pytest.mark.parametrize("args", [["--repeat", "0"], ["--workers", "0"], ["--workers", "1,x"],

@@ -23,12 +23,14 @@ import threading
 import time
 from typing import Any, Optional
 
+import numpy as np
+
 from .. import families
 from ..kernels.core import layout as L
-from ..rules import MnkError
 from ..ttable import shared_table
 from . import shm
-from .backend import Backend, Event, Lost
+from .backend import Event, Lost
+from .localpool import LocalPool
 from .task import AnyTask
 from .worker import worker_main
 
@@ -49,18 +51,11 @@ class _Proc:
         self.task_id = 0           # the task it runs (0: idle)
 
 
-class ProcessPool(Backend):
+class ProcessPool(LocalPool):
     """``workers`` forked processes sharing one table of ``2**tt_bits`` entries."""
 
-    helpers = True
-
     def __init__(self, workers: int, tt_bits: int) -> None:
-        if workers < 1:
-            raise MnkError(f"workers must be at least 1, got {workers}")
-        self.n = workers
-        self.tt_bits = tt_bits
-        self._tt_mem, self.tt = shared_table(tt_bits)
-        self._ctl_mem, self.ctl = shm.shared_control(workers)
+        super().__init__(workers, tt_bits)
         self._mp: Any = mp.get_context(START_METHOD)
         families.load("pool")   # (forked workers inherit the families loaded in this process)
         self._procs = [_Proc(i + 1) for i in range(workers)]
@@ -69,6 +64,11 @@ class ProcessPool(Backend):
         for p in self._procs:
             self._spawn(p)
         self.closed = False
+
+    def _make_table(self, tt_bits: int) -> np.ndarray:
+        """An anonymous shared mapping (workers forked later share it)."""
+        self._tt_mem, tt = shared_table(tt_bits)
+        return tt
 
     # ------------------------------------------------------------ processes
     def _spawn(self, p: _Proc) -> None:
@@ -118,8 +118,7 @@ class ProcessPool(Backend):
     # ------------------------------------------------------------ the backend contract
     def start(self, slot: int, task: AnyTask) -> bool:
         p = self._procs[slot - 1]
-        window = task.live_window
-        shm.start_task(self.ctl, p.slot, task.task_id, *(window or (0, 0)))
+        self.arm(slot, task)
         try:
             p.conn.send(task)
         except (OSError, BrokenPipeError):
@@ -170,18 +169,6 @@ class ProcessPool(Backend):
             p.task_id = 0
         return p.index, result
 
-    def set_window(self, slot: int, task_id: int, alpha: int, beta: int) -> None:
-        shm.set_window(self.ctl, self._procs[slot - 1].slot, task_id, alpha, beta)
-
-    def abandon(self, slot: int, task_id: int) -> None:
-        shm.abandon(self.ctl, self._procs[slot - 1].slot, task_id)
-
-    def begin(self) -> None:
-        shm.clear_stop(self.ctl)
-
-    def stop_all(self) -> None:
-        shm.stop_all(self.ctl)
-
     def dead_idle(self) -> list[tuple[int, str]]:
         return [(p.index, self._bury(p)) for p in self._procs
                 if not p.task_id and (p.conn.closed or not p.process.is_alive())]
@@ -199,7 +186,7 @@ class ProcessPool(Backend):
         if self.closed:
             return
         self.closed = True
-        shm.stop_all(self.ctl)
+        self.stop_all()
         for p in self._procs:
             try:
                 p.conn.send(None)

@@ -13,7 +13,7 @@ with 2 workers took 0.87x the process pool's time (whole processes, 4 pairs).
 * Messages: a queue per worker for its tasks, one queue for every result;
   nothing is pickled.
 * Windows, abandons, stops: the same control words as the process pool
-  (:mod:`.shm`), read by the kernels with atomic loads.
+  (:mod:`.localpool`), read by the kernels with atomic loads.
 * Faults: a task that raises is reported as :class:`~.backend.Lost` with the
   error's name (its worker thread lives on); a crash of the process ends
   everything (the price of threads: the process pool survives a worker's death).
@@ -28,26 +28,17 @@ from typing import Optional
 import numpy as np
 
 from .. import families
-from ..rules import MnkError
 from ..ttable import check_table_memory
-from . import shm
-from .backend import Backend, Event, Lost
+from .backend import Event, Lost
+from .localpool import LocalPool
 from .task import AnyTask, WorkerEnv
 
 
-class ThreadPool(Backend):
+class ThreadPool(LocalPool):
     """``workers`` threads sharing one private table of ``2**tt_bits`` entries."""
 
-    helpers = True
-
     def __init__(self, workers: int, tt_bits: int) -> None:
-        if workers < 1:
-            raise MnkError(f"workers must be at least 1, got {workers}")
-        self.n = workers
-        self.tt_bits = tt_bits
-        check_table_memory(tt_bits, "the thread pool's table")
-        self.tt = np.zeros(1 << tt_bits, dtype=np.uint64)
-        self._ctl_mem, self.ctl = shm.shared_control(workers)
+        super().__init__(workers, tt_bits)
         families.load("pool")
         self._results: queue.Queue = queue.Queue()
         self._inboxes: list[queue.Queue] = [queue.Queue() for _ in range(workers)]
@@ -57,10 +48,15 @@ class ThreadPool(Backend):
             t.start()
         self.closed = False
 
+    def _make_table(self, tt_bits: int) -> np.ndarray:
+        """Private memory (numpy asks Linux for 2 MiB pages)."""
+        check_table_memory(tt_bits, "the thread pool's table")
+        return np.zeros(1 << tt_bits, dtype=np.uint64)
+
     def _work(self, index: int) -> None:
         """A worker thread: run each task of its queue, put ``(index, result)``
         (or its loss) on the results queue; None ends it."""
-        env = WorkerEnv(index, self.tt, self.ctl, shm.slot_of(index))
+        env = WorkerEnv(index, self.tt, self.ctl, self.slot_of(index))
         inbox = self._inboxes[index - 1]
         while True:
             task = inbox.get()
@@ -77,7 +73,7 @@ class ThreadPool(Backend):
     def start(self, slot: int, task: AnyTask) -> bool:
         if self.closed:
             return False
-        shm.start_task(self.ctl, shm.slot_of(slot), task.task_id, *(task.live_window or (0, 0)))
+        self.arm(slot, task)
         self._inboxes[slot - 1].put(task)
         return True
 
@@ -91,24 +87,12 @@ class ThreadPool(Backend):
             pass
         return events
 
-    def set_window(self, slot: int, task_id: int, alpha: int, beta: int) -> None:
-        shm.set_window(self.ctl, shm.slot_of(slot), task_id, alpha, beta)
-
-    def abandon(self, slot: int, task_id: int) -> None:
-        shm.abandon(self.ctl, shm.slot_of(slot), task_id)
-
-    def begin(self) -> None:
-        shm.clear_stop(self.ctl)
-
-    def stop_all(self) -> None:
-        shm.stop_all(self.ctl)
-
     def close(self, wait: Optional[float] = 1.0) -> None:
         """Stop every search and end the threads (waiting up to ``wait`` s each); idempotent."""
         if self.closed:
             return
         self.closed = True
-        shm.stop_all(self.ctl)
+        self.stop_all()
         for inbox in self._inboxes:
             inbox.put(None)
         for t in self._threads:
