@@ -113,6 +113,30 @@ def test_busy_marks_only_where_workers_share_a_subtree(monkeypatch, workers):
         assert any(helper for _, helper in started)
 
 
+@pytest.mark.parametrize("spec, cap", [(GameSpec(5, 4, 4), 1), (GameSpec(5, 4, 4, True), 0)], ids=["free", "gravity"])
+def test_running_children_of_one_node_are_capped_on_free_boards(monkeypatch, spec, cap):
+    """After every dispatch of 4-worker splits, the distinct tasks running under one
+    split-tree node are at most ``MAX_SIBLINGS`` (1 on free boards; no limit with
+    gravity, where more do run at once); the answers are the serial ones."""
+    assert coordinator_module.MAX_SIBLINGS[spec.gravity] == cap
+    seen = {"max": 0}
+    original = coordinator_module.Coordinator._dispatch
+
+    def checked_dispatch(self, tree, spec_, salt):
+        original(self, tree, spec_, salt)
+        per_parent = self._running_children()
+        most = max(per_parent.values(), default=0)
+        assert not cap or most <= cap, per_parent
+        seen["max"] = max(seen["max"], most)
+
+    monkeypatch.setattr(coordinator_module.Coordinator, "_dispatch", checked_dispatch)
+    for pos in random_positions(spec, 8, (0, 5), seed=13):
+        r = split_solve(pos, 4, pv=False, split_depth=2)
+        assert r.score == serial_score(pos), pos.move_stack
+        check_best_move(pos, r.best_move, r.score, weak=False)
+    assert seen["max"] == cap if cap else seen["max"] > 1
+
+
 def test_deep_split_refreshes_only_what_each_result_changed(monkeypatch):
     """A deep split of a free board (5x4 k=4, split depth 3: ~360 tasks since the
     strategy-stealing and VCF bounds settle parts of the split tree): every
