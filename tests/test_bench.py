@@ -22,6 +22,7 @@ def quick_run(tmp_path_factory):
     return out, proc.stdout
 
 
+@pytest.mark.slow   # (about 25 s: the default test run stays under 5 minutes)
 def test_quick_run_writes_csv_and_json(quick_run):
     out, stdout = quick_run
     with open(out / "results.csv") as f:
@@ -51,6 +52,7 @@ def test_quick_run_writes_csv_and_json(quick_run):
         assert r["bound_16"] <= r["bound_64"] + 1e-9 and r["bound_16"] <= 16 / r["overhead"] + 1e-9
 
 
+@pytest.mark.slow
 def test_quick_run_writes_the_plots(quick_run):
     pytest.importorskip("matplotlib", reason="the plots need the 'bench' extra (pip install -e '.[bench]')")
     out, _ = quick_run
