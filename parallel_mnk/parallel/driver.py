@@ -50,12 +50,12 @@ def solve_parallel(position: Position, opts: SolveOptions) -> SolveResult:
                 stats = [WorkerStats(i) for i in range(opts.workers + 1)]
                 return SolveResult(position.spec, value_of_score(score), None if opts.weak else score, line[0],
                                    line, 0, time.perf_counter() - started, stats, checkpoint=journal.summary())
+        got = time.perf_counter()
         coordinator = backends.get_coordinator(opts.backend, opts.workers, opts.tt_bits, opts.address)
+        pool_start_s = time.perf_counter() - got
         coordinator.journal = journal
         try:
-            solve = ParallelSolve(coordinator, position, opts, journal, started)
-            solve.pool_start_s = time.perf_counter() - started
-            result = solve.run()
+            result = ParallelSolve(coordinator, position, opts, journal, started, pool_start_s).run()
         finally:
             coordinator.journal = None
         if journal is not None:
@@ -72,14 +72,14 @@ class ParallelSolve:
     """One parallel solve of ``position`` on ``coordinator`` (see the module docstring)."""
 
     def __init__(self, coordinator: Coordinator, position: Position, opts: SolveOptions,
-                 journal: Optional[Checkpoint], started: float) -> None:
+                 journal: Optional[Checkpoint], started: float, pool_start_s: float = 0.0) -> None:
         self.coordinator = coordinator
         self.position = position
         self.spec = position.spec
         self.opts = opts
         self.journal = journal
         self.started = started
-        self.pool_start_s = 0.0   # (set by the caller: getting the backend, started or reused)
+        self.pool_start_s = pool_start_s   # getting the backend (started, or reused: about 0)
         coordinator.new_solve()
         self.salt = new_salt()
         self.search = Search(self.spec, coordinator.backend.tt, salt=self.salt)
