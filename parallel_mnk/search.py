@@ -148,11 +148,36 @@ class Search:
         n, lo, hi = families.entries("pool").expand(self.ctx, self.tt, np.uint64(own), np.uint64(opp), ply, out)
         return int(n), int(lo), int(hi), [int(c) for c in out[:max(int(n), 1)]]
 
+    def settled_at_once(self, own: int, opp: int, ply: int, alpha: int, beta: int) -> Optional[tuple[int, int]]:
+        """What the table and the static rules alone prove of a position that is not
+        over for the window ``(alpha, beta)``: ``(value, kind)`` as :meth:`window`
+        gives them when a search of one node decides it (its entry, its forced
+        line, its children's entries), else None. Costs at most two nodes, counted
+        in :attr:`nodes`; the node limit and the abort flag are as before."""
+        ctx = self.ctx
+        before, limit = int(ctx[L.C_NODES]), int(ctx[L.C_NODE_LIMIT])
+        # the kernels test the node limit when the count passes a multiple of 1024:
+        # start two nodes short of one, so that the second node stops the search
+        stop_at = ((before >> 10) + 2) << 10
+        ctx[L.C_NODES] = stop_at - 2
+        ctx[L.C_NODE_LIMIT] = stop_at
+        ctx[L.C_ABORTED] = 0
+        try:
+            value = self.window(own, opp, ply, alpha, beta)
+            decided = not self.aborted
+            kind = int(ctx[L.C_RESULT_KIND])
+        finally:
+            ctx[L.C_NODES] = before + int(ctx[L.C_NODES]) - (stop_at - 2)
+            ctx[L.C_NODE_LIMIT] = limit
+            ctx[L.C_ABORTED] = 0
+        return (value, kind) if decided else None
+
     def run_task(self, own: int, opp: int, ply: int, alpha: int, beta: int, task_id: int, salt: int,
                  slot: int, defer_min_empty: int) -> tuple[int, int, bool]:
         """Search one task of a parallel split with the table salt of its solve,
-        the control words at ``ctl[slot]`` (task abort, live window) and ABDADA
-        deferral at nodes with ``defer_min_empty`` empty cells (0: off).
+        the control words at ``ctl[slot]`` (task abort, live window, the path words
+        its line is published in) and ABDADA deferral at nodes with
+        ``defer_min_empty`` empty cells (0: off).
 
         Returns ``(value, kind, abandoned)``: the fail-soft value and what it
         proves (1 lower bound, 2 upper bound, 3 exact), meaningless when abandoned.
@@ -162,8 +187,13 @@ class Search:
         ctx[L.C_DEFER_MIN_EMPTY] = defer_min_empty
         ctx[L.C_TASK_ID] = np.uint64(task_id)
         ctx[L.C_CTL_SLOT] = np.uint64(slot)
+        ctx[L.C_PATH_SLOT] = np.uint64(slot + L.CTL_PATH)
+        ctx[L.C_PATH_ROOT] = np.uint64(ply)
         self.reset()
-        value = self.window(own, opp, ply, alpha, beta, live_slot=slot + L.CTL_LIVE_WINDOW)
+        try:
+            value = self.window(own, opp, ply, alpha, beta, live_slot=slot + L.CTL_LIVE_WINDOW)
+        finally:
+            ctx[L.C_PATH_SLOT] = 0   # (the next use of this context may be no task)
         return value, int(ctx[L.C_RESULT_KIND]), self.aborted
 
 

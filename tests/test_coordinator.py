@@ -30,6 +30,7 @@ from parallel_mnk.kernels.core.layout import TT_EXACT, TT_LOWER, TT_UPPER
 from parallel_mnk.parallel import coordinator as coordinator_module
 from parallel_mnk.parallel.backend import Backend
 from parallel_mnk.parallel.backends import get_coordinator
+from parallel_mnk.parallel.places import running_children
 from parallel_mnk.parallel.task import DEFER_MIN_EMPTY, Task, TaskResult
 
 
@@ -124,7 +125,7 @@ def test_running_children_of_one_node_are_capped_on_free_boards(monkeypatch, spe
 
     def checked_dispatch(self, tree, spec_, salt):
         original(self, tree, spec_, salt)
-        per_parent = self._running_children()
+        per_parent = running_children(self.slots)
         most = max(per_parent.values(), default=0)
         assert not cap or most <= cap, per_parent
         seen["max"] = max(seen["max"], most)

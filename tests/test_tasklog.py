@@ -78,7 +78,7 @@ def test_phases_add_up_and_gaps_are_filed_by_what_the_coordinator_saw():
     log.probe_end(None)                   # tails: 2 s and 1 s
     s = log.figures.seconds
     assert set(s) == set(PHASES)
-    assert s == pytest.approx({"busy": 10.5, "helping": 3.0, "abandoned": 1.0, "first_wait": 3.0, "turn": 0.5,
+    assert s == pytest.approx({"busy": 10.5, "helping": 3.0, "abandoned": 1.0, "split": 0.0, "first_wait": 3.0, "turn": 0.5,
                                "starved": 1.0, "tail": 3.0})
     idle = s["first_wait"] + s["turn"] + s["starved"] + s["tail"]
     assert s["busy"] + idle == pytest.approx(2 * log.figures.probe_s)

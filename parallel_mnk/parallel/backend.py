@@ -39,6 +39,7 @@ class Backend(ABC):
     workers may join running tasks (``helpers``: they need a shared table)."""
 
     helpers = False
+    splits = False   # running tasks may be split: their lines are seen (path_of), their table is ``tt``
     closed = True
     n: int
     tt_bits: int
@@ -61,6 +62,11 @@ class Backend(ABC):
     @abstractmethod
     def abandon(self, slot: int, task_id: int) -> None:
         """Ask task ``task_id`` on ``slot`` to stop; it answers abandoned."""
+
+    def path_of(self, slot: int, task_id: int, root_ply: int) -> dict[int, tuple[int, int, int]]:
+        """The line task ``task_id`` (rooted at ``root_ply`` stones) on ``slot`` is
+        searching now (:func:`.shm.path_of`); empty where lines are not seen."""
+        return {}
 
     def flush(self) -> None:
         """Send what :meth:`set_window` and :meth:`abandon` queued (if they queue)."""

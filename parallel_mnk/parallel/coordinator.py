@@ -8,9 +8,14 @@ until its root is settled:
   plus at most ``MAX_SPECULATIVE`` handed out before their elder brother is
   settled (any number on a backend without helpers); with helpers, on free
   boards, at most ``MAX_SIBLINGS`` running children of one node;
-* helpers: a worker left idle joins a running task (same task on the shared
-  table; the busy marks make the two searchers take different moves first,
-  ABDADA), the task the fewest workers search first; the first result counts;
+* splits: where workers are still idle and the backend shows the tasks' lines,
+  the running task whose line has the shallowest finished move (after
+  ``SPLIT_AFTER_S``) is split there (:mod:`.resplit`): the split tree grows
+  down its line and the moves not finished become tasks;
+* helpers: a worker left idle still (nothing to split) joins a running task
+  (same task on the shared table; the busy marks make the two searchers take
+  different moves first, ABDADA), the task the fewest workers search first;
+  the first result counts;
 * live windows: after every result the windows of running tasks are narrowed
   (or the tasks abandoned when nobody needs them any more);
 * faults: a lost worker's task goes back to the tree and the slot gets a fresh
@@ -34,9 +39,10 @@ from typing import Callable, Optional
 from ..options import Watch
 from ..results import WorkerStats
 from ..rules import GameSpec, MnkError, ResourceError
-from ..runtime import StatusLine
+from . import resplit
 from .backend import Backend, Lost
 from .checkpoint import Checkpoint
+from .places import Job, Slot, helpable, running_children
 from .split import Node, SplitTree
 from .tasklog import TaskLog
 from .task import AnyResult, AnyTask, Task, TaskResult
@@ -45,10 +51,12 @@ MAX_SPECULATIVE = 1        # running tasks young-brothers-wait does not allow ye
 MAX_HELPERS = 64           # at most this many workers on one task
 # running tasks with one parent in the split tree, by board kind (0: no limit): on free
 # boards idle workers do better joining the running child (ABDADA) than taking its
-# younger brothers (empty (4,8,4), 16 workers: x1.09-1.10 the serial nodes against
-# x1.37-1.39); on gravity boards helpers follow the first searcher's path (empty 7x6
-# weak, 2 workers: 140 M nodes against 92 M with the limit of 1)
+# younger brothers or splitting; on gravity boards better splitting (bench/README.md)
 MAX_SIBLINGS = {False: 1, True: 0}
+SPLITS = True              # split running tasks for idle workers (False: idle workers help, as before splits)
+SPLIT_AFTER_S = 0.002      # a task runs this long before it may be split (what it finished is in the table)
+SPLIT_MIN_EMPTY = 12       # no split at nodes with fewer empty cells (their subtrees are too small to share)
+SPLIT_POLL_S = 0.001       # how often the coordinator looks for a task to split while workers are idle
 MAX_RESTARTS_PER_WORKER = 3
 DRAIN_TIMEOUT_S = 10.0     # how long abandoned tasks may take to answer before their worker is reset
 _task_ids = itertools.count(1)   # unique in the process, whatever the backend
@@ -56,29 +64,6 @@ _task_ids = itertools.count(1)   # unique in the process, whatever the backend
 
 class SearchTimeout(Exception):
     """A limit ran out (time, nodes) or the caller's watch was stopped; the answer is unknown."""
-
-
-class Job:
-    """A task handed to a place: its split-tree node (None for independent tasks or
-    once released), the window last sent to it, whether it was abandoned."""
-
-    __slots__ = ("node", "task", "window", "abandon_sent")
-
-    def __init__(self, node: Optional[Node], task: AnyTask) -> None:
-        self.node, self.task = node, task
-        self.window = task.live_window
-        self.abandon_sent = False
-
-
-class Slot:
-    """One place of the backend as the coordinator sees it (a worker's slot): the
-    job handed to it, if any."""
-
-    __slots__ = ("index", "job")
-
-    def __init__(self, index: int) -> None:
-        self.index = index
-        self.job: Optional[Job] = None
 
 
 class Coordinator:
@@ -90,6 +75,8 @@ class Coordinator:
         self.stats = [WorkerStats(i + 1) for i in range(backend.n)]   # what each worker did in this solve
         self.restarts = [0] * backend.n                                 # each worker's restarts in this solve
         self.helper_jobs = 0   # times an idle worker joined a running task (since the backend started)
+        self.splits = 0        # running tasks split (since the backend started)
+        self._settle: Optional[resplit.Settle] = None   # the current split tree's one-node searches
         self.journal: Optional[Checkpoint] = None   # sees every task handed out and every result, for one solve
         self.log = TaskLog(backend.n)          # where this solve's time went, and its span
 
@@ -106,17 +93,21 @@ class Coordinator:
 
     # ------------------------------------------------------------ a split tree
     def search_tree(self, tree: SplitTree, spec: GameSpec, salt: int, deadline: Optional[float],
-                    status: Optional[Callable[[], None]] = None) -> int:
+                    status: Optional[Callable[[], None]] = None, settle: Optional[resplit.Settle] = None) -> int:
         """Run the tasks of ``tree`` until its root is settled; returns the root's
-        value. ``status()`` is called after every turn of the loop."""
+        value. ``status()`` is called after every turn of the loop. ``settle``
+        (a search of one node on the backend's table, :mod:`.resplit`) lets
+        running tasks be split where the backend shows their lines."""
         self.backend.begin()
         self.log.probe_begin()
+        self._settle = settle if self.backend.splits else None
         try:
             while not tree.done:
                 self._dispatch(tree, spec, salt)
                 if not self.running:
                     raise RuntimeError("internal error: the split tree has no task to run but is not settled")
-                self._collect(tree, timeout=0.1)
+                waiting = self._splitting(spec) and self.running < len(self.slots)
+                self._collect(tree, timeout=SPLIT_POLL_S if waiting else 0.1)
                 self._update_live(tree)
                 if deadline is not None and time.monotonic() >= deadline:
                     raise SearchTimeout()
@@ -129,24 +120,49 @@ class Coordinator:
             self.backend.close()
             raise
         finally:
+            self._settle = None
             if not self.backend.closed:
                 self._drain(tree)
             self.log.probe_end(tree)
 
     def _dispatch(self, tree: SplitTree, spec: GameSpec, salt: int) -> None:
-        """Hand out the tasks the tree needs now, then let idle slots help (see
-        the module docstring)."""
+        """Hand out the tasks the tree needs now, split running tasks for the
+        slots still idle, then let the rest help (see the module docstring)."""
         for index, how in self.backend.dead_idle():
             if self._lost(None, how, index):
                 self.backend.restart(index)
         idle = [s for s in self.slots if s.job is None]
         if not idle:
             return
+        splitting = self._splitting(spec)
+        self._hand_out(tree, spec, salt, idle, helpers=not splitting)
+        while idle and splitting and self._split(tree):
+            self._hand_out(tree, spec, salt, idle, helpers=False)
+        while idle and self.backend.helpers and not splitting:
+            job = helpable(self.slots, tree, MAX_HELPERS)
+            if job is None or job.node is None:
+                break
+            node = job.node
+            assert isinstance(job.task, Task)   # (split-tree nodes hold window tasks)
+            self._start(idle.pop(0), node, replace(job.task, alpha=node.alpha, beta=node.beta, marks=True),
+                        helper=True)
+            self.helper_jobs += 1
+        for s in idle:
+            self.log.starving(s.index)
+
+    def _splitting(self, spec: GameSpec) -> bool:
+        """Whether idle slots are given split tasks rather than helping: where the
+        backend shows lines and no cap on running siblings holds."""
+        return SPLITS and self._settle is not None and not (self.backend.helpers and MAX_SIBLINGS[spec.gravity])
+
+    def _hand_out(self, tree: SplitTree, spec: GameSpec, salt: int, idle: list[Slot], helpers: bool) -> None:
+        """Start the tasks the tree allows now on slots taken from ``idle``
+        (``helpers``: the slots left idle will join running tasks)."""
         speculative = sum(1 for s in self.slots
                           if s.job is not None and s.job.node is not None and not tree.eligible(s.job.node))
         nodes: list[Node] = []
         cap = MAX_SIBLINGS[spec.gravity] if self.backend.helpers else 0
-        running = self._running_children() if cap else {}
+        running = running_children(self.slots) if cap else {}
         for node in tree.next_tasks():
             eligible = tree.eligible(node)
             if not (eligible or speculative < MAX_SPECULATIVE or not self.backend.helpers):
@@ -161,53 +177,46 @@ class Coordinator:
                 break
         # busy marks (ABDADA) where a subtree may be searched by two workers at once:
         # tasks that idle workers will join, and those workers
-        company = self.backend.helpers and len(nodes) < len(idle)
+        company = helpers and self.backend.helpers and len(nodes) < len(idle)
         for node in nodes:
             task = Task(next(_task_ids), spec.cols, spec.rows, spec.k, spec.gravity, int(salt), node.own,
                         node.opp, node.ply, node.alpha, node.beta, node.path(), marks=company)
             if self.journal is not None:
                 self.journal.handed_out(tree, task)
             self._start(idle.pop(0), node, task)
-        while idle and self.backend.helpers:
-            job = self._helpable(tree)
-            if job is None or job.node is None:
-                break
-            node = job.node
-            assert isinstance(job.task, Task)   # (split-tree nodes hold window tasks)
-            self._start(idle.pop(0), node, replace(job.task, alpha=node.alpha, beta=node.beta, marks=True),
-                        helper=True)
-            self.helper_jobs += 1
-        for s in idle:
-            self.log.starving(s.index)
 
-    def _running_children(self) -> dict[int, int]:
-        """Tasks running now (helpers not counted twice), per ``id`` of their parent node."""
-        tasks = {id(s.job.node): s.job.node for s in self.slots
-                 if s.job is not None and s.job.node is not None and s.job.node.parent is not None}
-        out: dict[int, int] = {}
-        for node in tasks.values():
-            out[id(node.parent)] = out.get(id(node.parent), 0) + 1
-        return out
-
-    def _helpable(self, tree: SplitTree) -> Optional[Job]:
-        """The running task an idle slot should join: the one the fewest slots
-        search, the oldest first; None if there is none."""
-        best, best_key = None, None
-        for s in self.slots:
-            job = s.job
-            if job is None or job.node is None or job.abandon_sent or tree.live_window(job.node) is None:
-                continue
-            key = (job.node.running, job.task.task_id)
-            if job.node.running <= MAX_HELPERS and (best_key is None or key < best_key):
-                best, best_key = job, key
-        return best
+    def _split(self, tree: SplitTree) -> bool:
+        """Split the running task whose published line has the shallowest finished
+        move (:mod:`.resplit`), abandoning it and its helpers; False when no task
+        can be split yet."""
+        assert self._settle is not None
+        now = time.perf_counter()
+        running = [(s.index, s.job, s.job.node) for s in self.slots if s.job is not None and s.job.node is not None
+                   and not (s.job.helper or s.job.abandon_sent or s.job.node.children)
+                   and now - s.job.started >= SPLIT_AFTER_S and tree.live_window(s.job.node) is not None]
+        lines = {place: (job.started, self.backend.path_of(place, job.task.task_id, node.ply))
+                 for place, job, node in running}
+        chosen = resplit.choose(lines, tree.cells, SPLIT_MIN_EMPTY)
+        if chosen is None:
+            return False
+        place, at = chosen
+        node = next(n for p, _, n in running if p == place)
+        self.log.split(place)
+        for s in self.slots:   # the task and its helpers: their finished work is in the table
+            if s.job is not None and s.job.node is node and not s.job.abandon_sent:
+                self.backend.abandon(s.index, s.job.task.task_id)
+                s.job.abandon_sent = s.job.split = True
+        self.backend.flush()
+        resplit.split_along(tree, node, lines[place][1], at, self._settle)
+        self.splits += 1
+        return True
 
     def _start(self, slot: Slot, node: Optional[Node], task: AnyTask, helper: bool = False) -> bool:
         """Hand ``task`` (for ``node``) to the idle ``slot``; a worker found dead is
         restarted and tried once more. False when that failed too (the task is
         then handed out again later)."""
         for _ in range(2):
-            self._assign(slot, node, task)
+            self._assign(slot, node, task, helper)
             self.log.started(slot.index, helper)
             if self.backend.start(slot.index, task):
                 return True
@@ -217,12 +226,12 @@ class Coordinator:
         return False
 
     @staticmethod
-    def _assign(slot: Slot, node: Optional[Node], task: AnyTask) -> None:
-        """``slot`` runs ``task``, a search of ``node``."""
+    def _assign(slot: Slot, node: Optional[Node], task: AnyTask, helper: bool = False) -> None:
+        """``slot`` runs ``task``, a search of ``node`` (``helper``: beside another)."""
         if node is not None:
             node.running += 1
             node.task_id = task.task_id
-        slot.job = Job(node, task)
+        slot.job = Job(node, task, helper)
 
     @staticmethod
     def _release(job: Job) -> None:
@@ -264,7 +273,7 @@ class Coordinator:
         # a helper's or an older search of a node handed out again does not count
         counts = not (node is None or tree is None or not isinstance(result, TaskResult) or abandoned
                       or result.task_id != node.task_id)
-        self.log.answered(slot.index, counts, abandoned, result.nodes)
+        self.log.answered(slot.index, counts, abandoned, result.nodes, split=job.split)
         if not counts:
             return True
         assert node is not None and tree is not None and isinstance(result, TaskResult)
@@ -371,13 +380,3 @@ class Coordinator:
                     self.backend.stop_all()
                     self._drain(None)
                 self.backend.begin()
-
-    # ------------------------------------------------------------ reporting
-    def status_text(self, label: str, tree: Optional[SplitTree], line: StatusLine) -> str:
-        """The status line of a parallel solve: tasks, nodes, rate, elapsed."""
-        nodes = sum(st.nodes for st in self.stats)
-        tasks = sum(st.tasks for st in self.stats)
-        total = tree.tasks_total if tree is not None else 0
-        elapsed = line.elapsed()
-        return (f"{label}: {tasks} tasks done ({total} in this split), {self.running} running, "
-                f"{nodes / 1e6:.1f} M nodes, {nodes / max(elapsed, 1e-9) / 1e6:.1f} M nodes/s, {elapsed:.1f} s")

@@ -26,7 +26,7 @@ from ..ttable import new_salt
 from . import backends
 from .checkpoint import Checkpoint
 from .coordinator import Coordinator, SearchTimeout
-from .split import SplitTree
+from .split import Node, SplitTree
 
 DEFAULT_SPLIT_DEPTH = 1  # plies always split; more while there are under MIN_TASKS tasks
 MIN_TASKS = 8            # (whatever the number of workers: workers beyond that join running tasks)
@@ -172,13 +172,22 @@ class ParallelSolve:
         if self.journal is not None:
             self.journal.apply(tree)
         self.label, self.tree = label, tree
-        value = self.coordinator.search_tree(tree, self.spec, int(self.salt), self.deadline, self._after_turn)
+        # running tasks are split for idle workers in the young-brothers-wait split (not
+        # in Lazy SMP, depth 0, nor in plain root splitting, depth 1: those stay as named)
+        splits = self.opts.split_depth is None or self.opts.split_depth >= 2
+        value = self.coordinator.search_tree(tree, self.spec, int(self.salt), self.deadline, self._after_turn,
+                                             settle=self._settle if splits else None)
         child = tree.best_child()
         if child is not None:
             self.proven.append((-child.hi, child.cell))
         if self.journal is not None:
             self.journal.probe_done(alpha, beta, value, None if child is None else (-child.hi, child.cell))
         return value
+
+    def _settle(self, node: Node) -> Optional[tuple[int, int]]:
+        """What a search of one node on the shared table decides of ``node`` for its
+        window (the coordinator's side of splitting a running task)."""
+        return self.search.settled_at_once(node.own, node.opp, node.ply, node.alpha, node.beta)
 
     def _known_best_cell(self, score: int, n: int, lo0: int, first_choice: int) -> Optional[int]:
         """A best move the probes already proved (or the static bound gives), or
@@ -210,7 +219,17 @@ class ParallelSolve:
         if self.opts.watch is not None:
             self.opts.watch.count(self._nodes())
         self._check_nodes()
-        self.status.update(lambda: self.coordinator.status_text(self.label, self.tree, self.status))
+        self.status.update(self._status_text)
+
+    def _status_text(self) -> str:
+        """The status line: tasks, nodes, rate, elapsed."""
+        co = self.coordinator
+        nodes = sum(st.nodes for st in co.stats)
+        tasks = sum(st.tasks for st in co.stats)
+        total = self.tree.tasks_total if self.tree is not None else 0
+        elapsed = self.status.elapsed()
+        return (f"{self.label}: {tasks} tasks done ({total} in this split), {co.running} running, "
+                f"{nodes / 1e6:.1f} M nodes, {nodes / max(elapsed, 1e-9) / 1e6:.1f} M nodes/s, {elapsed:.1f} s")
 
     def _result(self, score: Optional[int], line: list[int], serial: bool = False) -> SolveResult:
         """The SolveResult (``score`` None: unknown)."""

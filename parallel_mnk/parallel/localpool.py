@@ -20,10 +20,12 @@ from .task import AnyTask
 
 class LocalPool(Backend):
     """``workers`` workers of this machine on a table of ``2**tt_bits`` entries
-    (:meth:`_make_table`'s) and fresh control words; workers idle may join
-    running tasks (helpers)."""
+    (:meth:`_make_table`'s) and fresh control words; idle workers may join
+    running tasks (helpers) and running tasks may be split (their lines are
+    published in the control words, their table is the coordinator's)."""
 
     helpers = True
+    splits = True
 
     def __init__(self, workers: int, tt_bits: int) -> None:
         if workers < 1:
@@ -49,6 +51,9 @@ class LocalPool(Backend):
 
     def set_window(self, slot: int, task_id: int, alpha: int, beta: int) -> None:
         shm.set_window(self.ctl, self.slot_of(slot), task_id, alpha, beta)
+
+    def path_of(self, slot: int, task_id: int, root_ply: int) -> dict[int, tuple[int, int, int]]:
+        return shm.path_of(self.ctl, self.slot_of(slot), task_id, root_ply)
 
     def abandon(self, slot: int, task_id: int) -> None:
         shm.abandon(self.ctl, self.slot_of(slot), task_id)

@@ -155,14 +155,42 @@ class SplitTree:
             raise ValueError(f"unknown result kind {kind}")
         if node.lo > node.hi:
             raise RuntimeError(f"inconsistent bounds at {node.path()}: {node.lo} > {node.hi}")
-        # windows below a node depend only on its window and bounds: refresh under
-        # the highest node whose bounds changed
+        self._propagate(node)
+
+    def _propagate(self, node: Node) -> None:
+        """``node``'s bounds changed: recombine its ancestors and refresh the windows
+        under the highest node whose bounds changed (windows below a node depend
+        only on its window and bounds)."""
         top = node
         parent = node.parent
         while parent is not None and self._combine(parent):
             top = parent
             parent = parent.parent
         self.refresh(top)
+
+    # ------------------------------------------------------------ splitting a running task
+    def deepen(self, node: Node) -> None:
+        """Make the frontier node ``node`` (a task being split) an inner node: its
+        moves become frontier nodes with their windows; its bounds keep what was
+        proven, tightened by the expansion's (a node the expansion decides is settled)."""
+        if node.children:
+            raise ValueError(f"node {node.path()} is expanded already")
+        lo, hi = node.lo, node.hi
+        self._expand(node)
+        node.lo, node.hi = max(node.lo, lo), min(node.hi, hi)
+        if node.lo > node.hi:
+            raise RuntimeError(f"inconsistent bounds at {node.path()}: {node.lo} > {node.hi}")
+        self.tasks_total += sum(c.is_task for c in node.children) - 1
+        self._propagate(node)
+
+    @staticmethod
+    def reorder(node: Node, first: list[Node]) -> None:
+        """Put the children ``first`` (in that order) before ``node``'s other children,
+        which keep theirs: young-brothers-wait waits for the new eldest."""
+        rest = [c for c in node.children if all(c is not f for f in first)]
+        node.children = first + rest
+        for i, c in enumerate(node.children):
+            c.index = i
 
     # ------------------------------------------------------------ windows
     def refresh(self, top: Optional[Node] = None) -> None:

@@ -9,8 +9,9 @@ decided each split-tree node. From that:
 * worker time, per place, in seconds of wall clock (``W * probe time`` in all):
   ``busy`` (a task handed out and not yet answered: search, pipe and queueing),
   of which ``helping`` (a second searcher on a running task whose answer did not
-  count) and ``abandoned`` (searches stopped unfinished: a cutoff made them
-  useless), with the nodes of those two kinds of search; idle as ``first_wait`` (probe start to the place's first task: the
+  count), ``abandoned`` (searches stopped unfinished: a cutoff made them
+  useless) and ``split`` (searches stopped to be split: what they finished is in
+  the table, for the tasks that took over), with the nodes of those kinds of search; idle as ``first_wait`` (probe start to the place's first task: the
   tree's expansion and the first dispatch), ``turn`` (answer back to next task
   while there was work to hand out: the coordinator's turn), ``starved``
   (nothing could be handed out: young brothers waiting for their elder, or the
@@ -35,7 +36,7 @@ from typing import Optional
 
 from .split import Node, SplitTree
 
-PHASES = ("busy", "helping", "abandoned", "first_wait", "turn", "starved", "tail")
+PHASES = ("busy", "helping", "abandoned", "split", "first_wait", "turn", "starved", "tail")
 
 
 @dataclass
@@ -45,23 +46,47 @@ class Figures:
     probes: int = 0
     tasks: int = 0
     helper_tasks: int = 0
+    splits: int = 0            # running tasks split (their lines became split-tree nodes)
     probe_s: float = 0.0
+    coordinator_cpu_s: float = 0.0   # the coordinator's own CPU time during the probes (its turns)
     span: int = 0
     seconds: dict = field(default_factory=lambda: dict.fromkeys(PHASES, 0.0))
-    abandoned_nodes: int = 0   # nodes of searches stopped unfinished
+    abandoned_nodes: int = 0   # nodes of searches stopped unfinished (a cutoff made them useless)
     helping_nodes: int = 0     # nodes of helpers' searches whose answer did not count
+    split_nodes: int = 0       # nodes of searches stopped to be split
 
     def to_dict(self) -> dict:
-        return {"probes": self.probes, "tasks": self.tasks, "helper_tasks": self.helper_tasks,
-                "probe_s": round(self.probe_s, 6), "span_nodes": self.span,
+        return {"probes": self.probes, "tasks": self.tasks, "helper_tasks": self.helper_tasks, "splits": self.splits,
+                "probe_s": round(self.probe_s, 6), "coordinator_cpu_s": round(self.coordinator_cpu_s, 6),
+                "span_nodes": self.span,
                 "abandoned_nodes": self.abandoned_nodes, "helping_nodes": self.helping_nodes,
+                "split_nodes": self.split_nodes,
                 **{f"{k}_s": round(v, 6) for k, v in self.seconds.items()}}
+
+
+@dataclass
+class TaskRecord:
+    """One task of the trace (:attr:`TaskLog.trace`): its probe (0, 1, ...), place and
+    kind, when it started and answered (seconds from its probe's start), its
+    nodes and how it ended (``counted``, ``uncounted``: a helper's or a stale
+    answer, ``abandoned``, ``split``, ``lost``), and ``after``: the index in the
+    trace of the task whose event (an answer, or being split) was the last the
+    coordinator saw before handing this one out (-1: none in this probe)."""
+
+    probe: int
+    place: int
+    helper: bool
+    after: int
+    start: float
+    end: float = -1.0
+    nodes: int = 0
+    outcome: str = ""
 
 
 class _Place:
     """A place's state in the current probe."""
 
-    __slots__ = ("free_since", "first", "starved", "started", "helper")
+    __slots__ = ("free_since", "first", "starved", "started", "helper", "record")
 
     def __init__(self, now: float) -> None:
         self.free_since: Optional[float] = now   # None while it holds a task
@@ -69,26 +94,33 @@ class _Place:
         self.starved = False
         self.started = 0.0
         self.helper = False
+        self.record = -1   # its task's index in the trace
 
 
 class TaskLog:
     """The log of one solve's tasks on ``places`` places (see the module docstring)."""
 
-    def __init__(self, places: int, clock=time.perf_counter) -> None:
+    def __init__(self, places: int, clock=time.perf_counter, cpu_clock=time.thread_time) -> None:
         self.n = places
         self.clock = clock
+        self.cpu_clock = cpu_clock
+        self._probe_cpu = 0.0
         self.figures = Figures()
         self._places: list[_Place] = []
         self._decided: dict[int, int] = {}   # id(node) -> nodes of the search that decided it
         self._probe_start = 0.0
+        self.trace: list[TaskRecord] = []    # every task of the solve, in the order handed out
+        self._last_event = -1                # trace index of the task of the probe's latest event
 
     # ------------------------------------------------------------ what the coordinator reports
     def probe_begin(self) -> None:
         """A split tree's search starts; every place is free."""
         now = self.clock()
         self._probe_start = now
+        self._probe_cpu = self.cpu_clock()
         self._places = [_Place(now) for _ in range(self.n)]
         self._decided = {}
+        self._last_event = -1
 
     def started(self, place: int, helper: bool) -> None:
         """Place ``place`` (1..n) was handed a task (``helper``: a second searcher of a running one)."""
@@ -103,24 +135,45 @@ class TaskLog:
         p.free_since, p.first, p.starved, p.started, p.helper = None, False, False, now, helper
         self.figures.tasks += 1
         self.figures.helper_tasks += helper
+        p.record = len(self.trace)
+        self.trace.append(TaskRecord(self.figures.probes, place, helper, self._last_event, now - self._probe_start))
 
-    def answered(self, place: int, counted: bool, abandoned: bool, nodes: int = 0) -> None:
+    def answered(self, place: int, counted: bool, abandoned: bool, nodes: int = 0, split: bool = False) -> None:
         """Place ``place``'s task answered (or was lost) after ``nodes`` nodes:
         ``counted`` when its result decided its node, ``abandoned`` when it
-        stopped unfinished."""
+        stopped unfinished (``split``: stopped to be split)."""
         p = self._place(place)
         if p is None or p.free_since is not None:
             return
         now = self.clock()
         busy = now - p.started
         self.figures.seconds["busy"] += busy
-        if abandoned:
+        if abandoned and split:
+            self.figures.seconds["split"] += busy
+            self.figures.split_nodes += nodes
+            outcome = "split"
+        elif abandoned:
             self.figures.seconds["abandoned"] += busy
             self.figures.abandoned_nodes += nodes
+            outcome = "abandoned"
         elif p.helper and not counted:
             self.figures.seconds["helping"] += busy
             self.figures.helping_nodes += nodes
+            outcome = "uncounted"
+        else:
+            outcome = "counted" if counted else "uncounted"
         p.free_since = now
+        if p.record >= 0:
+            r = self.trace[p.record]
+            r.end, r.nodes, r.outcome = now - self._probe_start, nodes, outcome
+            self._last_event = p.record
+
+    def split(self, place: int) -> None:
+        """The task running at place ``place`` was split."""
+        self.figures.splits += 1
+        p = self._place(place)
+        if p is not None and p.free_since is None and p.record >= 0:
+            self._last_event = p.record
 
     def starving(self, place: int) -> None:
         """Place ``place`` stays idle after a dispatch: nothing could be handed out."""
@@ -141,6 +194,7 @@ class TaskLog:
                 self.figures.seconds["tail" if not p.first else "first_wait"] += now - p.free_since
         self.figures.probes += 1
         self.figures.probe_s += now - self._probe_start
+        self.figures.coordinator_cpu_s += self.cpu_clock() - self._probe_cpu
         if tree is not None:
             self.figures.span += self.span_of(tree)
         self._places = []

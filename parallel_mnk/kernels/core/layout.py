@@ -43,7 +43,9 @@ C_EVEN = C_DEFER_MIN_EMPTY + 1      # gravity: cells on an even row counted from
 C_RULES = C_EVEN + 1                # gravity: the search's rules that are on (RULE_* bits; RULES_DEFAULT)
 C_ETC_MIN_EMPTY = C_RULES + 1       # gravity: probe the children's table entries at nodes with at least this
                                     # many empty cells (enhanced transposition cutoff)
-C_SCALARS_END = C_ETC_MIN_EMPTY + 1
+C_PATH_SLOT = C_ETC_MIN_EMPTY + 1   # index in ``ctl`` of this searcher's path words (0: its line is not published)
+C_PATH_ROOT = C_PATH_SLOT + 1       # ply of the task root the path words count from
+C_SCALARS_END = C_PATH_ROOT + 1
 
 # shift masks: for direction d, way w (0 = forward, 1 = backward) and step j (1..MAX):
 #   forward:  (b & PRE[d,0,j]) << SHIFT[d,j]   moves each stone j cells along d
@@ -100,18 +102,35 @@ CTL_BUSY_BASE = 1    # busy marks shared by the searchers of one table (ABDADA):
 CTL_BUSY_MASK = 2    #   is the index of the first mark (0: none) and ctl[CTL_BUSY_MASK] the number
                      #   of marks - 1 (a power of two); a mark holds the key of a node some
                      #   searcher is inside, so that the others search their other moves first
-CTL_WORKERS = 8      # then CTL_PER_WORKER words per searcher, from ctx[C_CTL_SLOT]:
-CTL_TASK_ABORT = 0   #   the id of a task to abandon (its result is no longer needed)
-CTL_LIVE_WINDOW = 1  #   live window of the task root: pack_window(task_id, alpha, beta)
-CTL_PER_WORKER = 2
+CTL_WORKERS = 8      # then CTL_PER_WORKER words per searcher, from ctx[C_CTL_SLOT], two cache lines:
+CTL_TASK_ABORT = 0   #   the id of a task to abandon (its result is no longer needed)   } written by the
+CTL_LIVE_WINDOW = 1  #   live window of the task root: pack_window(task_id, alpha, beta) } coordinator
+CTL_PATH = 8         #   the searcher's line below its task root, one word a ply (PATH_DEPTH plies):
+PATH_DEPTH = 24      #   pack_step(...) of the move it is inside at that ply, 0 where none (written by the
+                     #   searcher, read by the coordinator to split a running task where its first move is done)
+CTL_PER_WORKER = 32  # (four cache lines: no searcher's words share a line with another's)
 CTL_SIZE = CTL_WORKERS + CTL_PER_WORKER   # one searcher; a pool allocates more
 WINDOW_BIAS = 1024   # alpha and beta are stored + WINDOW_BIAS in 16 bits each
+BUSY_MARK_STRIDE = 8  # words from one busy mark to the next: a cache line each
 
 
 def pack_window(task_id: int, alpha: int, beta: int) -> int:
     """The live-window word of a task: its id and window in one int64, so that a
     reader sees both at once (the kernel unpacks it, ``sharing.live_window``)."""
     return (task_id << 32) | ((alpha + WINDOW_BIAS) << 16) | (beta + WINDOW_BIAS)
+
+
+def pack_step(task_id: int, done: int, ply: int, child_ply: int, cell: int) -> int:
+    """A path word (``CTL_PATH``): task ``task_id``'s search is at a node of ``ply``
+    stones, inside its move to ``cell`` (whose forced line, if any, reaches a node of
+    ``child_ply`` stones), after ``done`` moves of that node finished. The kernels
+    write the same packing (``sharing.publish_step``)."""
+    return (task_id << 32) | (min(done, 255) << 24) | (child_ply << 16) | (ply << 8) | cell
+
+
+def unpack_step(word: int) -> tuple[int, int, int, int, int]:
+    """``(task_id, done, ply, child_ply, cell)`` of a path word (:func:`pack_step`)."""
+    return word >> 32, (word >> 24) & 255, (word >> 8) & 255, (word >> 16) & 255, word & 255
 
 
 # transposition-table entry (one uint64), in buckets of two (entries 2i and 2i+1):

@@ -1,17 +1,20 @@
 """What a searcher reads from and writes to the control array ``ctl`` while it
 searches (:mod:`.layout`): the abort words, the live window of a parallel task's
-root, and the ABDADA busy marks of the nodes searchers are inside. Shared by
-both exact engines.
+root, the ABDADA busy marks of the nodes searchers are inside, and the line it
+is on near its task root (path words). Shared by both exact engines.
 
 Helpers that the searches inline take plain numbers where they can: an array
 handed to an inlined helper costs numba a reference count update per call.
 """
 import numpy as np
-from .jit import inlined
+from .jit import expanded, inlined
 
 from .bits import atomic_load
 from .common import budget_spent, stop_requested
-from .layout import C_CTL_SLOT, C_NODE_LIMIT, C_NODES, C_TASK_ID, CTL_TASK_ABORT, WINDOW_BIAS
+from .layout import (
+    BUSY_MARK_STRIDE, C_CTL_SLOT, C_NODE_LIMIT, C_NODES, C_PATH_ROOT, C_PATH_SLOT, C_TASK_ID, CTL_TASK_ABORT,
+    PATH_DEPTH, WINDOW_BIAS,
+)
 
 ONE = np.uint64(1)
 
@@ -45,7 +48,7 @@ def mark_child(ctl, child_key, busy_base, busy_mask, may_defer):
     is -2 when another searcher is inside that child and ``may_defer`` allows
     putting it off to the second pass (nothing is claimed then)."""
     mark_key = np.int64(child_key >> ONE)  # non-zero for any key that matters
-    mark = busy_base + (mark_key & busy_mask)
+    mark = busy_base + (mark_key & busy_mask) * BUSY_MARK_STRIDE   # a cache line each
     if may_defer and atomic_load(ctl, mark) == mark_key:
         return -2, mark_key
     ctl[mark] = mark_key
@@ -57,3 +60,28 @@ def unmark_child(ctl, mark, mark_key):
     """Release a busy mark claimed by :func:`mark_child` (if still ours)."""
     if ctl[mark] == mark_key:
         ctl[mark] = 0
+
+
+@expanded
+def path_word(ctx, ply):
+    """``(at, end)``: the index in ``ctl`` of the path word of a node of ``ply`` stones
+    (the line of a task's search near its root is published there) and the end
+    of the searcher's path words; ``at`` is -1 when the searcher publishes no
+    line, or the node is more than ``PATH_DEPTH`` plies below the root."""
+    slot = np.int64(ctx[C_PATH_SLOT])
+    depth = ply - np.int64(ctx[C_PATH_ROOT])
+    if slot == 0 or depth < 0 or depth >= PATH_DEPTH:
+        return -1, 0
+    return slot + depth, slot + PATH_DEPTH
+
+
+@expanded
+def publish_step(ctl, at, task, done, ply, child_ply, cell, end):
+    """Write the path word ``at`` (:func:`path_word`) of a node of ``ply`` stones whose
+    search enters its move to ``cell`` (reaching a node of ``child_ply`` stones),
+    ``done`` of its moves taken before (finished, or put off by a busy mark;
+    ``layout.pack_step``), and clear the words below it up to ``child_ply``
+    (before ``end``): the line below is not known yet."""
+    ctl[at] = (task << 32) | (min(done, 255) << 24) | (child_ply << 16) | (ply << 8) | cell
+    for j in range(at + 1, min(at + 1 + child_ply - ply, end)):
+        ctl[j] = 0

@@ -57,7 +57,7 @@ from ..core.layout import (
 )
 from ..core.lines import has_k_run, playable_cells, winning_cells
 from ..core.moves import node_prelude, order_moves
-from ..core.sharing import live_window, mark_child, poll_abort, unmark_child
+from ..core.sharing import live_window, mark_child, path_word, poll_abort, publish_step, unmark_child
 from ..core.table import canonical_key, probe, push_hashes, set_root_hashes, store, work_of
 from ..proofs.layout import P_DFS_NODES, P_MIN_EMPTY, P_VCF_MIN_EMPTY, P_VCF_TOTAL
 from ..proofs.pairing import pairing_bounds
@@ -103,14 +103,11 @@ def _proofs(ctx, tt, own, opp, cand, ply, alpha, beta, lower, upper):
 # ------------------------------------------------------------------ the search
 @called
 def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
-    """Score of the position ``own`` (side to move) / ``opp`` with ``ply`` stones on the board.
-
-    Preconditions (:func:`check_preconditions`): the game is not over, the side
-    to move cannot win with its next stone, ``alpha < beta``, and ``ctx``'s hash
-    slot ``ply`` holds the position's hashes (``table.set_root_hashes``).
-    Fail-soft, with the kind of the result in ``ctx[C_RESULT_KIND]``; nodes are
-    counted in ``ctx[C_NODES]``; ``live_slot`` and aborts: see the module docstring.
-    """
+    """Score of the position ``own`` (side to move) / ``opp`` with ``ply`` stones on the board:
+    fail-soft, the kind in ``ctx[C_RESULT_KIND]``, nodes counted in ``ctx[C_NODES]``, ``live_slot``
+    and aborts as the module docstring says. Preconditions (:func:`check_preconditions`): the game
+    is not over, the side to move cannot win with its next stone, ``alpha < beta``, and ``ctx``'s
+    hash slot ``ply`` holds the position's hashes (``table.set_root_hashes``)."""
     ctx[C_NODES] += ONE
     nodes_before = ctx[C_NODES]
     if (ctx[C_NODES] & ABORT_POLL_MASK) == ZERO and poll_abort(ctx, ctl):
@@ -138,9 +135,9 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     if kind != 0:
         ctx[C_RESULT_KIND] = result_kind(kind, value, lower, upper)
         return value
-    # 3. the moves, best first; with busy marks (ABDADA) a move whose child another
-    #    searcher is inside is put off to a second pass, by when its value is
-    #    usually in the table
+    # 3. the moves, best first; busy marks (ABDADA) put a move another searcher is
+    #    inside off to a second pass; near a task's root, the move searched is published
+    path_at, path_end = path_word(ctx, ply)
     mbase = OFF_MOVES + ply * MAX_CELLS
     if cand & (cand - ONE) == ZERO:
         ctx[mbase] = np.uint64(lowest_bit_index(cand))  # a single move: nothing to order
@@ -181,6 +178,8 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
             if mark == -2:
                 deferred |= bit
                 continue
+        if path_at >= 0:
+            publish_step(ctl, path_at, task, i - 1, ply, ply + 1, cell, path_end)
         v = -negamax(ctx, tt, ctl, opp, own | bit, np.int64(ply + 1),
                      np.int64(-beta), np.int64(-alpha), np.int64(-1))
         if mark >= 0:

@@ -54,7 +54,7 @@ from ..core.layout import (
     TT_LOWER, TT_UPPER,
 )
 from ..core.lines import has_k_run, playable_cells, winning_cells
-from ..core.sharing import live_window, mark_child, poll_abort, unmark_child
+from ..core.sharing import live_window, mark_child, path_word, poll_abort, publish_step, unmark_child
 from ..core.table import canonical_key, probe, push_hashes, set_root_hashes, store, work_of
 
 ZERO = np.uint64(0)
@@ -222,8 +222,10 @@ def gravity_negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
         return value
     # 3. the open children, best first (ordered in step 2); a move whose upper bound cannot
     #    beat alpha is skipped; with busy marks (ABDADA), one another searcher is inside
-    #    waits for a second pass
+    #    waits for a second pass; near a task's root, the move searched is published
+    #    (path words: where the coordinator may split the task)
     cells = B.cells(ctx)
+    path_at, path_end = path_word(ctx, ply)
     records = OFF_GCHILD + ply * np.int64(B.cols(ctx)) * GC_SIZE
     mbase = OFF_MOVES + ply * MAX_CELLS
     task = np.int64(ctx[C_TASK_ID])
@@ -265,6 +267,8 @@ def gravity_negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
                 ctx[OFF_GNODE + f_ply * GN_SIZE + GN_LO] = ZERO
                 deferred |= bit
                 continue
+        if path_at >= 0:
+            publish_step(ctl, path_at, task, i - 1, ply, f_ply, cell, path_end)
         b = min(beta, hi)
         if (f_ply - ply) & 1:
             v = -gravity_negamax(ctx, tt, ctl, ctx[rec + GC_OWN], ctx[rec + GC_OPP], f_ply,
