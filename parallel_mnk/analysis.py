@@ -199,7 +199,7 @@ def analyze(position: Position, limit: Optional[Limit] = None, *, workers: int =
     limit = Limit.of(limit, time=time_limit)
     if limit.depth is not None or limit.nodes is not None:
         raise MnkError("analyze takes a time limit only (Limit(time=...))")
-    tt_bits = resolve_tt_bits(tt_bits, tt_size)
+    tt_bits = resolve_tt_bits(tt_bits, tt_size, spec.cells, spec.gravity, workers)
     opened = open_book(spec, book) if book is None or isinstance(book, str) else book
     started = time.perf_counter()
     pos = position.copy()

@@ -117,7 +117,8 @@ def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
     for option in ("checkpoint", "certificate"):
         if getattr(args, option) is not None and args.moves is None and args.board is None:
             raise MnkError(f"--{option} is for one solve: give the position with --moves or --board")
-    args.tt_bits = resolve_tt_bits(args.tt_bits, args.tt_size)  # a table too big is refused before any work
+    args.tt_bits = resolve_tt_bits(args.tt_bits, args.tt_size, spec.cells, spec.gravity,
+                                   args.workers)  # a table too big is refused before any work
     open_book(spec, args.book)   # and a book that is not one, or of another game
     SolveOptions(limit=Limit(time=args.time_limit), **_solve_kwargs(args))   # and options that do not go together
     startup = families.load(*families.for_solve(spec, parallel=args.workers > 1 or args.backend != "process"
@@ -177,7 +178,8 @@ def cmd_analyze(args, stdin: TextIO, stdout: TextIO) -> int:
     win/draw/loss with --weak (JSON Lines with --json)."""
     spec = _spec_from_args(args)
     spec.require_exact()
-    args.tt_bits = resolve_tt_bits(args.tt_bits, args.tt_size)  # a table too big is refused before any work
+    args.tt_bits = resolve_tt_bits(args.tt_bits, args.tt_size, spec.cells, spec.gravity,
+                                   args.workers)  # a table too big is refused before any work
     book = open_book(spec, args.book)
     one = None if args.moves is None and args.board is None else position_of(spec, args.moves, args.board)
     startup = 0.0 if one is not None and book is not None and book.covers(one) else \
@@ -336,8 +338,9 @@ def _add_solve_parser(sub) -> None:
         progress="no status line on stderr during long solves",
         time_limit="seconds; past it the answer is 'unknown'",
         table="transposition table memory, like 512M or 2G (bytes without a unit): the largest power of two of "
-              "8-byte entries that fits; more than the available memory is refused (default: a quarter of the "
-              "available memory, at most 256M; per machine with --backend ray)")
+              "8-byte entries that fits; more than the available memory is refused (default: by the board and "
+              "the workers, 32M for 7x6 with gravity, 256M for big free boards, at most a quarter of the "
+              "available memory; per machine with --backend ray)")
     p.add_argument("--backend", choices=BACKENDS, default="process",
                    help="where the parallel tasks run: forked processes (default), threads of this process "
                         "(a table with huge pages: faster nodes where shared memory gets none), or Ray tasks "

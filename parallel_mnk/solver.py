@@ -44,7 +44,8 @@ def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = Fal
     sharing one table. ``pv``: also the principal variation (the best move is
     always found). ``tt_size``: the table's bytes (or ``"2G"``): the largest power
     of two of 8-byte entries that fits; ``tt_bits``: log2 of its entries
-    instead; default a quarter of the available memory, at most 256 MiB.
+    instead; default by the board and the workers (:func:`.ttable.default_tt_bits`: 32 MiB
+    for 7x6 with gravity, 256 MiB for big free boards), at most a quarter of the available memory.
     ``progress``: a status line on stderr (default: when stderr is a terminal).
     ``watch``: a :class:`Watch` another thread stops the solve with (the answer is
     then ``unknown``) and reads its node count from.
@@ -74,7 +75,7 @@ def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = Fal
     """
     position.spec.require_exact()
     opts = SolveOptions(weak=weak, limit=Limit.of(limit, time=time_limit), workers=workers,
-                        tt_bits=resolve_tt_bits(tt_bits, tt_size), pv=pv, progress=progress,
+                        tt_bits=resolve_tt_bits(tt_bits, tt_size, position.spec.cells, position.spec.gravity, workers), pv=pv, progress=progress,
                         split_depth=split_depth, serial_budget=serial_budget, backend=backend, address=address,
                         checkpoint=checkpoint, watch=watch, prover=prover)
     if certificate is not None:
@@ -173,7 +174,7 @@ def build_book(spec: GameSpec, plies: int, out: Union[str, Path], *, workers: in
         raise MnkError(f"workers must be at least 1, got {workers!r}")
     if address is not None and backend != "ray":
         raise MnkError("an address is only for the ray backend")
-    bits = resolve_tt_bits(tt_bits, tt_size)
+    bits = resolve_tt_bits(tt_bits, tt_size, spec.cells, spec.gravity, workers)
     leaves = open_book(spec, leaf_book)   # loaded before the pool forks, so the workers share it
     families.load(*families.for_solve(spec, parallel=workers > 1 or backend != "process"))
     new = not Path(out).exists()

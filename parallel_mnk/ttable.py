@@ -71,25 +71,42 @@ def tt_bits_for_size(size: Union[int, str]) -> int:
     return min(MAX_TT_BITS, (nbytes // 8).bit_length() - 1)
 
 
-def default_tt_bits() -> int:
-    """The default table: the largest power of two fitting in a quarter of the
-    available memory, at most ``DEFAULT_TT_CAP`` (256 MiB, 2**25 entries).
+def board_tt_bits(cells: int, gravity: bool, workers: int = 1) -> int:
+    """The table a board's solves need (log2 of its entries), before the memory cap:
+    with gravity 2**20 entries for 30 cells, twice as many every 6 cells more (up
+    to 2**24: the empty 7x6 board gets 2**22, 32 MiB); free placement, whose
+    searches grow faster with the board, 2**(cells - 5), up to 2**25 (256 MiB);
+    one bit more from 8 workers (more of the tree in flight at once).
 
-    Not bigger because first touches of a table's pages cost (about 15 us per
-    4 KiB page here): a medium search touching most pages of a 1 GiB table
-    spends seconds in page faults, while long searches gain from size (give
-    ``--tt-size``)."""
+    Not bigger, because a bigger table costs at every node: each probe is a
+    cache and TLB miss that grows with the table, and the first touch of its
+    pages takes about 1.5 s a GiB on the project's machine (bench/README.md:
+    the empty 7x6 board weak took 12.9 s with 32 MiB, 17.2 s with 256 MiB).
+    Long searches of big boards still gain from size: give ``--tt-size``."""
+    bits = 15 + cells // 6 if gravity else cells - 5
+    bits = max(16, min(24 if gravity else 25, bits)) + (workers >= 8)
+    return min(MAX_TT_BITS, bits)
+
+
+def default_tt_bits(cells: Optional[int] = None, gravity: bool = False, workers: int = 1) -> int:
+    """The default table (log2 of its entries): :func:`board_tt_bits` for a board of
+    ``cells`` (None: any board, the size of the biggest free one), at most a
+    quarter of the available memory and ``DEFAULT_TT_CAP`` (256 MiB, 2**25 entries)."""
+    want = board_tt_bits(64 if cells is None else cells, gravity, workers)
     budget = min(psutil.virtual_memory().available // 4, DEFAULT_TT_CAP)
-    return max(MIN_TT_BITS, min(MAX_TT_BITS, (budget // 8).bit_length() - 1))
+    fits = (budget // 8).bit_length() - 1
+    return max(MIN_TT_BITS, min(want, fits))
 
 
-def resolve_tt_bits(tt_bits: Optional[int] = None, tt_size: Union[int, str, None] = None) -> int:
-    """The table bits of a solve: ``tt_bits``, or from ``tt_size``, or the default."""
+def resolve_tt_bits(tt_bits: Optional[int] = None, tt_size: Union[int, str, None] = None,
+                    cells: Optional[int] = None, gravity: bool = False, workers: int = 1) -> int:
+    """The table bits of a solve: ``tt_bits``, or from ``tt_size``, or the default
+    for the board (``cells``, ``gravity``) and the ``workers`` (:func:`default_tt_bits`)."""
     if tt_bits is not None and tt_size is not None:
         raise MnkError("give the table size either as tt_bits or as tt_size, not both")
     if tt_size is not None:
         return tt_bits_for_size(tt_size)
-    return default_tt_bits() if tt_bits is None else tt_bits
+    return default_tt_bits(cells, gravity, workers) if tt_bits is None else tt_bits
 
 
 # ------------------------------------------------------------------ tables of this process

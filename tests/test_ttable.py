@@ -17,7 +17,7 @@ import pytest
 
 from parallel_mnk import GameSpec, MnkError, Position, solve
 from parallel_mnk import ttable
-from parallel_mnk.ttable import (DEFAULT_TT_CAP, MAX_TT_BITS, default_tt_bits, parse_size, resolve_tt_bits,
+from parallel_mnk.ttable import (DEFAULT_TT_CAP, MAX_TT_BITS, board_tt_bits, default_tt_bits, parse_size, resolve_tt_bits,
                                  tt_bits_for_size)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,7 +69,17 @@ def test_default_table_follows_available_memory(monkeypatch):
 
     monkeypatch.setattr(psutil, "virtual_memory", lambda: Little)
     assert default_tt_bits() == 21
+    assert default_tt_bits(42, True) == 21   # (the board wants 2**22)
     assert MAX_TT_BITS == 34
+
+
+def test_default_table_follows_the_board_and_the_workers():
+    assert board_tt_bits(42, True) == 22 and board_tt_bits(36, True) == 21 and board_tt_bits(30, True) == 20
+    assert board_tt_bits(16, True) == 17 and board_tt_bits(64, True) == 24
+    assert board_tt_bits(42, True, workers=8) == 23 and board_tt_bits(42, True, workers=7) == 22
+    assert board_tt_bits(9, False) == 16 and board_tt_bits(25, False) == 20 and board_tt_bits(54, False) == 25
+    assert default_tt_bits(42, True) == min(22, default_tt_bits())   # the memory cap holds too
+    assert resolve_tt_bits(None, None, 42, True, 16) == default_tt_bits(42, True, 16)
 
 
 def test_cli_tt_size(tmp_path):
