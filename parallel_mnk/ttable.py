@@ -13,6 +13,7 @@
 """
 from __future__ import annotations
 
+import ctypes
 import mmap
 import os
 import re
@@ -179,6 +180,38 @@ def shared_table(bits: int) -> tuple[mmap.mmap, np.ndarray]:
     if hasattr(mmap, "MADV_HUGEPAGE"):
         mem.madvise(mmap.MADV_HUGEPAGE)
     return mem, np.frombuffer(mem, dtype=np.uint64)
+
+
+MADV_POPULATE_WRITE = getattr(mmap, "MADV_POPULATE_WRITE", 23)   # Linux 5.14: fault pages in, writable
+PAGE = mmap.PAGESIZE
+
+
+def prefault(table: np.ndarray, part: int = 0, parts: int = 1) -> None:
+    """Fault in the pages of ``table`` (part ``part`` of ``parts`` equal parts) in
+    this process, so that its searches do not: one ``madvise`` call where Linux
+    can populate pages, else a write of each page's first word (with the value it
+    holds: call it before any search uses the table). Each process maps a shared
+    table's pages for itself: every worker process prefaults the whole table,
+    threads of one process a part each."""
+    nbytes = table.nbytes
+    start = (nbytes * part // parts) // PAGE * PAGE
+    stop = nbytes if part == parts - 1 else (nbytes * (part + 1) // parts) // PAGE * PAGE
+    if stop <= start:
+        return
+    base = table.ctypes.data
+    if base % PAGE == 0 and _madvise(base + start, stop - start, MADV_POPULATE_WRITE):
+        return
+    words = table[start // 8:stop // 8]
+    words[::PAGE // 8] |= np.uint64(0)   # (a write: the page becomes this process's, writable)
+
+
+def _madvise(address: int, length: int, advice: int) -> bool:
+    """``madvise(2)`` on this process's memory; False where it failed (an old kernel, another system)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.madvise(ctypes.c_void_p(address), ctypes.c_size_t(length), ctypes.c_int(advice)) == 0
+    except (OSError, AttributeError):   # pragma: no cover - no libc
+        return False
 
 
 def memfd_table(token: str, bits: int) -> MemfdTable:

@@ -6,8 +6,11 @@ table, the control words in shared memory, one pipe per worker.
   every worker reads and writes the same table (lock-free one-word entries) and
   the coordinator narrows a running task's window, or abandons it, by writing
   one word the kernel reads with an atomic load.
-* Start: the parent loads the kernels, then forks (the start method is set
-  explicitly); a worker's first task compiles nothing.
+* Start: the parent loads the kernels and faults the table's pages in, then
+  forks (the start method is set explicitly); each worker maps the table's
+  pages for itself (:func:`~parallel_mnk.ttable.prefault`, all workers at once)
+  and says it is ready, and the pool is made once all are: a worker's first
+  task compiles nothing and takes no page fault on the table.
 * Messages: a task down the worker's pipe, its result back up; one poll object
   watches every pipe and every process sentinel (made again only when a worker
   is restarted: building one per wait cost the coordinator a tenth of its time).
@@ -27,7 +30,7 @@ import numpy as np
 
 from .. import families
 from ..kernels.core import layout as L
-from ..ttable import shared_table
+from ..ttable import prefault, shared_table
 from . import shm
 from .backend import Event, Lost
 from .localpool import LocalPool
@@ -36,6 +39,7 @@ from .worker import worker_main
 
 START_METHOD = "fork"      # workers inherit the loaded kernels and the shared memory
 CLOSE_WAIT_S = 1.0         # how long close() waits for workers to leave before killing them
+READY_WAIT_S = 60.0        # how long a new pool waits for its workers to map the table
 
 
 class _Proc:
@@ -63,11 +67,14 @@ class ProcessPool(LocalPool):
         self._poll: Optional[tuple[select.poll, dict[int, tuple[bool, _Proc]]]] = None
         for p in self._procs:
             self._spawn(p)
+        self._await_ready(self._procs)
         self.closed = False
 
     def _make_table(self, tt_bits: int) -> np.ndarray:
-        """An anonymous shared mapping (workers forked later share it)."""
+        """An anonymous shared mapping (workers forked later share it), its pages
+        faulted in here (the coordinator searches it too)."""
         self._tt_mem, tt = shared_table(tt_bits)
+        prefault(tt)
         return tt
 
     # ------------------------------------------------------------ processes
@@ -83,6 +90,18 @@ class ProcessPool(LocalPool):
         self._poll = None  # watch the new pipe and process
         self.ctl[p.slot:p.slot + L.CTL_PER_WORKER] = 0
         self.start_times.append(time.perf_counter() - t)
+
+    def _await_ready(self, procs: list[_Proc]) -> None:
+        """Wait for each of ``procs`` to say it is ready (its table mapped), at most
+        ``READY_WAIT_S`` in all; a worker that died or stays silent is left to the
+        coordinator's fault handling (its first task finds it)."""
+        deadline = time.monotonic() + READY_WAIT_S
+        for p in procs:
+            try:
+                if p.conn.poll(max(0.0, deadline - time.monotonic())):
+                    p.conn.recv()
+            except (EOFError, OSError):
+                pass
 
     @staticmethod
     def _kill(p: _Proc) -> None:
@@ -174,12 +193,15 @@ class ProcessPool(LocalPool):
                 if not p.task_id and (p.conn.closed or not p.process.is_alive())]
 
     def restart(self, slot: int) -> None:
-        self._spawn(self._procs[slot - 1])
+        p = self._procs[slot - 1]
+        self._spawn(p)
+        self._await_ready([p])
 
     def reset(self, slot: int) -> None:
         p = self._procs[slot - 1]
         self._kill(p)
         self._spawn(p)
+        self._await_ready([p])
 
     def close(self) -> None:
         """Stop every worker (abort running searches first); idempotent."""

@@ -10,6 +10,8 @@ process pool's shared mapping gets them only under
 probes then miss the TLB less: on the project's 2-core machine, empty 7x6 weak
 with 2 workers took 0.87x the process pool's time (whole processes, 4 pairs).
 
+* Start: each thread faults in its part of the table, all at once, and the pool
+  is made once all have (:func:`~parallel_mnk.ttable.prefault`).
 * Messages: a queue per worker for its tasks, one queue for every result;
   nothing is pickled.
 * Windows, abandons, stops: the same control words as the process pool
@@ -28,7 +30,7 @@ from typing import Optional
 import numpy as np
 
 from .. import families
-from ..ttable import check_table_memory
+from ..ttable import check_table_memory, prefault
 from .backend import Event, Lost
 from .localpool import LocalPool
 from .task import AnyTask, WorkerEnv
@@ -42,10 +44,12 @@ class ThreadPool(LocalPool):
         families.load("pool")
         self._results: queue.Queue = queue.Queue()
         self._inboxes: list[queue.Queue] = [queue.Queue() for _ in range(workers)]
+        self._ready = threading.Barrier(workers + 1)
         self._threads = [threading.Thread(target=self._work, args=(i + 1,), name=f"parallel-mnk-worker-{i + 1}",
                                           daemon=True) for i in range(workers)]
         for t in self._threads:
             t.start()
+        self._ready.wait()   # every thread has faulted in its part of the table
         self.closed = False
 
     def _make_table(self, tt_bits: int) -> np.ndarray:
@@ -57,6 +61,8 @@ class ThreadPool(LocalPool):
         """A worker thread: run each task of its queue, put ``(index, result)``
         (or its loss) on the results queue; None ends it."""
         env = WorkerEnv(index, self.tt, self.ctl, self.slot_of(index))
+        prefault(self.tt, index - 1, self.n)
+        self._ready.wait()
         inbox = self._inboxes[index - 1]
         while True:
             task = inbox.get()

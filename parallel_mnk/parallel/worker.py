@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 
+from ..ttable import prefault
 from .task import WorkerEnv
 
 PARENT_POLL_S = 0.5
@@ -44,12 +45,18 @@ def die_with_parent(parent_pid: int, use_pdeathsig: bool) -> None:
 
 
 def worker_main(index: int, conn, tt_mem, ctl_mem, slot: int, parent_pid: int, use_pdeathsig: bool) -> None:
-    """The worker loop: each message is a task (anything with ``run(env)``, see
-    :mod:`.task`) answered by its result on the same pipe; None or a closed pipe
-    ends it. Ctrl-C is the coordinator's to handle (ignored here)."""
+    """The worker loop: first the table's pages are mapped in this process and
+    ``"ready"`` is sent; then each message is a task (anything with ``run(env)``,
+    see :mod:`.task`) answered by its result on the same pipe; None or a closed
+    pipe ends it. Ctrl-C is the coordinator's to handle (ignored here)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent(parent_pid, use_pdeathsig)
     env = WorkerEnv(index, np.frombuffer(tt_mem, dtype=np.uint64), np.frombuffer(ctl_mem, dtype=np.int64), slot)
+    prefault(env.tt)
+    try:
+        conn.send("ready")
+    except (OSError, BrokenPipeError):
+        return
     while True:
         try:
             task = conn.recv()
