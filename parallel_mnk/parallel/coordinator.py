@@ -55,7 +55,7 @@ MAX_HELPERS = 64           # at most this many workers on one task
 MAX_SIBLINGS = {False: 1, True: 0}
 SPLITS = True              # split running tasks for idle workers (False: idle workers help, as before splits)
 SPLIT_AFTER_S = 0.002      # a task runs this long before it may be split (what it finished is in the table)
-SPLIT_MIN_EMPTY = 12       # no split at nodes with fewer empty cells (their subtrees are too small to share)
+SPLIT_MIN_EMPTY = 16       # no split at nodes with fewer empty cells (their subtrees are too small to share)
 SPLIT_POLL_S = 0.001       # how often the coordinator looks for a task to split while workers are idle
 MAX_RESTARTS_PER_WORKER = 3
 DRAIN_TIMEOUT_S = 10.0     # how long abandoned tasks may take to answer before their worker is reset
@@ -161,7 +161,7 @@ class Coordinator:
         speculative = sum(1 for s in self.slots
                           if s.job is not None and s.job.node is not None and not tree.eligible(s.job.node))
         nodes: list[Node] = []
-        cap = MAX_SIBLINGS[spec.gravity] if self.backend.helpers else 0
+        cap = MAX_SIBLINGS[spec.gravity] if helpers and self.backend.helpers else 0
         running = running_children(self.slots) if cap else {}
         for node in tree.next_tasks():
             eligible = tree.eligible(node)
@@ -193,7 +193,8 @@ class Coordinator:
         now = time.perf_counter()
         running = [(s.index, s.job, s.job.node) for s in self.slots if s.job is not None and s.job.node is not None
                    and not (s.job.helper or s.job.abandon_sent or s.job.node.children)
-                   and now - s.job.started >= SPLIT_AFTER_S and tree.live_window(s.job.node) is not None]
+                   and now - s.job.started >= SPLIT_AFTER_S and tree.live_window(s.job.node) is not None
+                   and tree.eligible(s.job.node)]   # (a speculative task's work may all be cut away: not spread)
         lines = {place: (job.started, self.backend.path_of(place, job.task.task_id, node.ply))
                  for place, job, node in running}
         chosen = resplit.choose(lines, tree.cells, SPLIT_MIN_EMPTY)
@@ -205,6 +206,7 @@ class Coordinator:
         for s in self.slots:   # the task and its helpers: their finished work is in the table
             if s.job is not None and s.job.node is node and not s.job.abandon_sent:
                 self.backend.abandon(s.index, s.job.task.task_id)
+                self.log.stopping(s.index)
                 s.job.abandon_sent = s.job.split = True
         self.backend.flush()
         resplit.split_along(tree, node, lines[place][1], at, self._settle)
@@ -315,6 +317,7 @@ class Coordinator:
             window = tree.live_window(job.node)
             if window is None:
                 self.backend.abandon(s.index, job.task.task_id)
+                self.log.stopping(s.index)
                 job.abandon_sent = True
             elif window != job.window:
                 self.backend.set_window(s.index, job.task.task_id, *window)

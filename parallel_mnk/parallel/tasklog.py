@@ -69,9 +69,10 @@ class TaskRecord:
     """One task of the trace (:attr:`TaskLog.trace`): its probe (0, 1, ...), place and
     kind, when it started and answered (seconds from its probe's start), its
     nodes and how it ended (``counted``, ``uncounted``: a helper's or a stale
-    answer, ``abandoned``, ``split``, ``lost``), and ``after``: the index in the
+    answer, ``abandoned``, ``split``, ``lost``), ``after``: the index in the
     trace of the task whose event (an answer, or being split) was the last the
-    coordinator saw before handing this one out (-1: none in this probe)."""
+    coordinator saw before handing this one out (-1: none in this probe), and
+    ``stopped_after``: the same when it was asked to stop (-1: it was not)."""
 
     probe: int
     place: int
@@ -81,6 +82,7 @@ class TaskRecord:
     end: float = -1.0
     nodes: int = 0
     outcome: str = ""
+    stopped_after: int = -1
 
 
 class _Place:
@@ -167,6 +169,12 @@ class TaskLog:
             r = self.trace[p.record]
             r.end, r.nodes, r.outcome = now - self._probe_start, nodes, outcome
             self._last_event = p.record
+
+    def stopping(self, place: int) -> None:
+        """The task running at place ``place`` is asked to stop (abandoned, or split)."""
+        p = self._place(place)
+        if p is not None and p.free_since is None and p.record >= 0 and self.trace[p.record].stopped_after < 0:
+            self.trace[p.record].stopped_after = self._last_event
 
     def split(self, place: int) -> None:
         """The task running at place ``place`` was split."""
