@@ -17,11 +17,11 @@ import time
 from pathlib import Path
 
 from bench import (common, plots, suite_books, suite_boards, suite_certificates, suite_cluster, suite_connect4,
-                   suite_gravity, suite_scaling, suite_seed, suite_startup)
+                   suite_gravity, suite_many_cores, suite_scaling, suite_seed, suite_startup)
 from bench.peers import Peer
 
 SUITES = ["startup", "connect4", "gravity", "boards", "scaling", "seed1", "seed2", "connect4-empty", "cluster", "books",
-          "certificates"]
+          "certificates", "many-cores"]
 QUICK_SUITES = ["startup", "connect4", "boards", "scaling", "seed1", "seed2"]
 
 
@@ -85,6 +85,8 @@ def main(argv=None) -> int:
                         help="startup: only these kernel families, each cold and warm (default: every family, all "
                              "at once, and outside --quick whole commands and the per-kernel compile profile)")
     parser.add_argument("--out", type=Path, help="results folder (default bench/results/<timestamp>)")
+    parser.add_argument("--tt-size", metavar="SIZE",
+                        help="many-cores: the table of every solve, like 1G (default: the CLI's, by board and workers)")
     parser.add_argument("--peer", action="append", type=_peer, default=[], metavar="[empty:][WxH=]CMD",
                         help="connect4, gravity, scaling: a solver reading Pons' lines on stdin and printing 'line score "
                              "nodes time_us', run on the same positions (a 7x6 one, or WxH=CMD; after empty: only "
@@ -129,7 +131,12 @@ def main(argv=None) -> int:
             rows += suite_books.run(quick=args.quick, log=log)
         elif suite == "certificates":
             rows += suite_certificates.run(quick=args.quick, log=log)
+        elif suite == "many-cores":
+            counts = args.workers if args.workers != [1, 2] else suite_many_cores.WORKERS
+            rows += suite_many_cores.run(counts, peers=args.peer, tt_size=args.tt_size, log=log)
     common.write_results(out, rows, facts)
+    if any(r["suite"] == "many-cores" for r in rows):
+        common.write_json(out / "machine_profile.json", suite_many_cores.machine_profile(rows, facts))
     written = plots.write_plots(out, rows, log=print)
     print()
     print(common.markdown_table([r for r in rows if r["suite"] == "connect4"],
@@ -168,6 +175,11 @@ def main(argv=None) -> int:
     print(common.markdown_table([r for r in rows if r["suite"] == "cluster"],
                                 ["case", "positions", "pool_time_s", "ray_time_s", "ratio", "ray_tasks",
                                  "overhead_per_task_ms", "watches_per_task", "pool_nodes", "ray_nodes", "same_scores"]))
+    print()
+    print(common.markdown_table([r for r in rows if r["suite"].startswith("many-cores")],
+                                ["suite", "case", "pool", "solver", "workers", "time_s", "process_s", "nodes",
+                                 "speedup", "process_speedup", "overhead", "busy_share", "rate", "splits",
+                                 "pool_start_s", "vs_peer", "vs_peer_process", "ceiling", "ceiling_slowest"]))
     print()
     print(common.markdown_table([r for r in rows if r["suite"] == "certificates"],
                                 ["case", "claim", "solve_s", "records", "pairing_records", "positions", "rule_leaves",

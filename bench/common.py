@@ -72,6 +72,12 @@ def write_results(out_dir: Path, rows: list[dict], facts: dict) -> None:
         json.dump({"machine": facts, "rows": rows}, f, indent=1)
 
 
+def write_json(path: Path, data: dict) -> None:
+    """``data`` as indented JSON at ``path``."""
+    with open(path, "w") as f:
+        json.dump(data, f, indent=1)
+
+
 def markdown_table(rows: Iterable[dict], columns: list[str]) -> str:
     """A Markdown table of ``columns`` (missing values left blank)."""
     rows = list(rows)

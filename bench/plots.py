@@ -127,7 +127,44 @@ def plot_seed_evaluations(plt, rows: list[dict], path: Path) -> bool:
     return _save(plt, fig, path)
 
 
+def plot_many_cores(plt, rows: list[dict], path: Path) -> bool:
+    """The many-cores suite: search-time speed-up against workers, ours per pool and
+    the peers', weak and exact side by side, with the ideal and the machine's ceiling."""
+    ours = [r for r in rows if r.get("suite") in ("many-cores", "many-cores-peer") and r.get("speedup")]
+    if not ours:
+        return False
+    cases = sorted({r["case"] for r in ours}, reverse=True)
+    ceiling = sorted((r["workers"], r["ceiling"]) for r in rows if r.get("suite") == "many-cores-ceiling")
+    fig, axes = plt.subplots(1, len(cases), figsize=(5.5 * len(cases), 4.2), squeeze=False)
+    top = max(r["workers"] for r in ours)
+    for ax, case in zip(axes[0], cases):
+        lines: dict[str, list[dict]] = defaultdict(list)
+        for r in ours:
+            if r["case"] == case:
+                label = f"ours, {r['pool']} pool" if r["suite"] == "many-cores" else "c4 threads"
+                lines[label].append(r)
+        for label, rs in lines.items():
+            rs = sorted(rs, key=lambda r: r["workers"])
+            if label == "ours, process pool" or label == "ours, thread pool":
+                base = [r for r in ours if r["case"] == case and r["workers"] == 1 and r["suite"] == "many-cores"]
+                rs = (base if rs[0]["workers"] != 1 else []) + rs
+            ax.plot([r["workers"] for r in rs], [r["speedup"] for r in rs], marker="o", label=label)
+        ax.plot([1, top], [1, top], "k:", label="ideal")
+        if ceiling:
+            ax.plot([1] + [w for w, _ in ceiling], [1] + [c for _, c in ceiling], "k--", alpha=0.5,
+                    label="ceiling (independent solves)")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log", base=2)
+        ticks = sorted({r["workers"] for r in ours})
+        ax.set_xticks(ticks, [str(t) for t in ticks])
+        ax.set_yticks(ticks, [str(t) for t in ticks])
+        ax.set(xlabel="workers (threads)", ylabel="speed-up over 1 (search time)", title=case)
+        ax.legend(fontsize=7)
+    return _save(plt, fig, path)
+
+
 PLOTS = {
+    "many_cores.png": plot_many_cores,
     "speedup.png": plot_speedup,
     "overhead.png": plot_overhead,
     "nodes_per_worker.png": plot_nodes_per_worker,

@@ -13,7 +13,10 @@ overhead, span and speed-up bound at many workers (node counts, in this process)
   each of our rows gets ``vs_<peer>``, our time over the peer's;
 * at ``many`` workers (default 16; counted, not timed: the machine has fewer
   cores), in this process against a serial solve on the same table size: nodes
-  over the serial nodes and the span bound at 16 and 64 workers.
+  over the serial nodes and the span bound at 16 and 64 workers;
+* the model (:mod:`.scaling_model`): at 16 and 64 workers on each pool, the
+  speed-up predicted for as many cores, with the busy rates of a machine
+  profile (default the 16-core Xeon's, ``bench/machines/xeon16.json``).
 """
 from __future__ import annotations
 
@@ -26,14 +29,17 @@ import time
 from typing import Optional
 
 from parallel_mnk import GameSpec, Position, solve
+from parallel_mnk.parallel.backends import get_coordinator
 from parallel_mnk.parallel.tasklog import speedup_bound
 
+from . import scaling_model
 from .peers import Peer, PeerError, run_peer
 
 CONNECT4 = GameSpec(7, 6, 4, True)
 BACKENDS = ("process", "thread")   # the pools timed at more than one worker
 TT_BITS = 24   # the in-process runs (whole processes use the CLI's default table)
 BOARD_ARGS = ["--game", "connect4"]   # the board of the whole processes (CONNECT4)
+MACHINE = "xeon16"   # the machine profile the model predicts for (bench/machines/)
 
 
 def solve_process(workers: int, weak: bool, backend: str = "process") -> tuple[float, dict]:
@@ -144,12 +150,48 @@ def _many_rows(weak: bool, many: int, log) -> list[dict]:
     return [row]
 
 
+def _model_rows(weak: bool, counts: tuple[int, ...], profile: Optional[dict], log) -> list[dict]:
+    """The model's speed-up on as many cores as workers (``bench/scaling_model.py``): per
+    pool and worker count, one solve in this process (time-shared here) gives the
+    nodes and the task log's trace, replayed with the profile's busy rates."""
+    case = "empty 7x6 weak" if weak else "empty 7x6 exact"
+    pos = Position(CONNECT4)
+    serial = solve(pos, weak=weak, pv=False, tt_bits=TT_BITS, progress=False, book="none")
+    serial_rate = serial.nodes / serial.time_s
+    rows = []
+    for pool in BACKENDS:
+        for workers in counts:
+            r = solve(pos, workers=workers, backend=pool, weak=weak, pv=False, tt_bits=TT_BITS, progress=False,
+                      book="none")
+            assert r.parallel is not None and r.value == serial.value and r.score == serial.score
+            trace = get_coordinator(pool, workers, TT_BITS).log.trace
+            turn_s = r.parallel["coordinator_cpu_s"] / max(1, len(trace))
+            rate = scaling_model.profile_rate(profile, pool, workers)
+            pr = scaling_model.predict(trace, serial.nodes, r.parallel["coordinator_nodes"], workers, rate=rate,
+                                       serial_rate=serial_rate, turn_s=turn_s)
+            rows.append({"suite": "model", "case": case, "pool": pool, "workers": workers, "nodes": r.nodes,
+                         "overhead": pr.overhead, "counted_overhead": r.nodes / serial.nodes,
+                         "busy_share": pr.busy_share, "rate": rate, "speedup": pr.speedup,
+                         "splits": r.parallel["splits"], "turn_s": turn_s})
+            log(f"model: {case}, {pool} pool, {workers} workers on {workers} cores: speed-up {pr.speedup:.1f}x = "
+                f"{workers} x busy {pr.busy_share:.2f} x rate {rate:.2f} / overhead {pr.overhead:.2f} "
+                f"(counted here {r.nodes / serial.nodes:.2f}; {r.parallel['splits']} splits, "
+                f"coordinator {turn_s * 1e6:.0f} us an answer)")
+    return rows
+
+
 def run(workers_list=(1, 2), repeat: int = 3, peers: Optional[list[Peer]] = None, many: int = 16,
-        log=print) -> list[dict]:
-    """The long cases' rows (see the module docstring): whole processes, exact and weak."""
+        log=print, profile: Optional[str] = MACHINE) -> list[dict]:
+    """The long cases' rows (see the module docstring): whole processes, exact and weak;
+    the model's prediction at 16 and 64 workers with the machine ``profile``
+    (``bench/machines/<profile>.json``; rate 1 where it is absent)."""
     rows = []
     workers_list = sorted(set(workers_list) | {1})
+    rates = scaling_model.machine_profile(profile) if profile else None
+    if rates is None:
+        log(f"model: no machine profile {profile!r}: busy rate 1 (ideal memory)")
     for weak in (True, False):
         rows += _process_rows(weak, workers_list, repeat, peers or [], log)
         rows += _many_rows(weak, many, log)
+        rows += _model_rows(weak, (16, 64), rates, log)
     return rows
