@@ -120,3 +120,21 @@ def peer_rows(peer: Peer, suite: str, case: str, lines: list[str], expected: lis
     return [{"suite": suite, "case": case, "solver": peer.name, "positions": len(lines), "wrong": wrong,
              "nodes": nodes, "time_s": time_s, "process_s": wall, "differ": len(differ),
              "differ_lines": " ".join(differ[:20])}]
+
+
+def on_empty_7x6(peers: list[Peer], weak: bool, suite: str, log=print) -> list[tuple[Peer, PeerAnswer, float]]:
+    """Each 7x6 peer of ``peers`` once on the empty board (``-w`` added when ``weak``):
+    ``(peer, its answer, whole-process seconds)``; a peer that fails is logged under
+    ``suite`` and left out."""
+    out = []
+    for peer in peers:
+        if not peer.runs_on(7, 6, [""]):
+            continue
+        cmd = Peer(peer.name, peer.command + (" -w" if weak else ""), 7, 6, True)
+        try:
+            answers, wall = run_peer(cmd, [""])
+        except PeerError as e:
+            log(f"{suite}: {e}")
+            continue
+        out.append((peer, answers[0], wall))
+    return out

@@ -35,7 +35,7 @@ from typing import Optional
 
 import psutil
 
-from .peers import Peer, PeerError, run_peer
+from .peers import Peer, on_empty_7x6
 
 WORKERS = (1, 2, 4, 8, 16)
 POOLS = ("process", "thread")
@@ -95,19 +95,11 @@ def peer_threads(peer: Peer) -> int:
 
 def _peer_rows(peers: list[Peer], weak: bool, case: str, log) -> list[dict]:
     rows = []
-    for peer in peers:
-        if not peer.runs_on(7, 6, [""]):
-            continue
-        cmd = Peer(peer.name, peer.command + (" -w" if weak else ""), 7, 6, True)
-        try:
-            answers, wall = run_peer(cmd, [""])
-        except PeerError as e:
-            log(f"many-cores: {e}")
-            continue
+    for peer, answer, wall in on_empty_7x6(peers, weak, "many-cores", log):
         rows.append({"suite": "many-cores-peer", "case": case, "solver": peer.name, "workers": peer_threads(peer),
-                     "time_s": answers[0].time_s, "process_s": wall, "nodes": answers[0].nodes})
-        log(f"many-cores: {case}, {peer.name}: {answers[0].time_s:.2f} s search, {wall:.2f} s whole, "
-            f"{answers[0].nodes / 1e6:.1f} M nodes")
+                     "time_s": answer.time_s, "process_s": wall, "nodes": answer.nodes})
+        log(f"many-cores: {case}, {peer.name}: {answer.time_s:.2f} s search, {wall:.2f} s whole, "
+            f"{answer.nodes / 1e6:.1f} M nodes")
     by_threads = {r["workers"]: r for r in rows}
     for r in rows:
         if 1 in by_threads:

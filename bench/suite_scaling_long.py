@@ -33,7 +33,7 @@ from parallel_mnk.parallel.backends import get_coordinator
 from parallel_mnk.parallel.tasklog import speedup_bound
 
 from . import scaling_model
-from .peers import Peer, PeerError, run_peer
+from .peers import Peer, on_empty_7x6
 
 CONNECT4 = GameSpec(7, 6, 4, True)
 BACKENDS = ("process", "thread")   # the pools timed at more than one worker
@@ -77,18 +77,10 @@ def process_ceiling(weak: bool, copies: int, alone: float) -> float:
 def _peer_times(peers: list[Peer], weak: bool, log) -> dict[str, float]:
     """Each 7x6 peer's whole-process seconds on the empty board (``-w``: weak)."""
     times = {}
-    for peer in peers:
-        if not peer.runs_on(7, 6, [""]):
-            continue
-        cmd = Peer(peer.name, peer.command + (" -w" if weak else ""), 7, 6, True)
-        try:
-            answers, wall = run_peer(cmd, [""])
-        except PeerError as e:
-            log(f"scaling-long: {e}")
-            continue
+    for peer, answer, wall in on_empty_7x6(peers, weak, "scaling-long", log):
         times[peer.name] = wall
         log(f"scaling-long: empty 7x6{' weak' if weak else ''}, peer {peer.name}: {wall:.2f} s, "
-            f"{answers[0].nodes / 1e6:.1f} M nodes")
+            f"{answer.nodes / 1e6:.1f} M nodes")
     return times
 
 
