@@ -19,6 +19,8 @@ from pathlib import Path
 from bench import (common, plots, suite_books, suite_boards, suite_certificates, suite_cluster, suite_connect4,
                    suite_gravity, suite_many_cores, suite_scaling, suite_seed, suite_startup)
 from bench.peers import Peer
+from parallel_mnk.rules import MnkError
+from parallel_mnk.ttable import parse_size
 
 SUITES = ["startup", "connect4", "gravity", "boards", "scaling", "seed1", "seed2", "connect4-empty", "cluster", "books",
           "certificates", "many-cores"]
@@ -40,6 +42,15 @@ def _peer(text: str) -> Peer:
         return Peer.parse(text)
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _size(text: str) -> str:
+    """A table size for the solves (``512M``, ``1G``), checked as the CLI checks it."""
+    try:
+        parse_size(text)
+    except MnkError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
 
 
 def _worker_counts(text: str) -> list[int]:
@@ -85,7 +96,7 @@ def main(argv=None) -> int:
                         help="startup: only these kernel families, each cold and warm (default: every family, all "
                              "at once, and outside --quick whole commands and the per-kernel compile profile)")
     parser.add_argument("--out", type=Path, help="results folder (default bench/results/<timestamp>)")
-    parser.add_argument("--tt-size", metavar="SIZE",
+    parser.add_argument("--tt-size", metavar="SIZE", type=_size,
                         help="many-cores: the table of every solve, like 1G (default: the CLI's, by board and workers)")
     parser.add_argument("--peer", action="append", type=_peer, default=[], metavar="[empty:][WxH=]CMD",
                         help="connect4, gravity, scaling: a solver reading Pons' lines on stdin and printing 'line score "

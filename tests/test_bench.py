@@ -93,7 +93,8 @@ def test_span_columns_bound_the_speedup_by_work_and_span():
 
 
 @pytest.mark.parametrize("args", [["--repeat", "0"], ["--workers", "0"], ["--workers", "1,x"],
-                                  ["--split-depths", "auto,9"], ["--split-depths", "lazy"]])
+                                  ["--split-depths", "auto,9"], ["--split-depths", "lazy"], ["--tt-size", "nonsense"],
+                                  ["--tt-size", "0"]])
 def test_bad_arguments_get_a_one_line_error(args, capsys):
     import run_bench
 
