@@ -75,7 +75,6 @@ class Coordinator:
         self.stats = [WorkerStats(i + 1) for i in range(backend.n)]   # what each worker did in this solve
         self.restarts = [0] * backend.n                                 # each worker's restarts in this solve
         self.helper_jobs = 0   # times an idle worker joined a running task (since the backend started)
-        self.splits = 0        # running tasks split (since the backend started)
         self._settle: Optional[resplit.Settle] = None   # the current split tree's one-node searches
         self.journal: Optional[Checkpoint] = None   # sees every task handed out and every result, for one solve
         self.log = TaskLog(backend.n)          # where this solve's time went, and its span
@@ -210,7 +209,6 @@ class Coordinator:
                 s.job.abandon_sent = s.job.split = True
         self.backend.flush()
         resplit.split_along(tree, node, lines[place][1], at, self._settle)
-        self.splits += 1
         return True
 
     def _start(self, slot: Slot, node: Optional[Node], task: AnyTask, helper: bool = False) -> bool:

@@ -49,10 +49,9 @@ def choose(lines: dict[int, tuple[float, Line]], cells: int, min_empty: int) -> 
     return None if best is None else (best[1], best[0][0])
 
 
-def split_along(tree: SplitTree, node: Node, line: Line, until: int, settle: Settle) -> int:
+def split_along(tree: SplitTree, node: Node, line: Line, until: int, settle: Settle) -> None:
     """Expand the frontier node ``node`` of ``tree`` and, below it, the nodes of
-    ``line`` down to the one of ``until`` stones (see the module docstring).
-    Returns how many of the new frontier nodes are open (not settled)."""
+    ``line`` down to the one of ``until`` stones (see the module docstring)."""
     cur: Optional[Node] = node
     while cur is not None and cur.static_lo < cur.static_hi and not cur.settled():
         tree.deepen(cur)
@@ -73,7 +72,6 @@ def split_along(tree: SplitTree, node: Node, line: Line, until: int, settle: Set
         if inside is None or inside.settled() or cur.ply >= until:
             break
         cur = inside
-    return _open_frontier(node)
 
 
 def _move_inside(node: Node, line: Line) -> Optional[Node]:
@@ -85,9 +83,3 @@ def _move_inside(node: Node, line: Line) -> Optional[Node]:
     open_children = [c for c in node.children if not c.settled()]
     return open_children[0] if len(open_children) == 1 else None
 
-
-def _open_frontier(node: Node) -> int:
-    """Frontier nodes below ``node`` still open."""
-    if not node.children:
-        return int(node.is_task and not node.settled())
-    return sum(_open_frontier(c) for c in node.children)
