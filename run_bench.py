@@ -19,8 +19,8 @@ from pathlib import Path
 from bench import (common, plots, suite_books, suite_boards, suite_certificates, suite_cluster, suite_connect4,
                    suite_gravity, suite_many_cores, suite_scaling, suite_seed, suite_startup)
 from bench.peers import Peer
-from parallel_mnk.rules import MnkError
-from parallel_mnk.ttable import parse_size
+from parallel_mnk.game.rules import MnkError
+from parallel_mnk.runtime.ttable import parse_size
 
 SUITES = ["startup", "connect4", "gravity", "boards", "scaling", "seed1", "seed2", "connect4-empty", "cluster", "books",
           "certificates", "many-cores"]
@@ -72,7 +72,7 @@ def _split_depths(text: str) -> list:
 
 
 def _families(text: str) -> list[str]:
-    """Comma list of kernel families (parallel_mnk.families)."""
+    """Comma list of kernel families (parallel_mnk.runtime.families)."""
     names = [x for x in text.split(",") if x]
     unknown = [x for x in names if x not in suite_startup.FAMILIES]
     if unknown or not names:

@@ -13,7 +13,7 @@ import numba
 import numpy as np
 import psutil
 
-from parallel_mnk.ttable import shared_huge_pages
+from parallel_mnk.runtime.ttable import shared_huge_pages
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"

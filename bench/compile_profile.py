@@ -23,7 +23,7 @@ def profile(names: list[str]) -> list[dict]:
     """Load the families ``names`` in this process, recording numba's events."""
     from numba.core import event
 
-    from parallel_mnk import families
+    from parallel_mnk.runtime import families
 
     compiles, llvm = event.RecordingListener(), event.RecordingListener()
     event.register("numba:compile", compiles)

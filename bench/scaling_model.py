@@ -8,7 +8,7 @@ A solve's speed-up over one worker splits into three factors:
 * **overhead(P)**: the nodes P workers search over the serial nodes. It is a count:
   a solve with P workers time-shared on a smaller machine counts them.
 * **the schedule**: which task waited for which answer. The task log's trace
-  (:class:`parallel_mnk.parallel.tasklog.TaskRecord`) says, for every task, its
+  (:class:`parallel_mnk.parallel.scheduling.tasklog.TaskRecord`) says, for every task, its
   place, its nodes, and the event the coordinator saw last before handing it
   out. :func:`replay` runs that schedule again on P real cores (a discrete-event
   simulation): a task starts once that event happened and its place is free,
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
-from parallel_mnk.parallel.tasklog import TaskRecord
+from parallel_mnk.parallel.scheduling.tasklog import TaskRecord
 
 MACHINES = Path(__file__).with_name("machines")   # machine profiles: busy node rate by pool and workers
 TURN_S = 300e-6   # the coordinator's turn for one answer, seconds (measured: its CPU over the answers, 2 cores)

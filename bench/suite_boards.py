@@ -1,14 +1,14 @@
 """Empty boards solved exactly from scratch at each worker count: the free-placement
 ladder, the boards settled by proofs (pairing certificates, VCF), and gravity
 boards, with value, score, nodes, time, the prover that settled the value (and the
-reference figures of DESIGN.md where there are any)."""
+reference figures of docs/design.md where there are any)."""
 from __future__ import annotations
 
 import time
 
 from parallel_mnk import GameSpec, Position, solve
-from parallel_mnk.parallel.backends import get_pool
-from parallel_mnk.ttable import transposition_table
+from parallel_mnk.parallel.scheduling.registry import get_pool
+from parallel_mnk.runtime.ttable import transposition_table
 
 TT_BITS = 24
 

@@ -31,9 +31,9 @@ import urllib.request
 from pathlib import Path
 
 from parallel_mnk import GameSpec, Position, solve
-from parallel_mnk.books import thill
-from parallel_mnk.books.base import positions_by_ply
-from parallel_mnk.solver import build_book, shutdown
+from parallel_mnk.engines.books import thill
+from parallel_mnk.engines.books.base import positions_by_ply
+from parallel_mnk.frontends.solver import build_book, shutdown
 
 from . import common
 
@@ -64,7 +64,7 @@ def run_analyze_empty(log=print) -> list[dict]:
     best = None
     for _ in range(3):
         t = time.perf_counter()
-        out = subprocess.run([sys.executable, "-m", "parallel_mnk.cli", "analyze", "--game", "connect4", "--moves",
+        out = subprocess.run([sys.executable, "-m", "parallel_mnk.frontends.cli", "analyze", "--game", "connect4", "--moves",
                               "", "--json", "--workers", "1"], capture_output=True, text=True, check=True).stdout
         wall = time.perf_counter() - t
         d = json.loads(out)
@@ -80,7 +80,7 @@ def run_web_start(log=print) -> list[dict]:
     """The page's first analysis on a warm server with the book (best of 3 requests on fresh servers)."""
     if thill.installed_path() is None:
         return _thill_missing("web start")
-    from parallel_mnk.serve import Server
+    from parallel_mnk.frontends.serve import Server
 
     times = []
     for _ in range(3):

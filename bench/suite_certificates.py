@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 from parallel_mnk import GameSpec, Position, solve
-from parallel_mnk.prover.certificate import claims_of, extract
-from parallel_mnk.solver import shutdown
+from parallel_mnk.engines.proofs.certificate import claims_of, extract
+from parallel_mnk.frontends.solver import shutdown
 
 from . import common
 

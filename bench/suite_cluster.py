@@ -12,7 +12,7 @@ import statistics
 import time
 
 from parallel_mnk import GameSpec, Position, solve
-from parallel_mnk.parallel.backends import get_coordinator, shutdown_backends
+from parallel_mnk.parallel.scheduling.registry import get_coordinator, shutdown_backends
 
 from .suite_scaling import hard_positions
 

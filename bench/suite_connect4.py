@@ -8,15 +8,15 @@ import time
 from typing import Optional
 
 from parallel_mnk import GameSpec, Position
-from parallel_mnk.search import Search
-from parallel_mnk.ttable import transposition_table
+from parallel_mnk.engines.exact.search import Search
+from parallel_mnk.runtime.ttable import transposition_table
 
 from .common import connect4_set
 from .peers import Peer, peer_rows
 
 CONNECT4 = GameSpec(7, 6, 4, True)
 
-# Pons' C++ solver (g++ -O3) on a 2-core machine like ours, from DESIGN.md
+# Pons' C++ solver (g++ -O3) on a 2-core machine like ours, from docs/design.md
 REFERENCE = {
     "Test_L3_R1": (5e-6, 51),
     "Test_L2_R1": (42e-6, 449),

@@ -15,8 +15,8 @@ from typing import Optional
 
 from parallel_mnk import GameSpec, Position
 from parallel_mnk.kernels.core import layout as L
-from parallel_mnk.search import Search
-from parallel_mnk.ttable import transposition_table
+from parallel_mnk.engines.exact.search import Search
+from parallel_mnk.runtime.ttable import transposition_table
 
 from .common import connect4_set
 from .peers import Peer, peer_rows

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from typing import Optional
 
 from parallel_mnk import GameSpec, Position, solve
-from parallel_mnk.parallel.backends import get_pool
-from parallel_mnk.parallel.backends import shutdown_backends as shutdown_pool
-from parallel_mnk.parallel.procpool import ProcessPool
-from parallel_mnk.parallel.tasklog import speedup_bound
-from parallel_mnk.ttable import transposition_table
+from parallel_mnk.parallel.scheduling.registry import get_pool
+from parallel_mnk.parallel.scheduling.registry import shutdown_backends as shutdown_pool
+from parallel_mnk.parallel.pools.procpool import ProcessPool
+from parallel_mnk.parallel.scheduling.tasklog import speedup_bound
+from parallel_mnk.runtime.ttable import transposition_table
 
 from . import suite_scaling_long
 from .common import connect4_set
@@ -61,7 +61,7 @@ class Run:
     per_nodes: list[int]   # per process, 0 the coordinator
     per_cpu: list[float]
     span: int = 0          # the task logs' span (nodes), summed over the positions (parallel runs)
-    phases: Optional[dict] = None   # the task logs' figures summed (parallel_mnk.parallel.tasklog)
+    phases: Optional[dict] = None   # the task logs' figures summed (parallel_mnk.parallel.scheduling.tasklog)
 
     @property
     def coordinator_share(self) -> float:
@@ -118,7 +118,7 @@ def add_figures(total: Optional[dict], figures: dict) -> dict:
 
 def span_columns(serial_nodes: int, run: Run, workers: int) -> dict:
     """A parallel run's span as a share of the serial nodes and the speed-up bound
-    it gives (:func:`~parallel_mnk.parallel.tasklog.speedup_bound`) at 16 and 64
+    it gives (:func:`~parallel_mnk.parallel.scheduling.tasklog.speedup_bound`) at 16 and 64
     workers (from this run's work and span), and where its workers' time went:
     shares of worker time idle, in abandoned searches and in helpers' searches
     whose answer did not count, and the workers' node rate per busy second;

@@ -29,8 +29,8 @@ import time
 from typing import Optional
 
 from parallel_mnk import GameSpec, Position, solve
-from parallel_mnk.parallel.backends import get_coordinator
-from parallel_mnk.parallel.tasklog import speedup_bound
+from parallel_mnk.parallel.scheduling.registry import get_coordinator
+from parallel_mnk.parallel.scheduling.tasklog import speedup_bound
 
 from . import scaling_model
 from .peers import Peer, on_empty_7x6

@@ -9,7 +9,7 @@
    30,935 only matches that orientation; plain minimax counts are the same both
    ways). Moves are tried in row-major order and a win is worth 1, as there.
 2. Depth-limited minimax vs alpha-beta with the heuristic evaluation of
-   :mod:`parallel_mnk.limited` on gravity boards 7x6 and 8x7, k = 3 and 4, on
+   :mod:`parallel_mnk.engines.limited` on gravity boards 7x6 and 8x7, k = 3 and 4, on
    8 random mid-game positions per setting: leaf evaluations per search and the
    ratio to minimax, then what move ordering and a transposition table add.
    The published alpha-beta speed-ups at depth 5 without ordering are about 17x
@@ -21,7 +21,7 @@ import random
 import time
 
 from parallel_mnk import GameSpec, Position, solve
-from parallel_mnk import limited as LM
+from parallel_mnk.engines import limited as LM
 from parallel_mnk.kernels.limited.search import F_ORDER, F_PRUNE, F_TT
 
 # (spec, published name, published plain-minimax states, published alpha-beta states, published minimax seconds)

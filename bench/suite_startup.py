@@ -5,7 +5,7 @@ Every figure is a fresh process with its own ``NUMBA_CACHE_DIR`` (an empty
 temporary folder for the cold run, the same folder for the warm one), so what
 the machine's own cache holds never counts. Rows:
 
-* ``startup`` per family (:mod:`parallel_mnk.families`): the wall time of a
+* ``startup`` per family (:mod:`parallel_mnk.runtime.families`): the wall time of a
   process that loads that family alone, and ``in_process_s``, the load itself;
 * ``startup`` ``all families`` (not with ``--quick``): every family at once, as
   the test run and CI warm-up load them (the missing ones in parallel processes);
@@ -38,7 +38,7 @@ CLI_COMMANDS = [
     ("5x5 k4 c3 weak, 2 workers", ["solve", "--cols", "5", "--rows", "5", "--k", "4", "--moves", "c3", "--weak",
                                    "--workers", "2"]),
 ]
-LOAD = ("import sys, time; t = time.perf_counter(); from parallel_mnk import families; "
+LOAD = ("import sys, time; t = time.perf_counter(); from parallel_mnk.runtime import families; "
         "families.load(*sys.argv[1:]); print(time.perf_counter() - t)")
 
 

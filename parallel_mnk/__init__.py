@@ -14,20 +14,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .options import Limit, Watch
-from .position import Outcome, Position
-from .results import LimitedResult, SolveResult, WorkerStats
-from .rules import GameSpec, MnkError, Value
+from .api.options import Limit, Watch
+from .api.results import LimitedResult, SolveResult, WorkerStats
+from .game.position import Outcome, Position
+from .game.rules import GameSpec, MnkError, Value
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only
-    from .analysis import Analysis, analyze
-    from .solver import best_move, solve
+    from .frontends.analysis import Analysis, analyze
+    from .frontends.solver import best_move, solve
 
 __all__ = ["GameSpec", "Position", "Outcome", "Value", "Limit", "Watch", "SolveResult", "WorkerStats",
            "LimitedResult", "MnkError", "Analysis", "solve", "analyze", "best_move"]
 __version__ = "0.1.0"
 
-_LAZY = {"solve": "solver", "best_move": "solver", "analyze": "analysis", "Analysis": "analysis"}
+_LAZY = {"solve": "frontends.solver", "best_move": "frontends.solver", "analyze": "frontends.analysis",
+         "Analysis": "frontends.analysis"}
 
 
 def __getattr__(name: str) -> Any:

@@ -1,4 +1,4 @@
 """``python -m parallel_mnk`` is ``parallel-mnk``."""
-from .cli import entry
+from .frontends.cli import entry
 
 entry()

@@ -26,8 +26,8 @@ import psutil
 import pytest
 
 from parallel_mnk import GameSpec, Position, solve
-from parallel_mnk.parallel.split import SplitTree
-from parallel_mnk.rules import win_score
+from parallel_mnk.parallel.scheduling.split import SplitTree
+from parallel_mnk.game.rules import win_score
 
 C4 = GameSpec(7, 6, 4, True)
 TT_BITS = 16          # small shared tables: light pools for the many small solves
@@ -372,9 +372,9 @@ def count_refreshes(monkeypatch) -> list[tuple[int, int, int]]:
 # ---------------------------------------------------------------- the web server
 @contextlib.contextmanager
 def web_server(**kw) -> Iterator:
-    """A :class:`parallel_mnk.serve.Server` on a free loopback port, answering in a
+    """A :class:`parallel_mnk.frontends.serve.Server` on a free loopback port, answering in a
     thread while the block runs (``kw`` as for the server; a small table)."""
-    from parallel_mnk.serve import Server
+    from parallel_mnk.frontends.serve import Server
 
     kw.setdefault("tt_bits", TT_BITS + 2)
     server = Server("127.0.0.1", 0, **kw)

@@ -27,8 +27,8 @@ if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
 @pytest.fixture(scope="session", autouse=True)
 def warm_kernels():
     """Load every family of kernels once per session, compiling what numba's
-    cache lacks in parallel processes (:func:`parallel_mnk.families.load_all`)."""
-    from parallel_mnk import families
+    cache lacks in parallel processes (:func:`parallel_mnk.runtime.families.load_all`)."""
+    from parallel_mnk.runtime import families
 
     families.load_all()
 
@@ -37,6 +37,6 @@ def warm_kernels():
 def stop_pools():
     """Shut the worker pools down at the end of the module (nothing when none runs)."""
     yield
-    from parallel_mnk.parallel.backends import shutdown_backends
+    from parallel_mnk.parallel.scheduling.registry import shutdown_backends
 
     shutdown_backends()

@@ -2,9 +2,9 @@
 
 Plain memoised minimax over *all* legal moves, with no pruning of any kind and
 its own win check (every k-cell line is listed and tested), written
-independently of ``parallel_mnk.geometry`` and the kernels.
+independently of ``parallel_mnk.game.geometry`` and the kernels.
 
-Conventions are DESIGN.md's:
+Conventions are docs/design.md's:
 
 * a position is two bitboards ``(x_bits, o_bits)``; bit ``row * cols + col``
   with row 0 at the **top**; X (the first player) is to move when the counts
@@ -81,7 +81,7 @@ class NaiveSolver:
 
     # -------------------------------------------------------------- search
     def _score(self, x: int, o: int) -> int:
-        """DESIGN.md score of ``(x, o)`` from the side to move."""
+        """docs/design.md score of ``(x, o)`` from the side to move."""
         ply = bin(x | o).count("1")
         if self.has_line(x) or self.has_line(o):
             return -self.worth(ply)  # the last mover has won
@@ -111,5 +111,5 @@ def naive_solver(spec: GameSpec) -> NaiveSolver:
 
 
 def naive_score(spec: GameSpec, x: int, o: int) -> int:
-    """DESIGN.md score of the position ``(x, o)`` from the side to move."""
+    """docs/design.md score of the position ``(x, o)`` from the side to move."""
     return naive_solver(spec).score(x, o)

@@ -1,4 +1,4 @@
-"""parallel_mnk.analysis and ``parallel-mnk analyze``: every move's score against the
+"""parallel_mnk.frontends.analysis and ``parallel-mnk analyze``: every move's score against the
 naive reference solver and Pons' Connect Four sets; the grid, JSON and stdin-line
 output; bad input; the time limit."""
 from __future__ import annotations
@@ -12,10 +12,10 @@ import pytest
 from checks import C4, random_positions
 from naive import naive_score
 from parallel_mnk import GameSpec, MnkError, Position, solve
-from parallel_mnk import analysis as analysis_module
-from parallel_mnk.analysis import ILLEGAL, analyze, pons_line
-from parallel_mnk.cli import main
-from parallel_mnk.rules import format_move, parse_move_list, value_of_score, win_score
+from parallel_mnk.frontends import analysis as analysis_module
+from parallel_mnk.frontends.analysis import ILLEGAL, analyze, pons_line
+from parallel_mnk.frontends.cli import main
+from parallel_mnk.game.rules import format_move, parse_move_list, value_of_score, win_score
 
 TTT = ["--game", "tictactoe"]
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "connect4"

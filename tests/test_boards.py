@@ -12,11 +12,12 @@ import pytest
 from checks import random_positions
 from naive import naive_solver
 
-from parallel_mnk import GameSpec, boards, families
-from parallel_mnk.cli import main
-from parallel_mnk.geometry import build_context
+from parallel_mnk import GameSpec
+from parallel_mnk.runtime import boards, families
+from parallel_mnk.frontends.cli import main
+from parallel_mnk.game.geometry import build_context
 from parallel_mnk.kernels.core import layout as L
-from parallel_mnk.search import Search
+from parallel_mnk.engines.exact.search import Search
 
 C4 = GameSpec(7, 6, 4, True)
 

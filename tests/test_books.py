@@ -13,13 +13,13 @@ import pytest
 from checks import check_best_move, random_positions, serial_score
 from naive import naive_score
 from parallel_mnk import GameSpec, Position, solve
-from parallel_mnk.analysis import analyze
-from parallel_mnk.books import base, choose, thill
-from parallel_mnk.books.base import canonical, positions_by_ply
-from parallel_mnk.books.store import BookFile
-from parallel_mnk.cli import main
-from parallel_mnk.rules import MnkError
-from parallel_mnk.solver import build_book
+from parallel_mnk.frontends.analysis import analyze
+from parallel_mnk.engines.books import base, choose, thill
+from parallel_mnk.engines.books.base import canonical, positions_by_ply
+from parallel_mnk.engines.books.store import BookFile
+from parallel_mnk.frontends.cli import main
+from parallel_mnk.game.rules import MnkError
+from parallel_mnk.frontends.solver import build_book
 
 FREE = GameSpec(4, 3, 3, False)
 GRAVITY = GameSpec(5, 4, 3, True)
@@ -214,7 +214,7 @@ def test_the_web_board_gets_the_starts_scores_from_the_book():
 
 
 def test_a_build_that_fails_before_its_first_entry_leaves_no_file(tmp_path, monkeypatch):
-    import parallel_mnk.solver as solver_module
+    import parallel_mnk.frontends.solver as solver_module
 
     def no_backend(*args, **kw):
         raise MnkError("the ray backend needs Ray")

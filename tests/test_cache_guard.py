@@ -1,4 +1,4 @@
-"""parallel_mnk.kernels.cache_guard: numba's cache of a kernel folder is dropped when
+"""parallel_mnk.runtime.cache_guard: numba's cache of a kernel folder is dropped when
 a source of that folder, or of a folder it imports, changes (numba itself only
 checks each function's own file); the caches of other folders stay."""
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from numba.core import config as numba_config
 
-from parallel_mnk import families
-from parallel_mnk.kernels import cache_guard
+from parallel_mnk.runtime import families
+from parallel_mnk.runtime import cache_guard
 
 KERNEL = "from numba import njit\n{imports}\n\n@njit(cache=True)\ndef f(x):\n    return x + {n}\n"
 

@@ -16,9 +16,9 @@ import pytest
 from checks import random_positions, spec_id
 from naive import naive_score
 from parallel_mnk import GameSpec, Position, proofcheck, solve
-from parallel_mnk.cli import main
-from parallel_mnk.prover.certificate import claims_of, extract
-from parallel_mnk.rules import Value, value_of_score
+from parallel_mnk.frontends.cli import main
+from parallel_mnk.engines.proofs.certificate import claims_of, extract
+from parallel_mnk.game.rules import Value, value_of_score
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -187,10 +187,10 @@ def test_the_walk_step_kernel_agrees_with_the_checker_s_rules_and_canonical_form
     the checker's plain Python (proofcheck/board.py), on random positions and claims."""
     import numpy as np
 
-    from parallel_mnk import families
-    from parallel_mnk.geometry import build_context, symmetries
+    from parallel_mnk.runtime import families
+    from parallel_mnk.game.geometry import build_context, symmetries
     from parallel_mnk.proofcheck.board import Board
-    from parallel_mnk.rules import format_board_text
+    from parallel_mnk.game.rules import format_board_text
 
     families.load("proofs")
     from parallel_mnk.kernels.proofs import walk
@@ -233,7 +233,7 @@ def test_a_certificate_written_by_two_workers_verifies_and_agrees_with_naive(tmp
     two forked workers, records merged one a position and kept only where the
     checker's walk reaches them; the checker confirms it, uses every record, and its
     claims are naive.py's value."""
-    from parallel_mnk.parallel.certify import extract_parallel
+    from parallel_mnk.parallel.uses.certify import extract_parallel
 
     pos = Position.from_moves(spec, moves)
     truth = value_of_score(naive_score(spec, pos.x, pos.o))

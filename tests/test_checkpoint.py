@@ -25,14 +25,14 @@ import pytest
 
 from checks import C4, KILL_MOVES, KILL_SCORE
 from parallel_mnk import GameSpec, MnkError, Position, solve
-from parallel_mnk.parallel.checkpoint import journal_keys
+from parallel_mnk.parallel.scheduling.checkpoint import journal_keys
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = Position.from_moves(GameSpec(6, 5, 4, True), "34")  # a draw, about a million nodes
 
 
 def cli(*args: str) -> list[str]:
-    return [sys.executable, "-m", "parallel_mnk.cli", *args]
+    return [sys.executable, "-m", "parallel_mnk.frontends.cli", *args]
 
 
 def rows(path, sql: str):

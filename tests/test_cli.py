@@ -1,4 +1,4 @@
-"""parallel_mnk.cli: human and JSON output, stdin mode, and one-line errors."""
+"""parallel_mnk.frontends.cli: human and JSON output, stdin mode, and one-line errors."""
 import io
 import json
 import shutil
@@ -7,8 +7,8 @@ import subprocess
 import pytest
 
 from parallel_mnk import GameSpec, Position, solve
-from parallel_mnk.cli import main
-from parallel_mnk.rules import parse_move_list
+from parallel_mnk.frontends.cli import main
+from parallel_mnk.game.rules import parse_move_list
 
 TTT = ["--game", "tictactoe"]
 G44 = ["--cols", "4", "--rows", "4", "--k", "4", "--gravity"]

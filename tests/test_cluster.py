@@ -34,8 +34,8 @@ import pytest
 from checks import (BOARDS, C4, KILL_MOVES, KILL_SCORE, check_accounting, check_best_move, check_pv,
                     random_positions, serial_score)
 from parallel_mnk import GameSpec, MnkError, Position, solve
-from parallel_mnk.parallel.backends import get_coordinator, shutdown_backends
-from parallel_mnk.rules import value_of_score
+from parallel_mnk.parallel.scheduling.registry import get_coordinator, shutdown_backends
+from parallel_mnk.game.rules import value_of_score
 
 ROOT = Path(__file__).resolve().parents[1]
 TT_BITS = 16
@@ -162,7 +162,7 @@ def test_cli_joins_a_running_ray_and_checkpoints(ray_session, tmp_path):
     journal = tmp_path / "ray.ckpt"
     args = ["solve", "--cols", "6", "--rows", "5", "--k", "4", "--gravity", "--moves", "34", "--workers", "2",
             "--tt-size", "8M", "--json", "--checkpoint", str(journal)]
-    p = subprocess.run([sys.executable, "-m", "parallel_mnk.cli", *args, "--backend", "ray", "--address", address],
+    p = subprocess.run([sys.executable, "-m", "parallel_mnk.frontends.cli", *args, "--backend", "ray", "--address", address],
                        capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert p.returncode == 0, p.stderr
     r = json.loads(p.stdout)
@@ -184,7 +184,7 @@ def test_address_needs_the_ray_backend():
 def test_unreachable_address_is_refused_quickly():
     pytest.importorskip("ray", reason="Ray is not installed (the 'cluster' extra)")
     t = time.monotonic()
-    p = subprocess.run([sys.executable, "-m", "parallel_mnk.cli", "solve", "--game", "tictactoe", "--moves", "b2",
+    p = subprocess.run([sys.executable, "-m", "parallel_mnk.frontends.cli", "solve", "--game", "tictactoe", "--moves", "b2",
                         "--backend", "ray", "--address", "127.0.0.1:1", "--workers", "2"],
                        capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "cannot reach a Ray cluster" in p.stderr, p.stderr
@@ -192,7 +192,7 @@ def test_unreachable_address_is_refused_quickly():
 
 
 HIDE_RAY = ("import sys; sys.modules['ray'] = None\n"  # import ray now fails, as when it is not installed
-            "from parallel_mnk.cli import main\n")
+            "from parallel_mnk.frontends.cli import main\n")
 
 
 def test_missing_ray_is_a_one_line_error():
@@ -204,7 +204,7 @@ def test_missing_ray_is_a_one_line_error():
 
 
 def test_process_backend_never_imports_ray():
-    code = ("import sys\nfrom parallel_mnk.cli import main\n"
+    code = ("import sys\nfrom parallel_mnk.frontends.cli import main\n"
             "rc = main(['solve', '--cols', '4', '--rows', '4', '--k', '4', '--moves', 'b2', '--workers', '2', "
             "'--json'])\n"
             "assert 'ray' not in sys.modules, 'ray was imported'\nsys.exit(rc)")
@@ -213,7 +213,7 @@ def test_process_backend_never_imports_ray():
 
 
 def test_a_book_built_on_ray_holds_the_pools_entries(ray_session, tmp_path):
-    from parallel_mnk.solver import build_book
+    from parallel_mnk.frontends.solver import build_book
 
     spec = GameSpec(5, 4, 3, True)
     on_ray, report = build_book(spec, 4, tmp_path / "ray.sqlite", workers=2, backend="ray", tt_bits=TT_BITS)

@@ -1,4 +1,4 @@
-"""parallel_mnk.parallel.coordinator: the scheduler, on the process pool.
+"""parallel_mnk.parallel.scheduling.coordinator: the scheduler, on the process pool.
 
 * helpers: idle workers join running tasks (ABDADA on the shared table) and the
   answers stay the serial ones;
@@ -27,10 +27,10 @@ from checks import (ABC, BIG_TT_BITS, WIDE, FakeGame, abc_nodes, check_accountin
                     split_solve)
 from parallel_mnk import GameSpec, Position
 from parallel_mnk.kernels.core.layout import TT_EXACT, TT_LOWER, TT_UPPER
-from parallel_mnk.parallel import coordinator as coordinator_module
-from parallel_mnk.parallel.backend import Backend
-from parallel_mnk.parallel.backends import get_coordinator
-from parallel_mnk.parallel.places import running_children
+from parallel_mnk.parallel.scheduling import coordinator as coordinator_module
+from parallel_mnk.parallel.pools.backend import Backend
+from parallel_mnk.parallel.scheduling.registry import get_coordinator
+from parallel_mnk.parallel.scheduling.places import running_children
 from parallel_mnk.parallel.task import DEFER_MIN_EMPTY, Task, TaskResult
 
 

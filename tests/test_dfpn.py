@@ -11,8 +11,8 @@ from checks import random_positions
 from naive import naive_score
 from parallel_mnk import GameSpec, MnkError, Position
 from parallel_mnk.kernels.proofs import layout as PL
-from parallel_mnk.prover.dfpn import Dfpn, dfpn_value, dfpn_wins
-from parallel_mnk.rules import value_of_score
+from parallel_mnk.engines.proofs.dfpn import Dfpn, dfpn_value, dfpn_wins
+from parallel_mnk.game.rules import value_of_score
 
 SMALL = [GameSpec(3, 3, 3), GameSpec(4, 3, 3), GameSpec(4, 4, 3), GameSpec(4, 4, 4), GameSpec(5, 4, 4),
          GameSpec(5, 5, 4), GameSpec(5, 5, 5), GameSpec(6, 4, 4), GameSpec(6, 5, 5)]

@@ -1,4 +1,4 @@
-"""df-pn as the solver's root driver (solve(prover=...), search.solve_dfpn): the
+"""df-pn as the solver's root driver (solve(prover=...), serial.solve_dfpn): the
 same weak values as alpha-beta, proof "dfpn" when df-pn settled it, best moves
 and lines that keep the value (checked with the naive solver), auto's rule, limits,
 and refusals."""
@@ -9,9 +9,8 @@ import pytest
 from checks import random_positions
 from naive import naive_score
 from parallel_mnk import GameSpec, Limit, MnkError, Position, solve
-from parallel_mnk.options import SolveOptions
-from parallel_mnk.rules import value_of_score
-from parallel_mnk.search import DFPN_AUTO_MIN_EMPTY, dfpn_first
+from parallel_mnk.api.options import DFPN_AUTO_MIN_EMPTY, SolveOptions
+from parallel_mnk.game.rules import value_of_score
 
 
 def sign(score: int) -> int:
@@ -64,16 +63,21 @@ def test_auto_picks_dfpn_only_by_its_rule():
     mid = Position(spec)
     mid.push(mid.move_of_cell(4))
     weak = SolveOptions(weak=True, tt_bits=16)
-    assert dfpn_first(mid, weak)
-    assert not dfpn_first(Position(spec), weak)                            # the empty board
-    assert not dfpn_first(mid, SolveOptions(weak=False, tt_bits=16))      # an exact score
+    assert weak.dfpn_first(mid)
+    assert not weak.dfpn_first(Position(spec))                            # the empty board
+    assert not SolveOptions(weak=False, tt_bits=16).dfpn_first(mid)      # an exact score
     small = GameSpec(5, 4, 4)
     small_mid = Position(small)
     small_mid.push(small_mid.move_of_cell(0))
-    assert small.cells - 1 < DFPN_AUTO_MIN_EMPTY and not dfpn_first(small_mid, weak)
+    assert small.cells - 1 < DFPN_AUTO_MIN_EMPTY and not weak.dfpn_first(small_mid)
     gravity = Position(GameSpec(7, 6, 4, True))
     gravity.push(3)
-    assert not dfpn_first(gravity, weak)
+    assert not weak.dfpn_first(gravity)
+    assert SolveOptions(weak=True, prover="dfpn").dfpn_first(Position(spec))   # asked by name: always
+    assert not SolveOptions(weak=True, prover="search").dfpn_first(mid)
+    assert weak.may_ask_dfpn(spec) and not weak.may_ask_dfpn(gravity.spec)
+    assert not SolveOptions(weak=True, workers=2).may_ask_dfpn(spec)           # df-pn runs in one process
+    assert not SolveOptions(weak=True, prover="search").may_ask_dfpn(spec)
     assert solve(Position(GameSpec(6, 5, 4)), weak=True, prover="auto").proof != "dfpn"
     r = solve(Position(GameSpec(6, 5, 4)), weak=True, prover="dfpn")
     assert (r.value, r.proof) == ("win", "dfpn")

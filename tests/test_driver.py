@@ -1,4 +1,4 @@
-"""parallel_mnk.parallel.driver: parallel exact solves (probes over split trees,
+"""parallel_mnk.parallel.scheduling.driver: parallel exact solves (probes over split trees,
 then the best move and the line) against the serial solver.
 
 * on random positions of :data:`checks.BOARDS`, with 2 to 4 workers and every
@@ -21,8 +21,8 @@ from checks import (BIG_TT_BITS, BOARDS, C4, TT_BITS, check_accounting, check_be
                     random_positions, serial_score, spec_id, split_solve)
 from naive import naive_solver
 from parallel_mnk import GameSpec, MnkError, Position, solve
-from parallel_mnk.parallel.backends import get_coordinator
-from parallel_mnk.rules import value_of_score, win_score
+from parallel_mnk.parallel.scheduling.registry import get_coordinator
+from parallel_mnk.game.rules import value_of_score, win_score
 
 WORKER_COUNTS = (2, 3, 4)
 SPLIT_DEPTHS = (None, 0, 1, 2, 3)   # 0: Lazy SMP (the root is the one task, every worker joins it)
@@ -138,7 +138,7 @@ def test_probes_start_where_the_serial_root_starts(monkeypatch, spec, score):
     """The probes start where the serial root's do (next to the middle of the whole
     score range), even when the root's expansion already bounds the score (the
     empty free board: >= 0): a drawn empty board is settled by probes next to 0."""
-    from parallel_mnk.parallel.driver import ParallelSolve
+    from parallel_mnk.parallel.scheduling.driver import ParallelSolve
 
     windows = []
     original = ParallelSolve._window_search

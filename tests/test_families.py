@@ -1,4 +1,4 @@
-"""parallel_mnk.families and ``parallel-mnk warm-up``: a command compiles only the
+"""parallel_mnk.runtime.families and ``parallel-mnk warm-up``: a command compiles only the
 kernel families it needs, each entry point for its one signature, says so on stderr
 in one line while it compiles, and finds them in the cache afterwards."""
 from __future__ import annotations
@@ -12,8 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from parallel_mnk import GameSpec, families
-from parallel_mnk.cli import main
+from parallel_mnk import GameSpec
+from parallel_mnk.api.options import SolveOptions
+from parallel_mnk.runtime import families
+from parallel_mnk.frontends.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -33,7 +35,7 @@ def run_python(code: str, cache_dir: Path, **env: str) -> subprocess.CompletedPr
 def test_a_family_reaches_no_other_familys_kernels(tmp_path, family, allowed):
     """What a family's entry points can compile is what its modules import: a
     Connect Four solve never loads df-pn, the free search or the grid engine."""
-    code = (f"import sys; from parallel_mnk import families; families.load({family!r}); "
+    code = (f"import sys; from parallel_mnk.runtime import families; families.load({family!r}); "
             "print(' '.join(m for m in sys.modules if m.startswith('parallel_mnk.kernels.')))")
     proc = run_python(code, tmp_path, NUMBA_DISABLE_JIT="1")
     assert proc.returncode == 0, proc.stderr
@@ -46,7 +48,7 @@ def test_a_family_reaches_no_other_familys_kernels(tmp_path, family, allowed):
 
 
 def test_warm_up_compiles_once_says_so_in_one_line_then_finds_the_cache(tmp_path):
-    warm = "from parallel_mnk.cli import main; import sys; sys.exit(main(['warm-up', '--families', 'pool']))"
+    warm = "from parallel_mnk.frontends.cli import main; import sys; sys.exit(main(['warm-up', '--families', 'pool']))"
     first = run_python(warm, tmp_path)
     assert first.returncode == 0, first.stderr
     assert first.stdout.splitlines()[0] == "pool: compiled"
@@ -93,12 +95,22 @@ def test_an_unknown_family_is_a_value_error():
 def test_a_solve_loads_what_it_may_call():
     c4, free, small = GameSpec(7, 6, 4, True), GameSpec(5, 5, 4), GameSpec(5, 4, 4, True)
     assert families.for_solve(c4) == ["gravity@7x6k4"]   # Connect Four has a build of its own (boards.py)
-    assert families.for_solve(c4, parallel=True, weak=True) == ["gravity@7x6k4", "pool"]
+    assert families.for_solve(c4, SolveOptions(workers=2, weak=True)) == ["gravity@7x6k4", "pool"]
+    assert families.for_solve(c4, SolveOptions(backend="thread")) == ["gravity@7x6k4", "pool"]
     assert families.for_solve(small) == ["gravity"]
     assert families.for_solve(free) == ["free"]
-    assert families.for_solve(free, weak=True) == ["free", "proofs"]   # df-pn may answer first
-    assert families.for_solve(free, weak=True, prover="search") == ["free"]
-    assert families.for_solve(free, parallel=True, weak=True) == ["free", "pool"]
+    assert families.for_solve(free, SolveOptions(weak=True)) == ["free", "proofs"]   # df-pn may answer first
+    assert families.for_solve(free, SolveOptions(weak=True, prover="search")) == ["free"]
+    assert families.for_solve(free, SolveOptions(workers=2, weak=True)) == ["free", "pool"]
+
+
+def test_one_call_loads_a_solves_kernels_and_says_what_and_how_long():
+    free = GameSpec(5, 5, 4)
+    loaded = families.load_for_solve(free, SolveOptions(weak=True))
+    assert loaded.families == ("free", "proofs") and loaded.seconds >= 0
+    assert families.load_for_solve(free, SolveOptions(weak=True)).seconds == 0.0   # once a process
+    assert families.exact_kernels(free) is families.entries("free")
+    assert families.proof_kernels() is families.entries("proofs")
 
 
 @pytest.mark.parametrize("spec,expected", [(GameSpec(3, 3, 3), "free limited"),
@@ -107,7 +119,7 @@ def test_a_solve_loads_what_it_may_call():
 def test_play_loads_both_engines_before_the_first_move(tmp_path, spec, expected):
     """The depth-limited engine answers whenever the exact one runs out of time: its
     compile must not fall inside a move's time budget."""
-    code = ("from parallel_mnk import GameSpec, families; from parallel_mnk.play import Engine; "
+    code = ("from parallel_mnk import GameSpec; from parallel_mnk.runtime import families; from parallel_mnk.frontends.play import Engine; "
             f"Engine(GameSpec{(spec.cols, spec.rows, spec.k, spec.gravity)}).load(); "
             "print(' '.join(sorted(families._loaded)))")
     proc = run_python(code, tmp_path, NUMBA_DISABLE_JIT="1")

@@ -1,4 +1,4 @@
-"""parallel_mnk.geometry: the Python k-in-a-row code (``has_line``,
+"""parallel_mnk.game.geometry: the Python k-in-a-row code (``has_line``,
 ``winning_cells``, each by shifts and by line masks) against brute force over
 naive.py's own list of lines."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ import random
 import pytest
 
 from naive import all_lines
-from parallel_mnk import geometry
+from parallel_mnk.game import geometry
 
 
 def brute_lines(rows: int, cols: int, k: int) -> list[int]:

@@ -16,14 +16,15 @@ import pytest
 from checks import random_positions
 from naive import all_lines, naive_solver
 
-from parallel_mnk import GameSpec, Position, geometry
-from parallel_mnk.geometry import build_context
+from parallel_mnk import GameSpec, Position
+from parallel_mnk.game import geometry
+from parallel_mnk.game.geometry import build_context
 from parallel_mnk.kernels.gravity import analysis as G
 from parallel_mnk.kernels.core import layout as L
 from parallel_mnk.kernels.core.bounds import NO_SCORE
 from parallel_mnk.kernels.core.lines import dead_stones, playable_cells, winning_cells
 from parallel_mnk.kernels.core.table import set_root_hashes
-from parallel_mnk.search import Search
+from parallel_mnk.engines.exact.search import Search
 
 # (cols, rows, k, max empty cells): even heights 4 and 6, odd heights 3 and 5
 BOARDS = [(4, 4, 3, 14), (5, 4, 3, 13), (5, 4, 4, 14), (4, 5, 4, 14), (6, 4, 4, 13), (3, 6, 3, 14),

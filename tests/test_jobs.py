@@ -1,4 +1,4 @@
-"""parallel_mnk.jobs: one search at a time, in arrival order, a bounded queue, and a
+"""parallel_mnk.frontends.jobs: one search at a time, in arrival order, a bounded queue, and a
 client's new request stopping the search it replaces (fake searches, no kernels)."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from parallel_mnk.jobs import Busy, Jobs, Replaced
+from parallel_mnk.frontends.jobs import Busy, Jobs, Replaced
 
 
 def hold(release: threading.Event, log: list, name: str):

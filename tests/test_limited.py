@@ -1,4 +1,4 @@
-"""The depth-limited engine (parallel_mnk.limited and kernels/limited/grid.py, kernels/limited/search.py).
+"""The depth-limited engine (parallel_mnk.engines.limited and kernels/limited/grid.py, kernels/limited/search.py).
 
 Checked against plain recomputation (incremental state), against the naive
 memoised minimax (full-depth search), against itself (pruning never changes a
@@ -13,12 +13,13 @@ import numpy as np
 import pytest
 
 from parallel_mnk import GameSpec, MnkError, Position
-from parallel_mnk import best_move, geometry
-from parallel_mnk import limited as LM
+from parallel_mnk import best_move
+from parallel_mnk.game import geometry
+from parallel_mnk.engines import limited as LM
 from parallel_mnk.kernels.limited import grid as G
 from parallel_mnk.kernels.limited import layout as GL
 from parallel_mnk.kernels.limited.search import F_FAST, F_ORDER, F_PRUNE, F_THREATS, F_TT, WIN
-from parallel_mnk.rules import format_move, parse_move_list, ply_of_score
+from parallel_mnk.game.rules import format_move, parse_move_list, ply_of_score
 from checks import random_positions
 from naive import naive_score
 
@@ -282,7 +283,7 @@ def test_two_workers_find_a_move_as_good_as_one():
 
 def run_cli(args):
     import io
-    from parallel_mnk.cli import main
+    from parallel_mnk.frontends.cli import main
 
     out = io.StringIO()
     return main(args, stdin=io.StringIO(""), stdout=out), out.getvalue()

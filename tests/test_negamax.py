@@ -13,7 +13,7 @@ from checks import random_positions
 from naive import naive_score
 
 from parallel_mnk import GameSpec, Position
-from parallel_mnk.geometry import build_context, has_line
+from parallel_mnk.game.geometry import build_context, has_line
 from parallel_mnk.kernels.core import layout as L
 from parallel_mnk.kernels.core.lines import live_line_summary, winning_cells
 from parallel_mnk.kernels.core.moves import node_prelude

@@ -35,8 +35,8 @@ from parallel_mnk import GameSpec, Position
 CHECK_EVERY_NODE = PRELUDE + r'''
 from checks import random_positions
 from naive import naive_score
-from parallel_mnk.rules import win_score
-from parallel_mnk.search import Search
+from parallel_mnk.game.rules import win_score
+from parallel_mnk.engines.exact.search import Search
 
 calls = [0]
 plain, plain_gravity = N.negamax, G.gravity_negamax
@@ -77,7 +77,7 @@ print(f"ok: {positions} positions, {nodes} nodes checked")
 '''
 
 REFUSALS = PRELUDE + r'''
-from parallel_mnk.geometry import build_context
+from parallel_mnk.game.geometry import build_context
 
 
 def check(spec, moves, alpha, beta):

@@ -1,4 +1,4 @@
-"""parallel_mnk.options: ``Limit`` (time, depth, nodes), ``SolveOptions`` and
+"""parallel_mnk.api.options: ``Limit`` (time, depth, nodes), ``SolveOptions`` and
 ``Watch``, and how solve, analyze and best_move honour a Limit or a stopped
 Watch (never a guess: an exact search stopped by either answers ``unknown``)."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ import time
 import pytest
 
 from parallel_mnk import GameSpec, Limit, MnkError, Position, Value, Watch, analyze, best_move, solve
-from parallel_mnk.options import SolveOptions
+from parallel_mnk.api.options import SolveOptions
 
 C4 = GameSpec(7, 6, 4, True)
 HARD = Position.from_moves(C4, "4453")        # about 38 M nodes serially

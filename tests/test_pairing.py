@@ -10,7 +10,7 @@ import pytest
 from checks import random_positions
 from naive import naive_score
 from parallel_mnk import GameSpec, MnkError
-from parallel_mnk.prover.pairing import check_certificate, find_certificate
+from parallel_mnk.engines.proofs.pairing import check_certificate, find_certificate
 from proof_refs import pairing_exists, pairing_survives_play, parse_pair_diagram
 
 SIX = GameSpec(6, 6, 5)

@@ -1,4 +1,4 @@
-"""parallel_mnk.play and ``parallel-mnk play``.
+"""parallel_mnk.frontends.play and ``parallel-mnk play``.
 
 Unit tests drive :class:`Game` with scripted input streams; the end-to-end tests run
 ``python -m parallel_mnk play`` on a pseudo-terminal (stdlib ``pty``/``os.openpty``)
@@ -24,12 +24,12 @@ import pytest
 
 from checks import random_positions
 from parallel_mnk import GameSpec, Position
-from parallel_mnk import solver as solver_module
-from parallel_mnk.cli import main
-from parallel_mnk.play import Engine, Game
-from parallel_mnk.position import O, X
-from parallel_mnk.rules import format_move, parse_move
-from parallel_mnk.solver import solve
+from parallel_mnk.frontends import solver as solver_module
+from parallel_mnk.frontends.cli import main
+from parallel_mnk.frontends.play import Engine, Game
+from parallel_mnk.game.position import O, X
+from parallel_mnk.game.rules import format_move, parse_move
+from parallel_mnk.frontends.solver import solve
 
 ROOT = Path(__file__).resolve().parent.parent
 TTT = GameSpec(3, 3, 3)

@@ -1,4 +1,4 @@
-"""parallel_mnk.position: push/pop, legal moves, outcome, board text validation."""
+"""parallel_mnk.game.position: push/pop, legal moves, outcome, board text validation."""
 import random
 
 import pytest
@@ -6,7 +6,7 @@ import pytest
 from checks import random_positions
 from naive import all_lines
 from parallel_mnk import GameSpec, MnkError, Outcome, Position
-from parallel_mnk.rules import parse_cell
+from parallel_mnk.game.rules import parse_cell
 
 TTT = GameSpec(3, 3, 3)
 C4 = GameSpec(7, 6, 4, True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from parallel_mnk.probes import probe_score, weak_value
+from parallel_mnk.engines.exact.probes import probe_score, weak_value
 
 
 def fake_search(score: int, asked: list, slack: int = 0):

@@ -1,4 +1,4 @@
-"""parallel_mnk.parallel.procpool (with worker.py and shm.py): the process pool.
+"""parallel_mnk.parallel.pools.procpool (with worker.py and shm.py): the process pool.
 
 * reuse: one pool per (workers, tt_bits), rebuilt (and the old workers gone) on
   a change;
@@ -24,10 +24,10 @@ import pytest
 from checks import (BIG_TT_BITS, C4, KILL_MOVES, KILL_SCORE, LONG_MOVES, LONG_SCORE, TT_BITS, alive, check_accounting, check_best_move,
                     check_pv, pool_tasks, serial_score, split_solve)
 from parallel_mnk import GameSpec, Position, solve
-from parallel_mnk import ttable
-from parallel_mnk.parallel.backends import get_coordinator, get_pool
-from parallel_mnk.parallel.backends import shutdown_backends as shutdown_pool
-from parallel_mnk.rules import value_of_score
+from parallel_mnk.runtime import ttable
+from parallel_mnk.parallel.scheduling.registry import get_coordinator, get_pool
+from parallel_mnk.parallel.scheduling.registry import shutdown_backends as shutdown_pool
+from parallel_mnk.game.rules import value_of_score
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -162,7 +162,7 @@ def test_shared_table_gets_huge_pages_where_the_system_allows_them():
 
 # ---------------------------------------------------------------- Ctrl-C
 def cli_command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "parallel_mnk.cli", *args]
+    return [sys.executable, "-m", "parallel_mnk.frontends.cli", *args]
 
 
 def test_cli_module_runs():

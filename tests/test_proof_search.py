@@ -13,7 +13,7 @@ from checks import random_positions
 from naive import naive_score
 from parallel_mnk import GameSpec
 from parallel_mnk.kernels.proofs import layout as PL
-from parallel_mnk.search import Search
+from parallel_mnk.engines.exact.search import Search
 
 SMALL = [GameSpec(4, 4, 4), GameSpec(5, 4, 4), GameSpec(4, 5, 4), GameSpec(5, 5, 4), GameSpec(5, 5, 5),
          GameSpec(6, 4, 4), GameSpec(6, 5, 5), GameSpec(6, 6, 5), GameSpec(4, 4, 3), GameSpec(7, 4, 4),

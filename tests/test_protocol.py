@@ -1,4 +1,4 @@
-"""parallel_mnk.protocol and ``parallel-mnk nmk``: the NMK assignment's stdin/stdout protocol.
+"""parallel_mnk.frontends.protocol and ``parallel-mnk nmk``: the NMK assignment's stdin/stdout protocol.
 
 Hand-made inputs for each command and edge case, malformed inputs, SOLVE
 against the naive reference solver on random positions (the player to move
@@ -18,7 +18,7 @@ import pytest
 
 from naive import naive_solver
 from parallel_mnk import GameSpec
-from parallel_mnk.cli import main
+from parallel_mnk.frontends.cli import main
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "nmk_protocol"
 NO_DATA = ("../shared/data/nmk_protocol not found: the NMK assignment's test files are third-party "

@@ -1,4 +1,4 @@
-"""Splitting a running task (parallel_mnk.parallel.resplit and its parts).
+"""Splitting a running task (parallel_mnk.parallel.scheduling.resplit and its parts).
 
 * the published line: a search stopped part-way has written, at each ply near its
   task root, a move of that node that is legal there, plies that follow the
@@ -25,12 +25,13 @@ from naive import naive_solver
 from parallel_mnk import GameSpec, Position
 from parallel_mnk.kernels.core import layout as L
 from parallel_mnk.kernels.core.layout import TT_EXACT, TT_LOWER, TT_UPPER
-from parallel_mnk.parallel import coordinator as coordinator_module
-from parallel_mnk.parallel import resplit, shm
-from parallel_mnk.parallel.tasklog import TaskLog
-from parallel_mnk.rules import value_of_score
-from parallel_mnk.search import Search
-from parallel_mnk.ttable import new_salt
+from parallel_mnk.parallel.scheduling import coordinator as coordinator_module
+from parallel_mnk.parallel.scheduling import resplit
+from parallel_mnk.parallel.pools import shm
+from parallel_mnk.parallel.scheduling.tasklog import TaskLog
+from parallel_mnk.game.rules import value_of_score
+from parallel_mnk.engines.exact.search import Search
+from parallel_mnk.runtime.ttable import new_salt
 
 
 # ---------------------------------------------------------------- the published line

@@ -1,10 +1,10 @@
-"""parallel_mnk.rules: GameSpec validation, notation at the edges, scores."""
+"""parallel_mnk.game.rules: GameSpec validation, notation at the edges, scores."""
 import random
 
 import pytest
 
 from parallel_mnk import GameSpec, MnkError
-from parallel_mnk.rules import (
+from parallel_mnk.game.rules import (
     PRESETS, cell_index, cell_name, format_board_text, format_move, format_move_list, parse_board_text,
     parse_cell, parse_move, parse_move_list, ply_of_score, value_of_score, win_score,
 )
@@ -296,7 +296,7 @@ def test_value_is_a_str_enum_that_reads_as_its_word():
     import json
 
     from parallel_mnk import Value
-    from parallel_mnk.rules import value_of_score
+    from parallel_mnk.game.rules import value_of_score
 
     assert value_of_score(3) is Value.WIN and value_of_score(0) is Value.DRAW and value_of_score(-1) is Value.LOSS
     for v, word in [(Value.WIN, "win"), (Value.DRAW, "draw"), (Value.LOSS, "loss"), (Value.UNKNOWN, "unknown")]:
@@ -317,7 +317,7 @@ def test_value_is_a_str_enum_that_reads_as_its_word():
     (lambda: GameSpec(9, 9, 5).require_exact(), "UnsupportedError"),
 ])
 def test_errors_are_mnk_errors_of_a_named_kind(call, error):
-    from parallel_mnk import rules
+    from parallel_mnk.game import rules
 
     with pytest.raises(MnkError) as info:
         call()
@@ -326,7 +326,7 @@ def test_errors_are_mnk_errors_of_a_named_kind(call, error):
 
 
 def test_generic_bounds_and_terminal_score():
-    from parallel_mnk.rules import generic_bounds, terminal_score
+    from parallel_mnk.game.rules import generic_bounds, terminal_score
 
     c4 = GameSpec(7, 6, 4, True)
     assert generic_bounds(c4.cells, 0) == (-21, 21)   # Pons' range on the empty board

@@ -16,7 +16,7 @@ import pytest
 
 from bench import plots, scaling_model as M, suite_many_cores as MC
 from bench.peers import Peer
-from parallel_mnk.parallel.tasklog import TaskRecord
+from parallel_mnk.parallel.scheduling.tasklog import TaskRecord
 
 
 def task(place, after, nodes, outcome="counted", probe=0, start=0.0, stopped_after=-1):

@@ -1,4 +1,4 @@
-"""parallel_mnk.serve and ``parallel-mnk serve``: the JSON API answers what the CLI
+"""parallel_mnk.frontends.serve and ``parallel-mnk serve``: the JSON API answers what the CLI
 prints (against analyze(), solve() and best_move() on random positions, free and
 gravity, and against the CLI itself), bad input is a 400 with the CLI's message,
 a new request stops the one it replaces, one search runs at a time, the static
@@ -21,10 +21,10 @@ import pytest
 
 from checks import check_pv, random_positions, web_server
 from parallel_mnk import GameSpec, Limit, Position, analyze, best_move, solve
-from parallel_mnk.cli import main
-from parallel_mnk.jobs import Jobs
-from parallel_mnk.rules import format_move_list, parse_move_list
-from parallel_mnk.serve import MAX_FIELDS, MAX_URL
+from parallel_mnk.frontends.cli import main
+from parallel_mnk.frontends.jobs import Jobs
+from parallel_mnk.game.rules import format_move_list, parse_move_list
+from parallel_mnk.frontends.serve import MAX_FIELDS, MAX_URL
 
 HARD = "game=connect4&moves=4"         # tens of seconds: long enough to stop (4453 now takes about 1 s)
 TIMES = {"nodes", "time_s", "cpu_s", "peak_rss"}

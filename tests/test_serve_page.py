@@ -175,7 +175,7 @@ def test_boards_over_64_cells_get_the_depth_limited_engine_and_say_so(browser_pa
 
 
 def test_the_connect_four_start_shows_its_seven_scores_from_the_book(browser_page):
-    from parallel_mnk.books import thill
+    from parallel_mnk.engines.books import thill
 
     if thill.installed_path() is None:
         pytest.skip("bitbully-databases (the 'books' extra) is not installed")

@@ -1,4 +1,4 @@
-"""parallel_mnk.search.solve: known values, agreement with the naive reference
+"""parallel_mnk.engines.exact.search.solve: known values, agreement with the naive reference
 solver on random positions, Pons' Connect Four sets, finished games."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from checks import C4, random_positions, sign, spec_id
 from naive import naive_solver
 from parallel_mnk import GameSpec, MnkError, Position, solve
-from parallel_mnk.rules import parse_move_list, value_of_score, win_score
+from parallel_mnk.game.rules import parse_move_list, value_of_score, win_score
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "connect4"
 NO_DATA = "../shared/data/connect4 not found: Pons' test sets are third-party data that is not shipped"
@@ -42,7 +42,7 @@ def test_known_values_of_empty_boards(spec, value, score):
     assert weak.score is None
 
 
-# free placement, value for the first player (../shared/notes/parallel-and-numba.md; the
+# free placement, value for the first player (the known values of docs/proofs.md; the
 # k=5 draws: Hsu et al. 2020; 4x9 k=4: Charatsidis 2017, Uiterwijk 2019)
 LITERATURE = [((3, 3, 3), "draw"), ((4, 3, 3), "win"), ((4, 4, 3), "win"), ((5, 3, 3), "win"), ((3, 6, 3), "win"),
               ((5, 5, 3), "win"), ((3, 8, 4), "draw"), ((4, 4, 4), "draw"), ((4, 6, 4), "draw"), ((4, 7, 4), "draw"),

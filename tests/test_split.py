@@ -1,4 +1,4 @@
-"""parallel_mnk.parallel.split: the split tree, driven by fake games (pure Python,
+"""parallel_mnk.parallel.scheduling.split: the split tree, driven by fake games (pure Python,
 no kernels, no pool): bound propagation, ``done``/``result()``,
 young-brothers-wait order, cutoffs making tasks unneeded, static decisions,
 ``min_tasks``, the windows a result refreshes, and a randomised simulation of a
@@ -13,8 +13,8 @@ import pytest
 from checks import (ABC, FAKE_CELLS, WIDE, FakeGame, abc_nodes, all_nodes, check_fail_soft, count_refreshes,
                     make_tree)
 from parallel_mnk.kernels.core.layout import TT_EXACT, TT_LOWER, TT_UPPER
-from parallel_mnk.parallel.split import SplitTree
-from parallel_mnk.rules import generic_bounds
+from parallel_mnk.parallel.scheduling.split import SplitTree
+from parallel_mnk.game.rules import generic_bounds
 
 
 def naive_next_tasks(tree: SplitTree) -> list:

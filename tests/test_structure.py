@@ -1,8 +1,11 @@
 """The package's structure, as the layout promises it (README, "How it works"):
 
-* dependencies point one way: the import graph of ``parallel_mnk`` (imports
-  inside functions included) has no cycle, and no module imports a module of a
-  higher layer (kernels <- geometry/position <- engines <- parallel <- front ends);
+* each folder of the package is one layer, and dependencies point one way: the
+  import graph of ``parallel_mnk`` (imports inside functions included) has no
+  cycle, no module imports a module of a higher layer (:data:`LAYERS`), and the
+  packages (folders) import each other without a loop;
+* the README's map names the layers of :data:`LAYERS` in their order, and every
+  module of every layer in its row;
 * no module over 500 lines, no function over 100 lines (kernels included);
 * ``import parallel_mnk`` does not import numba (the engines load it on first use);
 * every public function and class of the package has a docstring.
@@ -10,6 +13,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -21,17 +25,16 @@ PACKAGE = ROOT / "parallel_mnk"
 MAX_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 100
 
-# the layers, bottom up: a module may import its own layer and those below
+# the layers, bottom up, by the folders (or top-level modules) they hold: a module may
+# import its own layer and those below; the README's map has one row a layer, in this order
 LAYERS = [
-    ["kernels"],
-    ["rules", "geometry", "position", "results", "options", "ttable"],
-    ["runtime", "boards", "families"],
-    ["probes", "search", "limited", "prover", "books"],
+    ["kernels", "proofcheck"],   # numba kernels; the certificate checker, which imports nothing of ours
+    ["game"],
+    ["api"],
+    ["runtime"],
+    ["engines"],
     ["parallel"],
-    ["solver"],
-    ["analysis", "play", "protocol", "commands"],
-    ["jobs"],
-    ["cli", "__main__", "serve", "book_cli", "verify_cli", "proofcheck"],
+    ["frontends", "__main__"],
 ]
 
 
@@ -108,6 +111,66 @@ def test_the_import_graph_has_no_cycle():
             visit(n)
 
 
+def package_of(name: str) -> str:
+    """The package (folder) a module lives in: itself for a package's ``__init__``."""
+    path = modules()[name]
+    return name if path.name == "__init__.py" else name.rpartition(".")[0]
+
+
+def test_the_packages_import_each_other_without_a_loop():
+    """Folders, not only modules: a folder that imports another one is never imported
+    back by it (so each folder reads as one step of its layer)."""
+    edges: dict[str, set[str]] = {}
+    for name, targets in graph().items():
+        if name == "parallel_mnk":
+            continue   # the package's face
+        here = package_of(name)
+        edges.setdefault(here, set()).update(package_of(t) for t in targets if package_of(t) != here)
+    for start in edges:
+        seen, todo = set(), list(edges[start])
+        while todo:
+            p = todo.pop()
+            assert p != start, f"the packages {start} and {sorted(edges[start])} import each other in a loop"
+            if p not in seen:
+                seen.add(p)
+                todo.extend(edges.get(p, ()))
+
+
+def test_the_certificate_checker_imports_nothing_of_the_solver():
+    for name, targets in graph().items():
+        if name.startswith("parallel_mnk.proofcheck"):
+            assert all(t.startswith("parallel_mnk.proofcheck") for t in targets), name
+
+
+def readme_map() -> list[str]:
+    """The rows of the README's map (the first table of "How it works")."""
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("## How it works"):]
+    lines = section.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("|"))
+    end = next(i for i in range(start, len(lines)) if not lines[i].startswith("|"))
+    return lines[start + 2:end]
+
+
+def test_the_readme_map_is_the_layers_in_order_and_names_every_module():
+    rows = readme_map()
+    assert len(rows) == len(LAYERS), f"the map has {len(rows)} rows, LAYERS {len(LAYERS)}"
+    for row, layer in zip(rows, LAYERS):
+        named = {n.removesuffix(".py") for n in re.findall(r"`([\w.]+)/?`", row.split("|")[2])}
+        assert named == set(layer), f"map row {row[:40]!r}: folders {sorted(named)}, LAYERS {layer}"
+        for key in layer:
+            folder = PACKAGE / key
+            if not folder.is_dir():
+                continue
+            inside = sorted(p for p in folder.iterdir() if p.is_dir() and (p / "__init__.py").exists()) if \
+                key == "kernels" else sorted(p for p in folder.rglob("*.py") if p.name != "__init__.py")
+            for path in inside:
+                stem = path.relative_to(folder).with_suffix("").as_posix()
+                parent, _, base = stem.rpartition("/")
+                named = f"`{stem}`" in row or f"`{stem}/`" in row or (f"`{parent}/`" in row and f"`{base}`" in row)
+                assert named, f"the README's map does not name {key}/{stem}"
+
+
 def test_dependencies_point_down_the_layers():
     upward = []
     for name, targets in graph().items():
@@ -121,8 +184,7 @@ def test_dependencies_point_down_the_layers():
 
 def test_the_front_ends_reach_the_parallel_backends_only_through_the_solver():
     g = graph()
-    for name in ("parallel_mnk.analysis", "parallel_mnk.play", "parallel_mnk.protocol", "parallel_mnk.cli",
-                 "parallel_mnk.serve", "parallel_mnk.jobs", "parallel_mnk.commands"):
+    for name in [n for n in g if n.startswith("parallel_mnk.frontends.") and n != "parallel_mnk.frontends.solver"]:
         assert not [t for t in g[name] if t.startswith("parallel_mnk.parallel")], name
 
 

@@ -19,7 +19,7 @@ from parallel_mnk import GameSpec
 from parallel_mnk.kernels.core import layout as L
 from parallel_mnk.kernels.core.layout import TT_EXACT, TT_LOWER, TT_UPPER
 from parallel_mnk.parallel.task import Task, TaskResult, WorkerEnv
-from parallel_mnk.rules import generic_bounds
+from parallel_mnk.game.rules import generic_bounds
 
 
 def test_task_and_result_records_pickle():

@@ -1,4 +1,4 @@
-"""parallel_mnk.parallel.tasklog: where a parallel solve's time went, and its span.
+"""parallel_mnk.parallel.scheduling.tasklog: where a parallel solve's time went, and its span.
 
 * the span of a split tree follows young-brothers-wait (the eldest child, then
   the longest of the others) or not (the longest child), from the nodes of the
@@ -16,7 +16,7 @@ import pytest
 
 from checks import ABC, FakeGame, abc_nodes, check_accounting, make_tree, split_solve
 from parallel_mnk import GameSpec, Position
-from parallel_mnk.parallel.tasklog import PHASES, TaskLog, speedup_bound
+from parallel_mnk.parallel.scheduling.tasklog import PHASES, TaskLog, speedup_bound
 
 
 class Clock:

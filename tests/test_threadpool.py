@@ -1,4 +1,4 @@
-"""parallel_mnk.parallel.threadpool: the thread pool (``backend="thread"``).
+"""parallel_mnk.parallel.pools.threadpool: the thread pool (``backend="thread"``).
 
 * every answer on random positions (exact, weak, Lazy SMP, several worker counts)
   is the serial one, with a best move, and the accounting adds up;
@@ -17,10 +17,10 @@ import pytest
 from checks import (BIG_TT_BITS, C4, check_accounting, check_best_move, random_positions, serial_score,
                     spec_id, split_solve)
 from parallel_mnk import GameSpec, Position, solve
-from parallel_mnk.cli import main
+from parallel_mnk.frontends.cli import main
 from parallel_mnk.parallel import task as task_module
-from parallel_mnk.parallel.backends import get_coordinator
-from parallel_mnk.rules import Value
+from parallel_mnk.parallel.scheduling.registry import get_coordinator
+from parallel_mnk.game.rules import Value
 
 BOARDS = [GameSpec(4, 4, 4), GameSpec(5, 4, 4, True), GameSpec(6, 5, 4, True)]
 

@@ -10,9 +10,9 @@ import pytest
 from checks import random_positions
 from naive import naive_score
 from parallel_mnk import GameSpec, MnkError
-from parallel_mnk.prover.pairing import windows
-from parallel_mnk.prover.threats import check_vcf_line, find_vcf
-from parallel_mnk.rules import win_score
+from parallel_mnk.engines.proofs.pairing import windows
+from parallel_mnk.engines.proofs.threats import check_vcf_line, find_vcf
+from parallel_mnk.game.rules import win_score
 
 BOARDS = [GameSpec(4, 4, 3), GameSpec(5, 4, 4), GameSpec(5, 5, 4), GameSpec(6, 4, 4), GameSpec(4, 7, 4),
           GameSpec(6, 5, 5), GameSpec(6, 6, 5), GameSpec(8, 8, 5), GameSpec(4, 3, 2)]

@@ -12,7 +12,7 @@ import pytest
 from checks import push_quiet, random_positions
 from parallel_mnk import GameSpec, Limit, Position, solve
 from parallel_mnk import best_move
-from parallel_mnk.limited import LimitedSearch
+from parallel_mnk.engines.limited import LimitedSearch
 
 GOMOKU = GameSpec(15, 15, 5)
 # O to move; the engine needs 7 plies to see the win (f10), the threat-space search finds it at once

@@ -1,4 +1,4 @@
-"""parallel_mnk.ttable: table sizes and shared tables.
+"""parallel_mnk.runtime.ttable: table sizes and shared tables.
 
 * ``--tt-size``: parsing, the power of two chosen, refusals (too big for the
   memory, too small, both size options), the default that follows the memory;
@@ -16,8 +16,8 @@ import psutil
 import pytest
 
 from parallel_mnk import GameSpec, MnkError, Position, solve
-from parallel_mnk import ttable
-from parallel_mnk.ttable import (DEFAULT_TT_CAP, MAX_TT_BITS, board_tt_bits, default_tt_bits, parse_size, resolve_tt_bits,
+from parallel_mnk.runtime import ttable
+from parallel_mnk.runtime.ttable import (DEFAULT_TT_CAP, MAX_TT_BITS, board_tt_bits, default_tt_bits, parse_size, resolve_tt_bits,
                                  tt_bits_for_size)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,7 +25,7 @@ SMALL = Position.from_moves(GameSpec(6, 5, 4, True), "34")  # a draw, about a mi
 
 
 def cli(*args: str) -> list[str]:
-    return [sys.executable, "-m", "parallel_mnk.cli", *args]
+    return [sys.executable, "-m", "parallel_mnk.frontends.cli", *args]
 
 
 # ---------------------------------------------------------------- sizes (--tt-size)
@@ -122,7 +122,7 @@ def test_the_table_move_read_from_python_is_what_the_search_stored():
     from checks import random_positions
     from naive import naive_solver
 
-    from parallel_mnk.search import Search
+    from parallel_mnk.engines.exact.search import Search
 
     found = kept = 0
     for spec in (GameSpec(4, 4, 3, True), GameSpec(4, 4, 4, True), GameSpec(3, 3, 3), GameSpec(4, 3, 3)):

@@ -2,7 +2,7 @@
 
 One folder per family of kernels, each with the entry points Python calls in its
 ``entry.py`` (``SIGNATURES``: each compiled for one signature), so what a command
-compiles can be read off the tree (:mod:`parallel_mnk.families` loads them):
+compiles can be read off the tree (:mod:`parallel_mnk.runtime.families` loads them):
 
 | folder | what | entry points |
 |---|---|---|
@@ -19,5 +19,5 @@ be shared memory); the depth-limited engine's arrays are in :mod:`.limited.layou
 
 Importing this package does nothing: the layouts are plain Python, the kernel
 modules load numba only when imported themselves, and nothing compiles before
-:func:`parallel_mnk.families.load` asks (after :mod:`.cache_guard` checked numba's cache).
+:func:`parallel_mnk.runtime.families.load` asks (after :mod:`.cache_guard` checked numba's cache).
 """

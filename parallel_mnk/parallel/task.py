@@ -22,13 +22,13 @@ from typing import Optional, Union
 
 import numpy as np
 
-from .. import limited
-from ..books.choose import open_book
+from ..engines import limited
+from ..engines.books.choose import open_book
+from ..engines.exact.search import Search
+from ..game.position import Position
+from ..game.rules import GameSpec, format_board_text
 from ..kernels.core import layout as L
-from ..position import Position
-from ..rules import GameSpec, format_board_text
-from ..runtime import peak_rss
-from ..search import Search
+from ..runtime.running import peak_rss
 
 DEFER_MIN_EMPTY = 8   # workers put off children another is inside at nodes with this many empty cells
 
@@ -194,7 +194,7 @@ class PositionTask:
     """Solve the position ``x``/``o`` (any side to move) exactly, on the worker's
     table salted with ``salt`` (one salt for a whole book: its positions share
     subtrees), stopping past ``node_limit`` nodes (0: none); or, with ``book``,
-    read it from that opening book (:func:`parallel_mnk.books.choose.open_book`)."""
+    read it from that opening book (:func:`parallel_mnk.engines.books.choose.open_book`)."""
 
     task_id: int
     cols: int

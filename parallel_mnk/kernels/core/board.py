@@ -1,9 +1,9 @@
 """The board's geometry as the kernels read it: one function per value.
 
 This is the *generic* build: every value is read from the kernel context ``ctx``
-(:mod:`.layout`'s slots, written by :func:`parallel_mnk.geometry.build_context`),
+(:mod:`.layout`'s slots, written by :func:`parallel_mnk.game.geometry.build_context`),
 so one compiled search serves every board. A *per-board* build
-(:mod:`parallel_mnk.boards`) is a copy of the kernels in which this file is
+(:mod:`parallel_mnk.runtime.boards`) is a copy of the kernels in which this file is
 replaced by :mod:`.board_constant`: the same functions, returning constants of
 one board, which numba freezes into the code (shifts, masks and loop bounds
 become immediates, dead branches of other ``k`` go away).

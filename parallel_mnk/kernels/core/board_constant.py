@@ -1,4 +1,4 @@
-"""The board's geometry of a per-board build (:mod:`parallel_mnk.boards` copies
+"""The board's geometry of a per-board build (:mod:`parallel_mnk.runtime.boards` copies
 the kernels and puts this file in place of :mod:`.board`): the same functions
 and contracts as :mod:`.board`, returning the constants of one board, which
 numba freezes into the compiled code. ``ctx`` is ignored; the values come from

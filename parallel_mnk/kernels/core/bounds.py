@@ -1,7 +1,7 @@
 """Score bounds and search windows, shared by the exact engines (free placement
 in :mod:`..free.search`, gravity in :mod:`..gravity.search`).
 
-Scores are from the side to move (DESIGN.md): a win completed on ply p is worth
+Scores are from the side to move (docs/design.md): a win completed on ply p is worth
 ``(cells + 2 - p) // 2``, a draw 0, a loss the negated worth of the opponent's win.
 A window ``(alpha, beta)`` is open when ``alpha < beta``; fail-soft results are read
 against it: ``v <= alpha`` an upper bound, ``v >= beta`` a lower bound, else exact.

@@ -21,12 +21,12 @@ compile therefore depends on its kind (bench/README.md, "Cold start"):
   depend on which caller compiled it first).
 * :data:`entry`: what Python calls, with the GIL released. Each family of kernels
   declares its entry points and their one signature in its ``entry.py``
-  (``SIGNATURES``); :mod:`parallel_mnk.families` compiles or loads exactly those.
+  (``SIGNATURES``); :mod:`parallel_mnk.runtime.families` compiles or loads exactly those.
 
 The kernels allocate nothing, so numba's runtime (NRT) is off in all four
 (``_nrt=False``): with it, every array a kernel passes on is reference-counted,
 a call into the runtime per array and call site even for views that own nothing
-(measured: 9 % of a gravity search's time). The depth-limited engine makes small
+(a share of a search's time worth saving). The depth-limited engine makes small
 arrays of its own: its kernels are :data:`allocating` (an entry point with the
 runtime on) and :data:`allocating_expanded`.
 """

@@ -6,7 +6,7 @@ Offsets into the kernel context array ``ctx`` (``uint64[CTX_SIZE]``).
 
 The kernels see the game only through ``ctx``: board constants, shift masks, line
 masks, Zobrist keys, symmetry maps, and per-ply scratch space. It is built by
-:func:`parallel_mnk.geometry.build_context`; each search owns its own copy
+:func:`parallel_mnk.game.geometry.build_context`; each search owns its own copy
 (the scratch part is written during the search).
 
 All entries are non-negative ``uint64``. Module-level ints are compile-time

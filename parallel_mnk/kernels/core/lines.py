@@ -2,7 +2,7 @@
 winning cells (threats) and live lines.
 
 Every function takes the context array ``ctx`` (see :mod:`.layout`) and uint64
-bitboards in the layout of :mod:`parallel_mnk.geometry`.
+bitboards in the layout of :mod:`parallel_mnk.game.geometry`.
 """
 import numpy as np
 from . import board as B
@@ -114,7 +114,7 @@ def winning_cells(ctx, b, empty):
     ``k-1-j`` cells after x all hold stones of ``b``. Gravity is not applied:
     intersect with the playable cells where it matters. Unrolled for k = 3, 4, 5:
     one loop per k, so that each inlines its own straight-line code (a test of k
-    inside one loop cost 6 % more instructions per node).
+    inside one loop costs instructions at every node).
     """
     k = B.k(ctx)
     vertical = B.rows(ctx) >= k  # else no vertical line exists (and _steps needs one)

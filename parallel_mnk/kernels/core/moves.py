@@ -4,7 +4,7 @@ score bounds (:func:`node_prelude`) and the order of its moves (:func:`order_mov
 The free-placement search applies both at every node (:mod:`..free.search`); the
 split of a parallel solve expands its nodes with them on either kind of board
 (:mod:`..pool.split`), and df-pn takes its moves from them (:mod:`..proofs.dfpn`).
-Scores are from the side to move (DESIGN.md).
+Scores are from the side to move (docs/design.md).
 """
 import numpy as np
 

@@ -3,7 +3,7 @@
 strong, generalised.
 
 Contract of :func:`gravity_negamax` for a window ``alpha < beta`` and true score
-``s`` (DESIGN.md's scores, from the side to move): returned ``v <= alpha`` means
+``s`` (docs/design.md's scores, from the side to move): returned ``v <= alpha`` means
 ``s <= v``, ``v >= beta`` means ``s >= v``, else ``s == v``; what it proves is left
 in ``ctx[C_RESULT_KIND]`` (1 lower, 2 upper, 3 exact), exact also when a bound
 meets the node's known bounds. Live windows, aborts and busy marks work as in

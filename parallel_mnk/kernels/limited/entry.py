@@ -1,5 +1,5 @@
 """The depth-limited family's entry points: what the depth-limited engine
-(:mod:`parallel_mnk.limited`) calls on boards of any size up to 26x26: the board
+(:mod:`parallel_mnk.engines.limited`) calls on boards of any size up to 26x26: the board
 state's moves and evaluation (:mod:`.grid`), the search (:mod:`.search`) and
 threat-space search (:mod:`.tss`). Its arrays (geometry, state, tables, scratch)
 are int64 words (:mod:`.layout`), the geometry read-only. Compiling them compiles no exact search."""

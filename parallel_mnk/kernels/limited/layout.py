@@ -3,7 +3,7 @@ and its flags and score scale. Plain Python (no numba), like :mod:`..core.layout
 
 Two int64 arrays describe a search:
 
-``geo`` (read-only, built by :func:`parallel_mnk.geometry.build_grid_geometry`)::
+``geo`` (read-only, built by :func:`parallel_mnk.game.geometry.build_grid_geometry`)::
 
     G_COLS, G_ROWS, G_K, G_GRAVITY, G_CELLS, G_NLINES, G_MAX_PLY  scalars
     G_OFF_LINES   nlines * k cell ids, one line after the other

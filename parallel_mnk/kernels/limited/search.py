@@ -12,8 +12,7 @@ child put on the board, terminal ones included), ``S_EVALS`` = leaves scored
 (static evaluation at depth 0, or a finished game).
 
 Helpers inlined into the search take and return plain numbers (an array
-handed to an inlined helper cost a reference count update per node: 4 % more
-instructions when the threat rules were such a helper).
+handed to an inlined helper costs a reference count update per node).
 
 Table: ``tt_keys[i]`` holds a position's hash, ``tt_data[2i]`` its score (wins
 relative to the node) and ``tt_data[2i + 1]`` ``depth | flag << 8 | (move + 1) << 16``

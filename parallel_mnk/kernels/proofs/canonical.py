@@ -12,7 +12,7 @@ differ. No text is built.
       6 7 8    (bottom row)
 
 ``maps`` is ``int64[nsym, cells]``: ``maps[s, c]`` the cell that symmetry ``s``
-takes cell ``c`` to (row 0 the identity), :func:`parallel_mnk.geometry.symmetries`.
+takes cell ``c`` to (row 0 the identity), :func:`parallel_mnk.game.geometry.symmetries`.
 """
 import numpy as np
 

@@ -56,15 +56,14 @@ assert PROOF_END <= OFF_PROOF + PROOF_SIZE, "the proof region of ctx is too smal
 assert MAX_LINES <= WORDS * 64
 
 
-# where the exact search tests pairings (measured on empty boards, 1 worker, weak: (4,8,4) with
-# 8: 4.5 M nodes, 3.9 s; 12: 7.7 M, 6.1 s; without: 195 M, 80 s; caps of 100..3000 change little at k=4).
-# k >= 5: each move is tried for a certificate at the first SCAN_PLIES plies ((7,7,5): cap 100: 25 k
-# nodes, 1.2 s; cap 1000: 5 k nodes, 3 s; no scan: not settled in 60 s)
+# where the exact search tests pairings: from PAIRING_MIN_EMPTY empty cells, each test capped at
+# PAIRING_CAP search nodes; k >= 5: each move is tried for a certificate at the first SCAN_PLIES plies
+# (the figures that chose them: bench/README.md, "Settings and their figures")
 PAIRING_MIN_EMPTY = 8
 PAIRING_CAP = 100
 SCAN_PLIES = 6
-# VCF at nodes, free placement, k >= 3 ((4,8,4): 4.52 M -> 1.52 M nodes; (7,7,5) 24.8 k -> 20.0 k;
-# (6,5,4) 3.9 k -> 1.1 k; 8 fours / 1000 nodes instead: 1.42 M nodes on (4,8,4) but more time)
+# VCF at nodes of free placement, k >= 3: from VCF_MIN_EMPTY empty cells, at most VCF_MOVES fours a
+# node and VCF_NODE_CAP nodes a search (bench/README.md, "Settings and their figures")
 VCF_MIN_EMPTY = 12
 VCF_MOVES = 8
 VCF_NODE_CAP = 50

@@ -114,7 +114,7 @@ def vcf_bound(ctx, own, opp, ply, lower):
     """The exact search's lower bound of the side to move (stones ``own``, ``ply``
     stones on the board, no win in one) raised by a VCF win found within
     ``ctx[P_VCF_MOVES]`` fours and ``ctx[P_VCF_NODE_CAP]`` nodes, at nodes with at
-    least ``ctx[P_VCF_MIN_EMPTY]`` empty cells (the win's worth: DESIGN.md score)."""
+    least ``ctx[P_VCF_MIN_EMPTY]`` empty cells (the win's worth: docs/design.md score)."""
     cells = np.int64(ctx[C_CELLS])
     if ctx[P_VCF_MIN_EMPTY] == ZERO or cells - ply < np.int64(ctx[P_VCF_MIN_EMPTY]):
         return lower

@@ -1,0 +1,123 @@
+"""Markus Thill's 12-ply Connect Four database with distances, as a :class:`Book`.
+
+The database (``book_12ply_distances.dat`` of the MIT-licensed ``bitbully-databases``
+package; ``pip install -e '.[books]'``) holds every 7x6 position of 12 stones in
+which the side to move cannot win at once, one of each mirror pair: 5 bytes an
+entry, sorted, a big-endian signed 32-bit Huffman code of the board and a signed
+byte, 0 for a draw and +-(100 - d) for a win or loss of the side to move d plies
+later. A position of at most 12 stones is scored by an exact search down to ply 12
+with those entries as leaves (:mod:`parallel_mnk.kernels.book`); its table is
+kept between positions, so a move's children share their work.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional, Union
+
+import numpy as np
+
+from ...game.position import Position
+from ...game.rules import GameSpec, MnkError, ResourceError, generic_bounds, win_score
+from ...kernels.book import layout as BL
+from ...runtime import families
+from ..exact.probes import probe_score
+from .base import Book
+
+CONNECT_FOUR = GameSpec(7, 6, 4, True)
+PLIES = 12
+ENTRY = np.dtype([("key", ">i4"), ("value", "i1")])
+TT_BITS = 21          # the search's table: 2 M words, 16 MiB
+FILE_NAME = "book_12ply_distances.dat"
+
+
+def installed_path() -> Optional[Path]:
+    """The database file of the installed ``bitbully-databases`` package, or None
+    when it is not installed."""
+    try:
+        from importlib.resources import files
+
+        path = Path(str(files("bitbully_databases") / "assets" / FILE_NAME))
+    except (ImportError, ModuleNotFoundError, TypeError):
+        return None
+    return path if path.is_file() else None
+
+
+class ThillBook(Book):
+    """Thill's database, read from ``path`` (default: the installed package's).
+    Raises :class:`MnkError` for a file that is not such a database."""
+
+    spec = CONNECT_FOUR
+    plies = PLIES
+    name = "thill-12ply"
+
+    def __init__(self, path: Union[str, Path, None] = None) -> None:
+        path = installed_path() if path is None else Path(path)
+        if path is None:
+            raise ResourceError("the Connect Four opening book is not installed (pip install bitbully-databases)")
+        self.path = path
+        try:
+            raw = np.fromfile(path, dtype=ENTRY)
+            whole = path.stat().st_size % ENTRY.itemsize == 0
+        except OSError as e:
+            raise MnkError(f"cannot read the opening book {path}: {e.strerror}") from None
+        keys = raw["key"].astype(np.int32)
+        if not whole or len(keys) == 0 or not bool(np.all(keys[1:] > keys[:-1])):
+            raise MnkError(f"{path} is not Thill's 12-ply database (entries of 5 bytes, sorted)")
+        self.keys, self.values = keys, np.ascontiguousarray(raw["value"])
+        self.keys.flags.writeable = self.values.flags.writeable = False
+        self.entries = len(keys)
+        self.st = _state(self.spec, self.plies)
+        self.tt = np.zeros(1 << TT_BITS, dtype=np.uint64)
+        self._kernels = families.book_kernels()
+
+    @property
+    def nodes(self) -> int:
+        """Nodes the book's searches visited (cumulative)."""
+        return int(self.st[BL.S_NODES])
+
+    def score(self, position: Position) -> Optional[int]:
+        """The exact score of a Connect Four position of at most 12 stones (not
+        over); None for any other position, or one whose leaves the database lacks."""
+        if position.spec != self.spec or position.ply > self.plies or position.is_game_over():
+            return None
+        cur, mask = _columns(position)
+        ply = position.ply
+        k = self._kernels
+        if k.wins_now(self.st, np.uint64(cur), np.uint64(mask)):
+            return win_score(self.spec, ply + 1)
+        self.st[BL.S_MISSING] = 0
+
+        def probe(lo: int, hi: int, med: int) -> Optional[int]:
+            v = int(k.search(self.st, self.keys, self.values, self.tt, np.uint64(cur), np.uint64(mask), ply,
+                             med, med + 1))
+            return None if self.st[BL.S_MISSING] else v
+
+        return probe_score(*generic_bounds(self.spec.cells, ply), probe)
+
+
+def _state(spec: GameSpec, plies: int) -> np.ndarray:
+    """The search's ``st`` words for ``spec`` (:mod:`parallel_mnk.kernels.book.layout`)."""
+    st = np.zeros(BL.S_SIZE, dtype=np.uint64)
+    h1 = spec.rows + 1
+    st[BL.S_COLS], st[BL.S_ROWS], st[BL.S_BOOK_PLY] = spec.cols, spec.rows, plies
+    st[BL.S_BOTTOM] = sum(1 << (c * h1) for c in range(spec.cols))
+    st[BL.S_BOARD] = sum(((1 << spec.rows) - 1) << (c * h1) for c in range(spec.cols))
+    centre_first = sorted(range(spec.cols), key=lambda c: (abs(2 * c - (spec.cols - 1)), c))
+    st[BL.S_ORDER:BL.S_ORDER + spec.cols] = centre_first
+    return st
+
+
+def _columns(position: Position) -> tuple[int, int]:
+    """``(cur, mask)`` of ``position`` in the book search's column layout."""
+    spec = position.spec
+    own, _ = position.stones()
+    cur = mask = 0
+    for c in range(spec.cols):
+        for r in range(spec.rows):   # from the bottom
+            cell = (spec.rows - 1 - r) * spec.cols + c
+            bit = 1 << (c * (spec.rows + 1) + r)
+            if (position.x | position.o) >> cell & 1:
+                mask |= bit
+                if own >> cell & 1:
+                    cur |= bit
+    return cur, mask

@@ -1,0 +1,298 @@
+"""The serial depth-limited engine: a strong move with a heuristic evaluation, for
+any board up to 26x26.
+
+Where the exact solver cannot go (boards over 64 cells, or positions out of
+reach in the time given) this module finds a strong move: iterative deepening
+alpha-beta over :mod:`parallel_mnk.kernels.limited.search`, with an open-line
+evaluation, threat detection (a win in one is never missed, an opponent's win in
+one never ignored, a double threat is seen as lost) and a search for wins by
+continuous fours before the main search.
+
+    >>> from parallel_mnk import GameSpec, Position, Limit
+    >>> from parallel_mnk.engines.limited import best_move
+    >>> best_move(Position(GameSpec(15, 15, 5)), Limit(depth=2)).move   # the centre
+    112
+
+:class:`LimitedSearch` holds one such search; the root moves of an iteration
+can also be searched on a worker pool (:mod:`parallel_mnk.parallel.uses.limited`,
+through :func:`parallel_mnk.best_move`). The same kernel, with features switched
+off by flags, gives the plain minimax and plain alpha-beta of the seed
+experiments (:func:`count_search`).
+"""
+from __future__ import annotations
+
+import time
+from typing import Callable, Optional
+
+import numpy as np
+
+from ..api.options import Limit, Watch
+from ..api.results import LimitedResult
+from ..game.geometry import MAX_LIMITED_DEPTH, build_grid_geometry
+from ..game.position import Position
+from ..game.rules import GameSpec, MnkError
+from ..kernels.core.layout import CTL_ABORT, CTL_SIZE
+from ..kernels.limited import grid as G
+from ..kernels.limited import layout as GL
+from ..kernels.limited.layout import F_FAST, F_NEAR, F_ORDER, F_PRUNE, F_THREATS, F_TT, INF, MATE_ZONE, WIN
+from ..kernels.limited.search import forced_win_by_fours, negamax_limited
+from ..kernels.limited.tss import MAX_FOURS, scratch_size, vct
+from ..runtime import families, running
+from ..runtime.ttable import LIMITED_TT_BITS, limited_table
+
+__all__ = ["LimitedSearch", "LimitedResult", "best_move", "count_search", "FULL", "PLAIN_MINIMAX", "ALPHA_BETA"]
+
+PLAIN_MINIMAX = 0
+ALPHA_BETA = F_PRUNE
+FULL = F_PRUNE | F_ORDER | F_TT | F_THREATS | F_FAST
+MAX_DEPTH = MAX_LIMITED_DEPTH
+DEFAULT_DEPTH = 4         # plies searched when neither a depth nor a time is given
+DEFAULT_TT_BITS = LIMITED_TT_BITS
+FOURS_MOVES = 12          # attacker moves tried by the search for a win by continuous fours
+THREES = 3                # three-moves tried by the threat-space search (free placement)
+THREAT_NODES = 1 << 19    # its node budget when no smaller one is given (about 1 s)
+THREAT_TIME_SHARE = 0.25  # of a time limit
+THREAT_TABLE_BITS = 16    # failures remembered by the threat-space search
+BIG_BOARD_WIDTH = 14      # on boards over 64 cells, moves tried per node (forced moves excepted)
+
+
+def new_state(spec: GameSpec, cells_x: list[int], cells_o: list[int], turn: int) -> np.ndarray:
+    """The kernel state ``st`` of a board: stones of each player and the side to move (1 or 2)."""
+    families.load("limited")
+    geo = build_grid_geometry(spec)
+    st = np.zeros(int(geo[GL.G_S_SIZE]), dtype=np.int64)
+    if spec.k == 1:   # every line is one stone short of a win before anything is played
+        st[GL.S_THREAT + 1] = st[GL.S_THREAT + 2] = geo[GL.G_NLINES]
+    for player, cells in ((1, cells_x), (2, cells_o)):
+        for c in cells:
+            G.set_stone(geo, st, c, player)
+    st[GL.S_TURN] = turn
+    if turn == 2:
+        st[GL.S_HASH] ^= geo[geo[GL.G_OFF_ZOB] + 2 * spec.cells]
+    return st
+
+
+def state_of(position: Position) -> np.ndarray:
+    """Kernel state of a :class:`Position`."""
+    spec = position.spec
+    xs = [c for c in range(spec.cells) if position.x >> c & 1]
+    os_ = [c for c in range(spec.cells) if position.o >> c & 1]
+    return new_state(spec, xs, os_, position.turn)
+
+
+def count_search(spec: GameSpec, st: np.ndarray, depth: int, flags: int, tt_bits: int = DEFAULT_TT_BITS,
+                 width: int = 0, ctl: Optional[np.ndarray] = None) -> tuple[int, int, int, int]:
+    """One depth-limited search of ``st`` (not modified) with ``flags``.
+
+    Returns ``(score, best_cell, nodes, evals)`` where ``nodes`` counts the
+    positions visited below the root and ``evals`` the leaves scored. A fresh
+    table is used when ``F_TT`` is in ``flags``, so counts are reproducible.
+    """
+    families.load("limited")
+    geo = build_grid_geometry(spec)
+    work = st.copy()
+    work[GL.S_NODES] = work[GL.S_EVALS] = work[GL.S_ABORTED] = 0
+    work[GL.S_BEST] = -1
+    if flags & F_TT:
+        tt = limited_table(tt_bits)
+        tt.clear()
+        keys, data = tt.keys, tt.data
+    else:
+        keys, data = np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64)
+    ctl = np.zeros(CTL_SIZE, dtype=np.int64) if ctl is None else ctl
+    score = negamax_limited(geo, work, keys, data, ctl, np.int64(depth), np.int64(-INF), np.int64(INF),
+                            np.int64(flags), np.int64(width), np.int64(0))
+    if work[GL.S_ABORTED]:
+        raise TimeoutError("search aborted")
+    return int(score), int(work[GL.S_BEST]), int(work[GL.S_NODES]), int(work[GL.S_EVALS])
+
+
+def search_root_move(spec: GameSpec, x: int, o: int, turn: int, cell: int, depth: int, alpha: int, beta: int,
+                     flags: int, width: int, ctl: np.ndarray,
+                     tt_bits: int = DEFAULT_TT_BITS) -> tuple[int, bool, int]:
+    """The value of root move ``cell`` of the board ``x``/``o`` (``turn`` to move)
+    from the root's view, searched ``depth`` plies in all with the root's window
+    ``(alpha, beta)`` (fail-soft), on this process's table; ``ctl[0]`` aborts.
+    Returns ``(value, aborted, nodes)`` (a worker's share of a parallel iteration)."""
+    cells = range(spec.cells)
+    st = new_state(spec, [c for c in cells if x >> c & 1], [c for c in cells if o >> c & 1], turn)
+    geo = build_grid_geometry(spec)
+    tt = limited_table(tt_bits)
+    if G.play(geo, st, cell):
+        value = WIN - 1
+    elif st[GL.S_PLY] == spec.cells:
+        value = 0
+    else:
+        value = -negamax_limited(geo, st, tt.keys, tt.data, ctl, np.int64(depth - 1), np.int64(-beta),
+                                 np.int64(-alpha), np.int64(flags), np.int64(width), np.int64(1))
+    return int(value), bool(st[GL.S_ABORTED]), int(st[GL.S_NODES]) + 1
+
+
+class LimitedSearch:
+    """One depth-limited search of ``position`` for the side to move.
+
+    ``limit``: the deepest iteration (``depth``, default 4 plies unless a time is
+    given), the seconds (``time``) and nodes (``nodes``) it may use; an iteration
+    cut short by them is thrown away, except that depth 1 always completes, so a
+    move is always returned. ``width``: moves tried per node (default: all on
+    boards of at most 64 cells, 14 best-ordered beyond, with only cells near
+    stones). Raises :class:`MnkError` if the game is over.
+    """
+
+    def __init__(self, position: Position, limit: Optional[Limit] = None, width: Optional[int] = None,
+                 tt_bits: int = DEFAULT_TT_BITS, watch: Optional[Watch] = None) -> None:
+        if position.is_game_over():
+            raise MnkError("the game is over: there is no move to choose")
+        limit = limit or Limit()
+        if limit.depth is not None and limit.depth > MAX_DEPTH:
+            raise MnkError(f"--depth must be between 1 and {MAX_DEPTH}, got {limit.depth}")
+        if width is not None and width < 0:
+            raise MnkError(f"--width must be 0 (all moves) or more, got {width}")
+        families.load("limited")
+        spec = self.spec = position.spec
+        self.position = position
+        self.limit = limit
+        big = spec.cells > 64
+        self.width = (BIG_BOARD_WIDTH if big else 0) if width is None else width
+        self.flags = FULL | (F_NEAR if big and not spec.gravity else 0)
+        deepest = limit.depth if limit.depth is not None else (MAX_DEPTH if limit.time is not None else DEFAULT_DEPTH)
+        self.max_depth = min(deepest, spec.cells - position.ply)
+        self.geo = build_grid_geometry(spec)
+        self.st = state_of(position)
+        self.tt_bits = tt_bits
+        self.watch = watch
+        self.ctl = np.zeros(CTL_SIZE, dtype=np.int64)
+        self.started = time.perf_counter()
+        self.deadline = None if limit.time is None else self.started + limit.time
+        self.nodes = 0
+        self.evals = 0
+
+    def _result(self, cell: int, score: int, depth: int, **extra) -> LimitedResult:
+        return LimitedResult(self.position.move_of_cell(cell), score, depth, self.nodes, self.evals,
+                             time.perf_counter() - self.started, **extra)
+
+    def forced_fours(self) -> Optional[LimitedResult]:
+        """A win by continuous fours (shortest first: m fours then the win, on ply
+        2m + 1; m = 0 is a win in one), or None."""
+        near = bool(self.flags & F_NEAR)
+        for m in range(FOURS_MOVES + 1):
+            work = self.st.copy()
+            found = forced_win_by_fours(self.geo, work, self.ctl, np.int64(m), near, np.int64(0))
+            self.nodes += int(work[GL.S_NODES])
+            if found:
+                return self._result(int(work[GL.S_BEST]), WIN - (2 * m + 1), 0, forced_fours=m > 0)
+            if m > 0 and int(work[GL.S_NODES]) == 0:
+                break   # no four to make at all: longer searches find nothing either
+        return None
+
+    def forcing_win(self) -> Optional[LimitedResult]:
+        """A win by continuous fours (:meth:`forced_fours`), else by fours and threes
+        (:meth:`threat_space`), or None."""
+        return self.forced_fours() or self.threat_space()
+
+    def threat_space(self, threes: int = THREES) -> Optional[LimitedResult]:
+        """A win by fours and threes proven by threat-space search (:mod:`.kernels.limited.tss`;
+        free placement), with at most ``threes`` three-moves, fewest first, within
+        a share of the time and node limits; None when none is found."""
+        if self.spec.gravity:
+            return None
+        families.load("limited")
+        turn = int(self.st[GL.S_TURN])
+        scratch = np.zeros(scratch_size(self.spec.cells), dtype=np.int64)
+        fail = np.zeros(2 << THREAT_TABLE_BITS, dtype=np.int64)
+        budget = THREAT_NODES if self.limit.nodes is None else max(1, self.limit.nodes // 4)
+        share = None if self.limit.time is None else self.limit.time * THREAT_TIME_SHARE
+        for t in range(1, threes + 1):
+            work = self.st.copy()
+            work[GL.S_NODES] = work[GL.S_ABORTED] = 0
+            work[GL.S_NODE_LIMIT] = max(1, budget - self.nodes)
+            left = None if share is None else share - (time.perf_counter() - self.started)
+            if left is not None and left <= 0:
+                break
+
+            def run(work: np.ndarray = work, t: int = t) -> int:
+                return vct(self.geo, work, self.ctl, np.int64(turn), np.int64(t), np.int64(MAX_FOURS), scratch,
+                           fail, np.int64(0))
+
+            plies, _ = running.run_abortable(run, self.ctl, left, self._counter(work), self.watch)
+            self.ctl[CTL_ABORT] = 0   # a share of the time ran out: the search itself goes on
+            self.nodes += int(work[GL.S_NODES])
+            if plies and not work[GL.S_ABORTED]:
+                return self._result(int(work[GL.S_BEST]), WIN - int(plies), 0, threat_space=True)
+            if work[GL.S_ABORTED] or self.nodes >= budget or self.out_of_budget():
+                break
+        return None
+
+    def root_moves(self) -> list[int]:
+        """The root cells the search tries, best-ordered and cut to the width; only
+        the winning cell when there is a win in one, else only the block when the
+        opponent threatens one."""
+        geo, st = self.geo, self.st
+        turn = int(st[GL.S_TURN])
+        pair = np.zeros(2, dtype=np.int64)
+        if G.winning_cells(geo, st, turn, pair) > 0 or G.winning_cells(geo, st, 3 - turn, pair) > 0:
+            return [int(pair[0])]   # win at once, or the block
+        out = np.zeros(self.spec.cells, dtype=np.int64)
+        n = G.candidate_moves(geo, st, bool(self.flags & F_NEAR), out)
+        cells = [int(c) for c in out[:n]]
+        cells.sort(key=lambda c: -G.move_score(geo, st, c, turn))
+        return cells[:self.width] if self.width > 0 else cells
+
+    def out_of_budget(self) -> bool:
+        """True once the time or the node budget is spent (or the watch is stopped)."""
+        if self.deadline is not None and time.perf_counter() >= self.deadline:
+            return True
+        if self.watch is not None and self.watch.stopped:
+            return True
+        return self.limit.nodes is not None and self.nodes >= self.limit.nodes
+
+    def _counter(self, work: np.ndarray) -> Optional[Callable[[], None]]:
+        """What tells the watch the nodes of the iteration running on ``work`` (None without a watch)."""
+        watch = self.watch
+        if watch is None:
+            return None
+        return lambda: watch.count(self.nodes + int(work[GL.S_NODES]))
+
+    def iterate(self) -> LimitedResult:
+        """Iterative deepening in this process: depth 1, 2, ... up to the limit."""
+        tt = limited_table(self.tt_bits)
+        tt.clear()
+        best = None
+        depths = []
+        for d in range(1, self.max_depth + 1):
+            work = self.st.copy()
+            work[GL.S_BEST] = -1
+            if self.limit.nodes is not None and d > 1:
+                work[GL.S_NODE_LIMIT] = max(1, self.limit.nodes - self.nodes)
+
+            def run(work: np.ndarray = work, d: int = d) -> int:
+                return negamax_limited(self.geo, work, tt.keys, tt.data, self.ctl, np.int64(d), np.int64(-INF),
+                                       np.int64(INF), np.int64(self.flags), np.int64(self.width), np.int64(0))
+
+            remaining = None if self.deadline is None or d == 1 else max(1e-3, self.deadline - time.perf_counter())
+            score, _ = running.run_abortable(run, self.ctl, remaining, self._counter(work),
+                                             None if d == 1 else self.watch)
+            self.nodes += int(work[GL.S_NODES])
+            self.evals += int(work[GL.S_EVALS])
+            if work[GL.S_ABORTED] or score is None:
+                break
+            best = (int(score), int(work[GL.S_BEST]), d)
+            depths.append({"depth": d, "score": int(score), "move": self.position.move_of_cell(best[1]),
+                           "nodes": int(work[GL.S_NODES]), "time_s": time.perf_counter() - self.started})
+            if abs(best[0]) > WIN - MATE_ZONE or self.out_of_budget():
+                break   # a proven win or loss does not change with more depth
+        assert best is not None, "depth 1 always completes"
+        score, cell, depth = best
+        return self._result(cell, score, depth, depths=depths)
+
+
+def best_move(position: Position, limit: Optional[Limit] = None, *, width: Optional[int] = None,
+              fours: bool = True, tt_bits: int = DEFAULT_TT_BITS, depth: Optional[int] = None,
+              time_limit: Optional[float] = None) -> LimitedResult:
+    """A strong move for the side to move, in this process (see :class:`LimitedSearch`
+    for ``limit`` and ``width``). ``fours``: first look for a win by continuous
+    fours. ``depth`` and ``time_limit`` are the older spellings of
+    ``Limit(depth=)`` and ``Limit(time=)``. :func:`parallel_mnk.best_move` adds
+    ``workers``."""
+    search = LimitedSearch(position, Limit.of(limit, time=time_limit, depth=depth), width, tt_bits)
+    return (search.forcing_win() if fours else None) or search.iterate()

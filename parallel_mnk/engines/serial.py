@@ -1,0 +1,137 @@
+"""A serial exact solve: value, exact score, best move and perfect line of a
+position in this process (:func:`solve_serial`), by the ladder of null-window
+probes of :class:`~.exact.search.Search`, or by df-pn first (:func:`solve_dfpn`)
+where the options ask it (:meth:`~parallel_mnk.api.options.SolveOptions.dfpn_first`).
+
+It drives the exact search and the proofs, so it sits above both.
+"""
+from __future__ import annotations
+
+import time
+from typing import Optional
+
+from ..api.options import SolveOptions
+from ..api.results import SolveResult, WorkerStats, prover_of
+from ..game.position import Position
+from ..game.rules import Value, value_of_score
+from ..kernels.core import layout as L
+from ..runtime import running
+from ..runtime.ttable import transposition_table
+from .exact.search import Search, answer_with_line, terminal_result
+from .proofs.dfpn import Dfpn, DfpnResult, weak_value
+
+# df-pn's budget a question under prover="auto": past it alpha-beta answers (df-pn's table has the
+# bytes of alpha-beta's, half the entries: a bigger budget re-expands more than it saves)
+DFPN_AUTO_BUDGET = 1 << 19
+
+
+def solve_serial(position: Position, opts: SolveOptions) -> SolveResult:
+    """:func:`parallel_mnk.solve` in this process (``opts.workers == 1``); see there.
+    Where ``opts.dfpn_first(position)``, df-pn answers first (:func:`solve_dfpn`),
+    and alpha-beta after it when its budget stopped it (``prover="auto"``)."""
+    started = time.perf_counter()
+    if position.is_game_over():
+        return terminal_result(position, started)
+    search = Search(position.spec, transposition_table(opts.tt_bits))
+    if opts.dfpn_first(position):
+        settled = solve_dfpn(position, opts, search, started)
+        if settled.value.known or opts.prover == "dfpn":
+            return settled
+        return _alpha_beta(position, opts, search, started, settled.nodes)
+    return _alpha_beta(position, opts, search, started, 0)
+
+
+def _alpha_beta(position: Position, opts: SolveOptions, search: Search, started: float,
+                earlier: int) -> SolveResult:
+    """The alpha-beta solve of :func:`solve_serial` (``earlier``: nodes df-pn
+    spent first, counted in the result; the limits hold for both)."""
+    left = None if opts.limit.time is None else max(1e-3, opts.limit.time - (time.perf_counter() - started))
+    search.set_node_limit(None if opts.limit.nodes is None else max(1, opts.limit.nodes - earlier))
+    own, opp = position.stones()
+    cpu0 = time.process_time()
+
+    def run() -> Optional[tuple[int, list[int]]]:
+        score = search.score(own, opp, position.ply, opts.weak)
+        if search.aborted:
+            return None
+        line = answer_with_line(search, position, score, opts.weak, opts.pv)
+        return None if line is None else (score, line)
+
+    def status() -> str:
+        elapsed = time.perf_counter() - started
+        return (f"solving: {search.nodes / 1e6:.1f} M nodes, "
+                f"{search.nodes / max(elapsed, 1e-9) / 1e6:.1f} M nodes/s, {elapsed:.1f} s")
+
+    result, _ = running.run_with_status(run, search.ctl, left, opts.progress, status, opts.watch,
+                                        lambda: earlier + search.nodes)
+    elapsed = time.perf_counter() - started
+    nodes = earlier + search.nodes
+    stats = [WorkerStats(0, 1, nodes, time.process_time() - cpu0, 0, *search.proof_counts)]
+    if result is None:
+        return SolveResult(position.spec, Value.UNKNOWN, None, None, [], nodes, elapsed, stats)
+    score, line = result
+    value = value_of_score(score)
+    return SolveResult(position.spec, value, None if opts.weak else score, line[0], line,
+                       nodes, elapsed, stats, proof=prover_of(value, stats))
+
+
+def solve_dfpn(position: Position, opts: SolveOptions, search: Search, started: float) -> SolveResult:
+    """The weak value by df-pn (:func:`.proofs.dfpn.weak_value`) within the time
+    limit and the node limit (each question; ``prover="auto"``: at most
+    ``DFPN_AUTO_BUDGET``), ``proof`` ``"dfpn"``; the best move and the line from
+    its table, completed by ``search`` (alpha-beta from the known value) where
+    the table holds none or (with ``opts.pv``) only part of one. ``unknown`` when
+    a limit stopped it. Precondition: the game is not over."""
+    auto = opts.prover == "auto"
+    limit = opts.limit.nodes or 0
+    if auto:
+        limit = min(limit or DFPN_AUTO_BUDGET, DFPN_AUTO_BUDGET)
+    proofs = Dfpn(position, max(4, opts.tt_bits - 1), node_limit=limit)
+    proofs.ctl = search.ctl   # one abort word stops both searches
+    done = [0]                # nodes of the questions already answered
+    cpu0 = time.process_time()
+
+    def ask(mover_attacks: bool) -> DfpnResult:
+        found = proofs.ask_here(mover_attacks)
+        done[0] += int(proofs.ctx[L.C_NODES])
+        return DfpnResult(found, int(proofs.ctx[L.C_NODES]))
+
+    def run() -> Optional[tuple[Value, list[int]]]:
+        found = weak_value(proofs, ask)
+        if not found.value.known:
+            return None
+        line = _dfpn_line(search, position, found.value, found.line, opts.pv)
+        return None if line is None else (found.value, line)
+
+    def nodes() -> int:
+        return done[0] + int(proofs.ctx[L.C_NODES]) + search.nodes
+
+    def status() -> str:
+        elapsed = time.perf_counter() - started
+        return f"df-pn: {nodes() / 1e6:.1f} M nodes, {elapsed:.1f} s"
+
+    result, _ = running.run_with_status(run, search.ctl, opts.limit.time, opts.progress, status, opts.watch, nodes)
+    search.ctl[L.CTL_ABORT] = 0
+    total = done[0] + search.nodes
+    stats = [WorkerStats(0, 1, total, time.process_time() - cpu0, 0, *search.proof_counts)]
+    elapsed = time.perf_counter() - started
+    if result is None:
+        return SolveResult(position.spec, Value.UNKNOWN, None, None, [], total, elapsed, stats)
+    value, line = result
+    return SolveResult(position.spec, value, None, line[0], line, total, elapsed, stats, proof="dfpn")
+
+
+def _dfpn_line(search: Search, position: Position, value: Value, cells: list[int], pv: bool) -> Optional[list[int]]:
+    """Moves from df-pn's line ``cells`` that keep the weak ``value`` of
+    ``position``, completed by alpha-beta (:func:`answer_with_line`) when empty,
+    or with ``pv`` when the game is not over at its end; None when aborted."""
+    pos = position.copy()
+    moves = []
+    for cell in cells:
+        moves.append(pos.move_of_cell(cell))
+        pos.push(moves[-1])
+    if moves and (not pv or pos.is_game_over()):
+        return moves
+    score = {Value.WIN: 1, Value.DRAW: 0, Value.LOSS: -1}[value] * (-1 if len(cells) % 2 else 1)
+    rest = answer_with_line(search, pos, score, True, pv)
+    return None if rest is None else moves + rest

@@ -1,0 +1,46 @@
+"""What the command line and the web server ask alike: the game from a preset or
+its sizes, the position from a move list or board text, and the checks of a time
+limit, with the CLI's one-line messages. Both front ends call these, so that a
+request to ``parallel-mnk serve`` fails with the words ``parallel-mnk`` uses.
+
+The JSON of each command is the result's own ``to_dict`` (:class:`SolveResult`,
+:class:`~parallel_mnk.frontends.analysis.Analysis`, :class:`LimitedResult`).
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from ..game.position import Position
+from ..game.rules import PRESETS, GameSpec, MnkError
+
+
+def game_spec(game: Optional[str], cols: Optional[int], rows: Optional[int], k: Optional[int],
+              gravity: bool) -> GameSpec:
+    """The game of ``--game`` (a preset; ``cols``/``rows``/``k`` given override its
+    sizes, ``gravity`` adds gravity) or of ``--cols --rows --k [--gravity]``."""
+    if game is not None:
+        base = PRESETS.get(game)
+        if base is None:
+            raise MnkError(f"unknown game {game!r} (choose from {', '.join(sorted(PRESETS))})")
+        return GameSpec(base.cols if cols is None else cols, base.rows if rows is None else rows,
+                        base.k if k is None else k, base.gravity or gravity)
+    missing = [f"--{name}" for name, value in (("cols", cols), ("rows", rows), ("k", k)) if value is None]
+    if missing:
+        raise MnkError(f"give the game: {', '.join(missing)} missing (or --game connect4|tictactoe)")
+    assert cols is not None and rows is not None and k is not None
+    return GameSpec(cols, rows, k, gravity)
+
+
+def position_of(spec: GameSpec, moves: Optional[str], board: Optional[str]) -> Position:
+    """The position of ``--moves`` or ``--board`` (not both); neither is the empty board."""
+    if moves is not None and board is not None:
+        raise MnkError("give either --moves or --board, not both")
+    if board is not None:
+        return Position.from_board(spec, board)
+    return Position.from_moves(spec, moves or "")
+
+
+def check_time_limit(time_limit: Optional[float]) -> None:
+    """Refuse a time limit that is not positive (None: no limit)."""
+    if time_limit is not None and not time_limit > 0:
+        raise MnkError(f"--time-limit must be positive, got {time_limit}")

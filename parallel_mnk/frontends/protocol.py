@@ -1,0 +1,282 @@
+"""The NMK assignment's stdin/stdout protocol (``parallel-mnk nmk``).
+
+Input: whitespace-separated tokens (line breaks mean nothing). Each query is a
+header ``COMMAND N M K P`` followed by the ``N * M`` cells of the board in
+row-major order from the top-left: ``0`` empty, ``1`` first player, ``2``
+second player. ``N`` is the number of rows, ``M`` of columns, ``K`` the run
+that wins, ``P`` (1 or 2) the player to move. ``P`` is taken as given, never
+inferred from the stone counts. The game is free placement (no gravity).
+
+Commands and output (LF, no trailing spaces, no blank lines):
+
+* ``GEN_ALL_POS_MOV``: the number of boards, then each board (``N`` lines of
+  ``M`` space-separated cells) with ``P``'s stone put on one empty cell, in
+  row-major order of that cell.
+* ``GEN_ALL_POS_MOV_CUT_IF_GAME_OVER``: the same, except that if one of those
+  boards ends the game (``P`` now has ``K`` in a row, or the board is full),
+  ``1`` and only the first such board.
+* Both GEN commands print ``0`` alone for a board that is already over
+  (``K`` in a row for either player, or full).
+* ``SOLVE_GAME_STATE``: ``FIRST_PLAYER_WINS``, ``SECOND_PLAYER_WINS`` or
+  ``BOTH_PLAYERS_TIE`` with perfect play, ``P`` to move. A board already won
+  gives its winner, a full board with no line a tie, a board on which both
+  players have a line is refused. Solved by :class:`parallel_mnk.engines.exact.search.Search`
+  (weak solve: win/draw/loss) with one transposition table for all queries,
+  and answers memoised per board.
+
+The GEN commands are plain Python on bitboards held in Python ints, so they
+work on boards of any size; SOLVE needs a board of at most 64 cells.
+
+Inside, cell ``row * M + col`` (row 0 at the top) is bit ``row * M + col`` of
+a bitboard: the protocol's row-major order is the project's cell index.
+"""
+from __future__ import annotations
+
+import re
+from typing import NamedTuple, Optional
+
+from ..engines.exact.search import Search
+from ..game.geometry import has_line, winning_cells
+from ..game.rules import MAX_CELLS, GameSpec, MnkError, UnsupportedError
+from ..runtime.running import run_abortable
+from ..runtime.ttable import DEFAULT_TT_BITS, transposition_table
+
+GEN = "GEN_ALL_POS_MOV"
+GEN_CUT = "GEN_ALL_POS_MOV_CUT_IF_GAME_OVER"
+SOLVE = "SOLVE_GAME_STATE"
+COMMANDS = (GEN, GEN_CUT, SOLVE)
+
+FIRST_WINS = "FIRST_PLAYER_WINS"
+SECOND_WINS = "SECOND_PLAYER_WINS"
+TIE = "BOTH_PLAYERS_TIE"
+
+# A SOLVE query with more empty cells than this runs its search in a helper thread,
+# so that Ctrl-C can stop it (the thread costs ~0.1 ms: too much for small queries).
+ABORTABLE_EMPTY_CELLS = 20
+
+_INT_RE = re.compile(r"-?[0-9]+")
+_ONLY_X = str.maketrans("2", "0")         # '1' stays 1: bits of the first player
+_ONLY_O = str.maketrans("12", "01")       # '2' becomes 1: bits of the second player
+
+
+class Query(NamedTuple):
+    """One query: ``cells`` holds the ``rows * cols`` cells as characters ``0``/``1``/``2``, row-major."""
+
+    command: str
+    rows: int
+    cols: int
+    k: int
+    player: int
+    cells: str
+
+    def stones(self) -> tuple[int, int]:
+        """``(first, second)``: the players' bitboards (bit = row * cols + col)."""
+        rev = self.cells[::-1]  # int(..., 2) reads the most significant bit first
+        return int(rev.translate(_ONLY_X), 2), int(rev.translate(_ONLY_O), 2)
+
+
+# ------------------------------------------------------------------ parsing
+def _line_of_token(text: str, index: int) -> int:
+    """The line (from 1) of the ``index``-th whitespace token of ``text`` (error messages only)."""
+    for i, m in enumerate(re.finditer(r"\S+", text)):
+        if i == index:
+            return text.count("\n", 0, m.start()) + 1
+    return text.count("\n") + 1
+
+
+def _header(tokens: tuple[str, ...], fail) -> tuple[str, int, int, int, int]:
+    """``(command, rows, cols, k, player)`` from the 5 header tokens; ``fail(offset, message)`` on errors."""
+    command = tokens[0]
+    if command not in COMMANDS:
+        fail(0, f"unknown command {command[:40]!r} (expected {', '.join(COMMANDS)})")
+    if len(tokens) < 5:
+        fail(0, f"the header needs 4 numbers after {command} (N M K P), found {len(tokens) - 1}")
+    values = []
+    for j, name in enumerate(("N (rows)", "M (columns)", "K", "P (player to move)")):
+        token = tokens[1 + j]
+        if not _INT_RE.fullmatch(token):
+            fail(1 + j, f"{name} must be an integer, got {token[:40]!r}")
+        values.append(int(token))
+    rows, cols, k, player = values
+    if rows < 1 or cols < 1:
+        fail(1, f"the board must have at least one row and one column, got N={rows} M={cols}")
+    if k < 1:
+        fail(3, f"K must be at least 1, got {k}")
+    if player not in (1, 2):
+        fail(4, f"P (player to move) must be 1 or 2, got {player}")
+    if command == SOLVE:
+        try:
+            _check_solvable(rows, cols)
+        except MnkError as e:
+            fail(1, str(e))
+    return command, rows, cols, k, player
+
+
+def _check_solvable(rows: int, cols: int) -> None:
+    if rows * cols > MAX_CELLS:
+        raise UnsupportedError(f"{SOLVE} handles boards of at most {MAX_CELLS} cells (one 64-bit word per player), "
+                       f"N={rows} M={cols} has {rows * cols}")
+
+
+def parse(text: str) -> list[Query]:
+    """All queries of a protocol input; raises :class:`MnkError` (naming the line
+    and the query) on the first malformed one."""
+    tokens = text.split()
+    queries: list[Query] = []
+    headers: dict[tuple[str, ...], tuple[str, int, int, int, int]] = {}  # files repeat one header
+    i, n_tokens = 0, len(tokens)
+
+    def fail(at: int, message: str):
+        raise MnkError(f"line {_line_of_token(text, at)}, query {len(queries) + 1}: {message}")
+
+    while i < n_tokens:
+        head = tuple(tokens[i:i + 5])
+        header = headers.get(head)
+        if header is None:
+            header = headers[head] = _header(head, lambda offset, message: fail(i + offset, message))
+        command, rows, cols, k, player = header
+        n = rows * cols
+        start = i + 5
+        if start + n > n_tokens:
+            fail(i, f"a {rows}x{cols} board needs {n} cells after the header, found {n_tokens - start}")
+        cells = "".join(tokens[start:start + n])
+        if len(cells) != n or cells.strip("012"):
+            for j in range(n):
+                token = tokens[start + j]
+                if token not in ("0", "1", "2"):
+                    r, c = divmod(j, cols)
+                    fail(start + j, f"cell {j + 1} (row {r + 1}, column {c + 1}) is {token[:40]!r}, expected 0, 1 or 2")
+        queries.append(Query(command, rows, cols, k, player, cells))
+        i = start + n
+    return queries
+
+
+# ------------------------------------------------------------------ answers
+def _board_lines(cells: str, cols: int) -> list[str]:
+    return [" ".join(cells[r:r + cols]) for r in range(0, len(cells), cols)]
+
+
+def generate(query: Query) -> str:
+    """The output of a GEN query (lines joined by LF, no final newline)."""
+    rows, cols, k, n = query.rows, query.cols, query.k, query.rows * query.cols
+    x, o = query.stones()
+    filled = x | o
+    full = (1 << n) - 1
+    if filled == full or has_line(x, rows, cols, k) or has_line(o, rows, cols, k):
+        return "0"
+    empty = full & ~filled
+    lines = _board_lines(query.cells, cols)
+    stone = "1" if query.player == 1 else "2"
+
+    def board(cell: int) -> str:
+        r, c = divmod(cell, cols)
+        row = lines[r]
+        return "\n".join(lines[:r] + [row[:2 * c] + stone + row[2 * c + 1:]] + lines[r + 1:])
+
+    if query.command == GEN_CUT:
+        own = x if query.player == 1 else o
+        ends = empty if empty & (empty - 1) == 0 else winning_cells(own, empty, rows, cols, k)
+        if ends:
+            return "1\n" + board((ends & -ends).bit_length() - 1)
+    cells = [j for j, ch in enumerate(query.cells) if ch == "0"]
+    return "\n".join([str(len(cells))] + [board(j) for j in cells])
+
+
+class Session:
+    """Answers the queries of one input: one :class:`Search` per board shape (all
+    on one transposition table), and answers memoised per query (files repeat boards)."""
+
+    def __init__(self, tt_bits: int = DEFAULT_TT_BITS) -> None:
+        self.tt_bits = tt_bits
+        self._searches: dict[tuple[int, int, int], tuple[Search, bool]] = {}
+        self._answers: dict[Query, str] = {}  # e.g. NMKSolver16: 52,318 queries, 9,704 distinct
+
+    def _search(self, rows: int, cols: int, k: int) -> tuple[Search, bool]:
+        """The search for a shape, and whether it is on the transposed board.
+
+        Transposing maps lines onto lines, so the value is the same; it lets
+        boards wider than :class:`GameSpec`'s 26 columns (at most 2 rows, since
+        at most 64 cells) be solved.
+        """
+        key = (rows, cols, k)
+        if key not in self._searches:
+            transpose = cols > 26 >= rows
+            spec = GameSpec(cols=rows, rows=cols, k=k) if transpose else GameSpec(cols=cols, rows=rows, k=k)
+            self._searches[key] = (Search(spec, transposition_table(self.tt_bits)), transpose)
+        return self._searches[key]
+
+    def solve(self, query: Query) -> str:
+        """The answer of a SOLVE query."""
+        rows, cols, k = query.rows, query.cols, query.k
+        x, o = query.stones()
+        x_line, o_line = has_line(x, rows, cols, k), has_line(o, rows, cols, k)
+        n = rows * cols
+        if x_line and o_line:
+            raise MnkError("both players have K in a row: no game reaches this board")
+        if x_line:
+            return FIRST_WINS
+        if o_line:
+            return SECOND_WINS
+        if x | o == (1 << n) - 1:
+            return TIE
+        return self._search_value(query, x, o)
+
+    def _search_value(self, query: Query, x: int, o: int) -> str:
+        n = query.rows * query.cols
+        _check_solvable(query.rows, query.cols)
+        search, transpose = self._search(query.rows, query.cols, query.k)
+        own, opp = (x, o) if query.player == 1 else (o, x)
+        if transpose:
+            own, opp = _transpose(own, query.rows, query.cols), _transpose(opp, query.rows, query.cols)
+        ply = (x | o).bit_count()
+        if n - ply > ABORTABLE_EMPTY_CELLS:
+            found, _ = run_abortable(lambda: search.score(own, opp, ply, True), search.ctl, None)
+            assert found is not None, "an untimed search always answers"
+            value = found
+        else:
+            value = search.score(own, opp, ply, True)
+        if value == 0:
+            return TIE
+        return FIRST_WINS if (value > 0) == (query.player == 1) else SECOND_WINS
+
+    def answer(self, query: Query) -> str:
+        """The output of one query (lines joined by LF, no final newline); memoised."""
+        answer = self._answers.get(query)
+        if answer is None:
+            answer = self.solve(query) if query.command == SOLVE else generate(query)
+            self._answers[query] = answer
+        return answer
+
+    def run(self, queries: list[Query]) -> str:
+        """The whole output for ``queries``: each answer followed by LF.
+
+        Errors name the query: ``query 7: ...``.
+        """
+        out = []
+        for i, query in enumerate(queries):
+            try:
+                out.append(self.answer(query))
+            except MnkError as e:
+                raise MnkError(f"query {i + 1}: {e}") from None
+        return "\n".join(out) + "\n" if out else ""
+
+
+def _transpose(stones: int, rows: int, cols: int) -> int:
+    """Bitboard of the transposed board (cell (r, c) -> (c, r), ``rows`` columns)."""
+    result = 0
+    while stones:
+        low = stones & -stones
+        r, c = divmod(low.bit_length() - 1, cols)
+        result |= 1 << (c * rows + r)
+        stones ^= low
+    return result
+
+
+def needs_solver(queries: list[Query]) -> bool:
+    """Whether some query needs the search kernels (so the caller may load them first)."""
+    return any(q.command == SOLVE for q in queries)
+
+
+def run(text: str, tt_bits: int = DEFAULT_TT_BITS, session: Optional[Session] = None) -> str:
+    """Protocol output for protocol input ``text``."""
+    return (session or Session(tt_bits)).run(parse(text))

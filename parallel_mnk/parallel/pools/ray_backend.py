@@ -1,0 +1,190 @@
+"""The Ray backend: the tasks of the split tree as Ray tasks (``--backend ray``).
+
+Ray is an optional dependency (the ``cluster`` extra: ``pip install
+'parallel_mnk[cluster]'``); it is imported only when a Ray backend is built, and
+its absence is one line (:class:`~parallel_mnk.game.rules.MnkError`). Everything above
+the backend is shared with the process pool: the split tree (:mod:`.split`),
+the scheduler (:mod:`.coordinator`) and the probe loop (:mod:`.driver`), so the
+answers and the per-worker accounting have the same meaning.
+
+* Slots: at most one Ray task per slot out at a time; a slot is what the
+  accounting calls a worker (Ray picks the process that runs each task). Without
+  ``address`` a local Ray is started with ``num_cpus=workers``; with one, the
+  cluster's Ray is joined and ``workers`` should be its CPU count. A Ray already
+  initialised in this process (by the caller) is used as it is and not shut down.
+* Shared bounds: the backend's actor (:mod:`.ray_board`) gets the changes of
+  live windows, abandons and the stop once per loop turn (:meth:`flush`); the
+  workers watch it (:mod:`.ray_worker`).
+* Tables: one per machine in shared memory; on the coordinator's machine the
+  coordinator and the workers share one, as with the pool. Each machine needs
+  ``2**tt_bits`` entries of 8 bytes free; one without them fails the solve with
+  a clear message.
+* Faults: a task whose worker process dies is reported lost (the coordinator
+  hands it out again); Ray's own retries are off. Closing cancels the running
+  tasks and shuts down a Ray this backend started.
+* Start-up: a local Ray takes seconds to start; worker processes load the
+  kernels from numba's cache (warm-up tasks, before the first solve).
+"""
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import time
+from typing import Any, Optional
+
+from ...game.rules import MnkError
+from ...kernels.core import layout as L
+from ...runtime.ttable import check_table_memory, close_memfd_table, memfd_table
+from ..task import AnyTask
+from .backend import Backend, Event, Lost
+from .ray_board import BoundBoard
+from .ray_worker import BOARD_PREFIX, import_ray, run_remote, warm_remote
+
+REACH_TIMEOUT_S = 5.0
+
+
+class RayBackend(Backend):
+    """``workers`` task slots on Ray (local, or the cluster at ``address``)."""
+
+    def __init__(self, workers: int, tt_bits: int, address: Optional[str] = None) -> None:
+        ray = import_ray()
+        if workers < 1:
+            raise MnkError(f"workers must be at least 1, got {workers}")
+        check_table_memory(tt_bits, "a table")
+        self.ray = ray
+        self.n, self.tt_bits, self.address = workers, tt_bits, address
+        self._owns_ray = False
+        t = time.perf_counter()
+        if not ray.is_initialized():
+            self._init_ray(workers, address)
+        self.init_s = time.perf_counter() - t
+        self.token = os.urandom(8).hex()
+        self.board = ray.remote(num_cpus=0)(BoundBoard).options(name=BOARD_PREFIX + self.token).remote()
+        self._table = memfd_table(self.token, tt_bits)
+        self.tt = self._table[2]
+        if self._table[0] >= 0:
+            node = ray.get_runtime_context().get_node_id()
+            ray.get(self.board.register_table.remote(node, (os.getpid(), self._table[0]), None))
+        self._run = ray.remote(num_cpus=1, max_retries=0)(run_remote)
+        self._refs: dict[int, Any] = {}   # slot -> the object ref of its running task
+        self._windows: dict[int, int] = {}
+        self._abandon_ids: list[int] = []
+        self._done: list[int] = []
+        self.closed = False
+        t = time.perf_counter()
+        warm = ray.remote(num_cpus=1, max_retries=0)(warm_remote)
+        try:
+            ray.get([warm.remote(self.token, tt_bits) for _ in range(workers)])
+        except ray.exceptions.RayTaskError as e:
+            self.close()
+            raise _task_error(e) from None
+        self.warm_s = time.perf_counter() - t
+
+    def _init_ray(self, workers: int, address: Optional[str]) -> None:
+        kw: dict[str, Any] = dict(include_dashboard=False, logging_level=logging.WARNING)
+        if address is not None:
+            _check_reachable(address)
+        try:
+            if address is None:
+                self.ray.init(num_cpus=workers, **kw)
+            else:
+                self.ray.init(address=address, **kw)
+        except (ConnectionError, ValueError, RuntimeError) as e:
+            raise MnkError(f"cannot start or join Ray{'' if address is None else ' at ' + address}: "
+                           f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+        self._owns_ray = True
+
+    # ------------------------------------------------------------ the backend contract
+    def start(self, slot: int, task: AnyTask) -> bool:
+        self._refs[slot] = self._run.remote(task, self.token, self.tt_bits, slot)
+        return True
+
+    def collect(self, timeout: float) -> list[Event]:
+        ray = self.ray
+        refs = {ref: slot for slot, ref in self._refs.items()}
+        if not refs:
+            return []
+        ready, _ = ray.wait(list(refs), num_returns=1, timeout=timeout)
+        if ready and len(refs) > 1:
+            ready, _ = ray.wait(list(refs), num_returns=len(refs), timeout=0)
+        events: list[Event] = []
+        for ref in ready:
+            slot = refs[ref]
+            del self._refs[slot]
+            try:
+                result = ray.get(ref)
+            except ray.exceptions.RayTaskError as e:
+                raise _task_error(e) from None
+            except ray.exceptions.RayError as e:  # the worker process died, or the task was cancelled
+                events.append((slot, Lost(type(e).__name__)))
+                continue
+            self._done.append(result.task_id)
+            events.append((slot, result))
+        return events
+
+    def set_window(self, slot: int, task_id: int, alpha: int, beta: int) -> None:
+        self._windows[task_id] = L.pack_window(task_id, alpha, beta)
+
+    def abandon(self, slot: int, task_id: int) -> None:
+        self._abandon_ids.append(task_id)
+
+    def flush(self) -> None:
+        if self._windows or self._abandon_ids or self._done:
+            self.board.update.remote(self._windows, self._abandon_ids, self._done)
+            self._windows, self._abandon_ids, self._done = {}, [], []
+
+    def begin(self) -> None:
+        pass   # a stop is a close (Ctrl-C) or an abandon of each task (a time limit)
+
+    def stop_all(self) -> None:
+        self.board.update.remote({}, [], [], True)
+
+    def reset(self, slot: int) -> None:
+        self._refs.pop(slot, None)   # forgotten: a task that does not stop is left to finish on its own
+
+    def board_stats(self) -> dict:
+        """The actor's counters (watch calls served, live windows held)."""
+        return self.ray.get(self.board.stats.remote())
+
+    def close(self) -> None:
+        """Cancel running tasks, stop the actor, free this process's table; shut
+        Ray down if this backend started it. Idempotent."""
+        if self.closed:
+            return
+        self.closed = True
+        ray = self.ray
+        try:
+            if ray.is_initialized():
+                self.board.update.remote({}, [], [], True)
+                for ref in self._refs.values():
+                    ray.cancel(ref, force=True)
+                self._refs = {}
+                ray.kill(self.board)
+        except Exception:  # pragma: no cover - Ray already going down
+            pass
+        close_memfd_table(self._table)
+        if self._owns_ray and ray.is_initialized():
+            ray.shutdown()
+
+
+def _check_reachable(address: str, timeout: float = REACH_TIMEOUT_S) -> None:
+    """Refuse a ``host:port`` address nothing answers on (Ray itself would retry
+    for minutes); other forms (``auto``, ``ray://...``) are left to Ray."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or "://" in address:
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as e:
+        raise MnkError(f"cannot reach a Ray cluster at {address} ({e.strerror or e}); "
+                       "start one with 'ray start --head' or check the address") from None
+
+
+def _task_error(e: Any) -> Exception:
+    """A task's MnkError (a node without memory for its table) as our error;
+    anything else as it came."""
+    cause = getattr(e, "cause", None)
+    if isinstance(cause, MnkError):
+        return MnkError(str(cause))
+    return e

@@ -1,0 +1,67 @@
+"""A worker process of the process pool: receive a task, run it, send its result.
+
+Workers are forked by :class:`~.procpool.ProcessPool` after the kernels are
+loaded, so a worker's first task compiles nothing; they share the table and the
+control words with the coordinator (anonymous shared mappings made before the
+fork) and never outlive it.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+
+from ...runtime.ttable import prefault
+from ..task import WorkerEnv
+
+PARENT_POLL_S = 0.5
+
+
+def die_with_parent(parent_pid: int, use_pdeathsig: bool) -> None:
+    """Make sure this worker never outlives the coordinator.
+
+    PR_SET_PDEATHSIG (Linux) kills at once, but it fires when the *thread* that
+    forked us exits, so it is only asked for when the main thread forked. A
+    watchdog thread checks the parent every half second in every case (the
+    kernels release the GIL, so it runs during a search too).
+    """
+    if use_pdeathsig:
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):  # pragma: no cover - not Linux
+            pass
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(PARENT_POLL_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
+
+
+def worker_main(index: int, conn, tt_mem, ctl_mem, slot: int, parent_pid: int, use_pdeathsig: bool) -> None:
+    """The worker loop: first the table's pages are mapped in this process and
+    ``"ready"`` is sent; then each message is a task (anything with ``run(env)``,
+    see :mod:`.task`) answered by its result on the same pipe; None or a closed
+    pipe ends it. Ctrl-C is the coordinator's to handle (ignored here)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(parent_pid, use_pdeathsig)
+    env = WorkerEnv(index, np.frombuffer(tt_mem, dtype=np.uint64), np.frombuffer(ctl_mem, dtype=np.int64), slot)
+    prefault(env.tt)
+    try:
+        conn.send("ready")
+    except (OSError, BrokenPipeError):
+        return
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        conn.send(task.run(env))

@@ -1,0 +1,346 @@
+"""The kernel families: which compiled kernels each part of the solver needs, and
+loading them once per process, from numba's on-disk cache or by compiling what is
+missing.
+
+| family | kernels | needed by |
+|---|---|---|
+| ``gravity`` | ``kernels/gravity`` | exact solves of gravity boards (Connect Four) |
+| ``free`` | ``kernels/free`` (+ ``proofs/pairing``, ``proofs/threats``) | exact solves of free-placement boards |
+| ``proofs`` | ``kernels/proofs`` | df-pn, pairing certificates and VCF (:mod:`.prover`) |
+| ``limited`` | ``kernels/limited`` | the depth-limited engine (``best``, big boards in ``play``/``serve``) |
+| ``pool`` | ``kernels/pool`` | a parallel solve's split expansion |
+| ``book`` | ``kernels/book`` | searching Connect Four down to Thill's 12-ply database (:mod:`.books.thill`) |
+| ``gravity@7x6k4`` | a per-board build of ``gravity`` (:mod:`.boards`) | exact solves of that board |
+
+Each family's ``entry.py`` names its entry points and their one signature
+(``SIGNATURES``); :func:`load` compiles (or loads) exactly those, then forbids
+numba to compile any other signature of them, so a caller passing other types
+fails at once instead of compiling a second copy. Whatever has to be compiled
+says so on stderr in one line; when several families are missing, all but one
+are compiled in parallel processes into the same cache while this process
+compiles the last (numba's compiler lock is per process, its cache files are
+written atomically).
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Iterable, Optional, TextIO
+
+from ..api.options import SolveOptions
+from ..game.rules import GameSpec
+from . import boards
+
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
+KERNELS_DIR = PACKAGE_DIR / "kernels"
+
+
+@dataclass(frozen=True)
+class Family:
+    """A family of kernels: its ``name``, what it is (for the compile message), the
+    module of its entry points, and the seconds its cold compile takes (relative
+    weights, from bench/README.md's "Cold start"), to share a compile out between
+    processes."""
+
+    name: str
+    what: str
+    module: str
+    cost: float
+
+
+FAMILIES = {f.name: f for f in (
+    Family("gravity", "gravity search", "parallel_mnk.kernels.gravity.entry", 10.0),
+    Family("free", "free-placement search", "parallel_mnk.kernels.free.entry", 10.0),
+    Family("proofs", "proof", "parallel_mnk.kernels.proofs.entry", 4.0),
+    Family("limited", "depth-limited engine", "parallel_mnk.kernels.limited.entry", 6.0),
+    Family("pool", "parallel pool", "parallel_mnk.kernels.pool.entry", 1.0),
+    Family("book", "opening book", "parallel_mnk.kernels.book.entry", 2.0),
+)}
+
+CONNECT_FOUR = GameSpec(7, 6, 4, True)   # its per-board build is part of load_all (warm-up, tests)
+
+_board_families: dict[str, Family] = {}   # the per-board builds met in this process
+_loaded: set[str] = set()
+_guarded: set[str] = set()   # kernel folders whose cache was checked in this process
+announce_to: Optional[TextIO] = None   # where the compile message goes (None: sys.stderr at the time)
+
+
+def family(name: str) -> Family:
+    """The family called ``name``: one of :data:`FAMILIES`, or a per-board build
+    ``gravity@<cols>x<rows>k<k>`` (:mod:`.boards`, generated here when missing).
+    ValueError for any other name."""
+    if name in FAMILIES:
+        return FAMILIES[name]
+    if name not in _board_families:
+        if "@" not in name:
+            raise ValueError(f"unknown kernel family {name!r}")
+        spec = boards.spec_of(name)
+        what = "Connect Four" if spec == CONNECT_FOUR else f"{spec.cols}x{spec.rows} k={spec.k} gravity"
+        _board_families[name] = Family(name, f"{what} search", boards.entry_module(spec),
+                                       FAMILIES[boards.FAMILY].cost)
+    return _board_families[name]
+
+
+def is_family(name: str) -> bool:
+    """Whether ``name`` names a family (:func:`family`), without generating anything."""
+    if name in FAMILIES:
+        return True
+    try:
+        boards.spec_of(name)
+    except ValueError:
+        return False
+    return True
+
+
+def exact_family(spec: GameSpec) -> str:
+    """The family that solves ``spec`` exactly: the gravity search (its per-board
+    build where :func:`.boards.wanted` and it can be made) or the free-placement search."""
+    if boards.wanted(spec) and boards.available(spec):
+        return boards.family_name(spec)
+    return "gravity" if spec.gravity else "free"
+
+
+def for_solve(spec: GameSpec, opts: SolveOptions = SolveOptions()) -> list[str]:
+    """The families an exact solve of ``spec`` with ``opts`` needs: the exact search of
+    ``spec`` (:func:`exact_family`), df-pn's where the solve may ask it first
+    (:meth:`SolveOptions.may_ask_dfpn`), the pool's where it runs on workers
+    (:attr:`SolveOptions.parallel`)."""
+    return ([exact_family(spec)] + (["proofs"] if opts.may_ask_dfpn(spec) else [])
+            + (["pool"] if opts.parallel else []))
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """What :func:`load_for_solve` made ready: the ``families`` in order, and the
+    ``seconds`` it took (0 when all were loaded before in this process)."""
+
+    families: tuple[str, ...]
+    seconds: float
+
+
+def load_for_solve(spec: GameSpec, opts: SolveOptions = SolveOptions(), announce: bool = True) -> Loaded:
+    """Load every family an exact solve of ``spec`` with ``opts`` runs
+    (:func:`for_solve`; :func:`load`): the one call the front ends make before a solve."""
+    names = for_solve(spec, opts)
+    return Loaded(tuple(names), load(*names, announce=announce))
+
+
+# ------------------------------------------------------------------ the engines' kernels
+# Each returns a family's entry-point module, loaded: an engine names the kernels it calls here.
+def exact_kernels(spec: GameSpec) -> ModuleType:
+    """The exact search of ``spec``: ``kernels/gravity/entry.py``, its per-board build
+    (a generated package, imported by name) or ``kernels/free/entry.py``."""
+    name = exact_family(spec)
+    load(name)
+    if name == "gravity":
+        from ..kernels.gravity import entry as gravity
+        return gravity
+    if name == "free":
+        from ..kernels.free import entry as free
+        return free
+    return importlib.import_module(family(name).module)
+
+
+def proof_kernels() -> ModuleType:
+    """df-pn and the proof finders: ``kernels/proofs/entry.py``."""
+    load("proofs")
+    from ..kernels.proofs import entry
+    return entry
+
+
+def pool_kernels() -> ModuleType:
+    """A parallel solve's split expansion: ``kernels/pool/entry.py``."""
+    load("pool")
+    from ..kernels.pool import entry
+    return entry
+
+
+def book_kernels() -> ModuleType:
+    """The search down to Thill's database: ``kernels/book/entry.py``."""
+    load("book")
+    from ..kernels.book import entry
+    return entry
+
+
+def entries(name: str) -> ModuleType:
+    """The entry-point module of family ``name``, loaded (:func:`load`); for code
+    that takes a family by name (warm-up, tests): an engine calls its own above."""
+    load(name)
+    return importlib.import_module(family(name).module)
+
+
+def load(*names: str, announce: bool = True) -> float:
+    """Make the families ``names`` ready in this process: from numba's cache, or
+    compiled (the missing ones in parallel processes when there are several,
+    with one line on stderr while it lasts when ``announce``). Once per family
+    and process; returns the seconds it took (0 when all were loaded before)."""
+    todo = [n for n in dict.fromkeys(names) if n not in _loaded]
+    if not todo:
+        return 0.0
+    known_families = {n: family(n) for n in todo}   # ValueError for an unknown name
+    started = time.perf_counter()
+    modules = {n: importlib.import_module(known_families[n].module) for n in todo}
+    known = cached(*todo)
+    missing = [n for n in todo if n not in known]
+    here, *elsewhere = _share_out(missing, _cpus()) if missing else [[]]
+    line = _Announcement(missing, len(elsewhere) + 1, announce)
+    children = [_compile_in_child(group) for group in elsewhere]
+    try:
+        for n in here + [n for n in todo if n not in missing]:
+            _compile(modules[n])
+        for proc in children:
+            proc.wait()
+        for n in [n for group in elsewhere for n in group]:
+            _compile(modules[n])   # from the cache the children wrote (or here, if one of them failed)
+    except BaseException:
+        for proc in children:
+            proc.kill()
+        line.done(failed=True)
+        raise
+    line.done()
+    _loaded.update(todo)
+    return time.perf_counter() - started
+
+
+def cached(*names: str) -> set[str]:
+    """Which of the families ``names`` are loaded or would load from numba's cache
+    (nothing to compile); checks the cache's freshness first (:func:`load`)."""
+    _guard_cache(list(names))
+    out = set()
+    for name in names:
+        module = importlib.import_module(family(name).module)
+        if name in _loaded or all(_is_cached(f, args) for f, args in _signatures(module)):
+            out.add(name)
+    return out
+
+
+def all_names() -> list[str]:
+    """Every family, with the per-board build of Connect Four when the policy gives
+    it one (:func:`.boards.wanted`)."""
+    return list(FAMILIES) + ([boards.family_name(CONNECT_FOUR)] if boards.wanted(CONNECT_FOUR) else [])
+
+
+def load_all(announce: bool = True) -> float:
+    """Every family of :func:`all_names` (the test run's and CI's warm-up): see :func:`load`."""
+    return load(*all_names(), announce=announce)
+
+
+# ------------------------------------------------------------------ compiling
+def _signatures(module: ModuleType) -> list[tuple]:
+    """``(dispatcher, argument types)`` of each entry point of a family module."""
+    from numba.core import sigutils
+
+    out = []
+    for name, sig in module.SIGNATURES.items():
+        args, _ = sigutils.normalize_signature(sig)
+        out.append((getattr(module, name), tuple(args)))
+    return out
+
+
+def _jit_disabled() -> bool:
+    from numba.core import config
+
+    return bool(getattr(config, "DISABLE_JIT", False))
+
+
+def _compile(module: ModuleType) -> None:
+    """Compile (or load from the cache) every entry point of ``module`` for its
+    signature, then forbid other signatures."""
+    if _jit_disabled():
+        return
+    for dispatcher, args in _signatures(module):
+        dispatcher.compile(args)
+        dispatcher.disable_compile()
+
+
+def _is_cached(dispatcher, args: tuple) -> bool:
+    """Whether numba would load ``dispatcher`` for ``args`` from its cache (or has
+    it in memory) rather than compile it. False when that cannot be told."""
+    if _jit_disabled() or args in dispatcher.overloads:
+        return True
+    try:
+        cache = dispatcher._cache
+        key = cache._index_key(args, dispatcher.targetctx.codegen())
+        return key in cache._cache_file._load_index()
+    except Exception:   # numba's internals moved: assume it compiles (the message is then just a note)
+        return False
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):   # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def _share_out(names: list[str], cpus: int) -> list[list[str]]:
+    """The families ``names`` in at most ``cpus`` groups of about equal compile cost
+    (the costliest first to the cheapest group); the first group is this process's."""
+    groups: list[list[str]] = [[] for _ in range(max(1, min(cpus, len(names))))]
+    loads = [0.0] * len(groups)
+    for name in sorted(names, key=lambda n: -family(n).cost):
+        i = loads.index(min(loads))
+        groups[i].append(name)
+        loads[i] += family(name).cost
+    return groups
+
+
+def _compile_in_child(names: list[str]) -> subprocess.Popen:
+    """Start a process that compiles the families ``names`` into numba's cache."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE_DIR.parent)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH")
+                                                                     else []))
+    code = "import sys; from parallel_mnk.runtime import families; families.compile_here(sys.argv[1:])"
+    return subprocess.Popen([sys.executable, "-c", code, *names], env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def compile_here(names: Iterable[str]) -> None:
+    """Compile the families ``names`` into numba's cache in this process, quietly
+    (what :func:`load` runs in its helper processes)."""
+    load(*names, announce=False)
+
+
+def _guard_cache(names: list[str]) -> None:
+    """Drop the cached kernels of the folders families ``names`` compile whose
+    sources (or the sources they inline) changed, each folder once per process
+    (:mod:`.kernels.cache_guard`)."""
+    from . import cache_guard
+
+    folders: set[str] = set()
+    for name in names:
+        if name not in FAMILIES:
+            continue   # a per-board build: its package name holds its sources' fingerprint (.boards)
+        folder = KERNELS_DIR / FAMILIES[name].module.split(".")[-2]
+        folders.update(f.name for f in cache_guard.closure(folder))
+    todo = folders - _guarded
+    if todo:
+        cache_guard.drop_stale_caches(KERNELS_DIR, only=todo)
+        _guarded.update(todo)
+
+
+class _Announcement:
+    """The one stderr line of a compile: ``compiling the gravity search kernels
+    (first run only)...`` when it starts, ``done in 9.8 s`` when it ends."""
+
+    def __init__(self, missing: list[str], processes: int, show: bool) -> None:
+        self.stream = (announce_to or sys.stderr) if missing and show else None
+        self.started = time.perf_counter()
+        if self.stream is not None:
+            what = [family(n).what for n in missing]
+            names = what[0] if len(what) == 1 else ", ".join(what[:-1]) + " and " + what[-1]
+            extra = f", {processes} processes" if processes > 1 else ""
+            self.stream.write(f"compiling the {names} kernels (first run only{extra})... ")
+            self.stream.flush()
+
+    def done(self, failed: bool = False) -> None:
+        """End the line: the time it took, or that it was stopped."""
+        if self.stream is not None:
+            self.stream.write("stopped\n" if failed else f"done in {time.perf_counter() - self.started:.1f} s\n")
+            self.stream.flush()
