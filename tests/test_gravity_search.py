@@ -1,8 +1,8 @@
 """The gravity search (kernels/gravity/analysis.py, kernels/gravity/search.py) against the
 naive solver on random small gravity boards: every static bound on its own
-(forced lines, the 2-4 ply bounds, 'cannot win', the even-squares bound, dead
-stones), and whole searches with each rule switched off and with each rule
-alone, so that no rule's answer rests on another's.
+(forced lines, the 2-4 ply bounds, the even-squares bound), and whole searches
+with each rule switched off and with each rule alone, so that no rule's answer
+rests on another's.
 
 Boards: k = 3, 4, 5; even and odd heights; positions with at most 14 empty cells
 (naive.py visits every reachable position).
@@ -14,7 +14,7 @@ import random
 import numpy as np
 import pytest
 from checks import random_positions
-from naive import all_lines, naive_solver
+from naive import naive_solver
 
 from parallel_mnk import GameSpec, Position
 from parallel_mnk.game import geometry
@@ -22,7 +22,7 @@ from parallel_mnk.game.geometry import build_context
 from parallel_mnk.kernels.gravity import analysis as G
 from parallel_mnk.kernels.core import layout as L
 from parallel_mnk.kernels.core.bounds import NO_SCORE
-from parallel_mnk.kernels.core.lines import dead_stones, playable_cells, winning_cells
+from parallel_mnk.kernels.core.lines import playable_cells, winning_cells
 from parallel_mnk.kernels.core.table import set_root_hashes
 from parallel_mnk.engines.exact.search import Search
 
@@ -31,8 +31,7 @@ BOARDS = [(4, 4, 3, 14), (5, 4, 3, 13), (5, 4, 4, 14), (4, 5, 4, 14), (6, 4, 4, 
           (5, 3, 3, 13), (7, 4, 4, 12), (6, 5, 5, 13), (5, 6, 5, 13), (7, 6, 4, 12)]
 SPECS = [GameSpec(c, r, k, True) for c, r, k, _ in BOARDS]
 MAX_EMPTY = {(c, r, k): m for c, r, k, m in BOARDS}
-RULES = {"static": L.RULE_STATIC, "evens": L.RULE_EVENS, "etc": L.RULE_ETC, "dead": L.RULE_DEAD,
-         "order": L.RULE_THREAT_ORDER, "canwin": L.RULE_CAN_WIN}
+RULES = {"static": L.RULE_STATIC, "evens": L.RULE_EVENS, "etc": L.RULE_ETC, "order": L.RULE_THREAT_ORDER}
 
 
 def spec_id(spec: GameSpec) -> str:
@@ -145,7 +144,7 @@ def _check_resolve(spec: GameSpec, settled_seen: int, forced_seen: int) -> tuple
 
 
 def rule_sets() -> list[tuple[str, int]]:
-    out = [("all", L.RULES_ALL), ("default", L.RULES_DEFAULT), ("none", 0)]
+    out = [("all", L.RULES_ALL), ("none", 0)]
     out += [(f"{name} off", L.RULES_ALL & ~bit) for name, bit in RULES.items()]
     out += [(f"{name} alone", bit) for name, bit in RULES.items()]
     return out
@@ -182,56 +181,6 @@ def test_whole_searches_with_each_rule_set(rules_name, rules):
                     assert v >= beta and expected >= v, where
                 else:
                     assert kind == L.TT_UPPER and v <= alpha and expected <= v, where
-
-
-def dead_twin(spec: GameSpec, x: int, o: int) -> int:
-    """dead_stones by its definition, over every k-window (naive.py's line list)."""
-    lines = all_lines(spec.cols, spec.rows, spec.k)
-    dead = 0
-    for cell in range(spec.cells):
-        bit = 1 << cell
-        if not (x | o) & bit:
-            continue
-        if all((line & ~bit & x) and (line & ~bit & o) for line in lines if line & bit):
-            dead |= bit
-    return dead
-
-
-@pytest.mark.parametrize("spec", [GameSpec(5, 4, 4, True), GameSpec(4, 4, 3, True), GameSpec(7, 6, 4, True),
-                                  GameSpec(6, 5, 5, True), GameSpec(5, 5, 4), GameSpec(4, 4, 3)], ids=spec_id)
-def test_dead_stones_are_those_of_the_definition(spec):
-    """dead_stones() against its plain twin, on random positions with many stones."""
-    ctx = build_context(spec)
-    found = 0
-    for pos in random_positions(spec, 150, (spec.cells // 2, spec.cells - 1), seed=5, keep_over=True):
-        want = dead_twin(spec, pos.x, pos.o)
-        got = int(dead_stones(ctx, np.uint64(pos.x), np.uint64(pos.o)))
-        assert got == want, (pos.move_stack, bin(got), bin(want))
-        found += want != 0
-    assert found > 0, "no dead stone in any position: the test proves nothing"
-
-
-@pytest.mark.parametrize("spec", [GameSpec(5, 4, 4, True), GameSpec(4, 5, 4, True), GameSpec(6, 4, 4, True),
-                                  GameSpec(5, 4, 4)], ids=spec_id)
-def test_who_owns_a_dead_stone_does_not_matter(spec):
-    """Two positions with the same dead stones that differ only in who owns some of
-    them (a dead x and a dead o stone swapped) have the same naive score, the
-    premise of the table key that hashes dead stones as nobody's."""
-    naive = naive_solver(spec)
-    ctx = build_context(spec)
-    swapped = 0
-    for pos in random_positions(spec, 120, (spec.cells - 12, spec.cells - 2), seed=6, quiet=True):
-        dead = int(dead_stones(ctx, np.uint64(pos.x), np.uint64(pos.o)))
-        dx, do = dead & pos.x, dead & pos.o
-        if not dx or not do:
-            continue
-        bx, bo = dx & -dx, do & -do
-        x2, o2 = pos.x ^ bx ^ bo, pos.o ^ bx ^ bo
-        if int(dead_stones(ctx, np.uint64(x2), np.uint64(o2))) != dead:
-            continue
-        assert naive.score(x2, o2) == naive.score(pos.x, pos.o), (spec, pos.move_stack)
-        swapped += 1
-    assert swapped > 0, "no swap tried: the test proves nothing"
 
 
 def _generic_score(search: Search, own: int, opp: int, ply: int) -> int:

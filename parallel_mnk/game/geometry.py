@@ -234,7 +234,6 @@ def _symmetry_tables(ctx: np.ndarray, spec: GameSpec) -> None:
     perms = symmetries(spec)
     ctx[L.C_NSYM] = len(perms)
     z0 = _zobrist_keys((L.MAX_CELLS, 2), 0, int(np.iinfo(np.uint64).max), np.uint64)
-    neutral = _zobrist_keys(L.MAX_CELLS, 0, int(np.iinfo(np.uint64).max), np.uint64, stream=1)
     for s, perm in enumerate(perms):
         inv = [0] * spec.cells
         for cell, image in enumerate(perm):
@@ -242,7 +241,6 @@ def _symmetry_tables(ctx: np.ndarray, spec: GameSpec) -> None:
             ctx[L.OFF_PERM + s * L.MAX_CELLS + cell] = image
             for p in range(2):
                 ctx[L.OFF_ZOBRIST + (s * L.MAX_CELLS + cell) * 2 + p] = z0[image, p]
-            ctx[L.OFF_ZNEUTRAL + s * L.MAX_CELLS + cell] = neutral[image]
         for image in range(spec.cells):
             ctx[L.OFF_INVPERM + s * L.MAX_CELLS + image] = inv[image]
 

@@ -57,8 +57,7 @@ OFF_STATIC = OFF_LINES + MAX_LINES          # static ordering bonus per cell (< 
 OFF_ZOBRIST = OFF_STATIC + MAX_CELLS        # [sym][cell][player]
 OFF_PERM = OFF_ZOBRIST + MAX_SYM * MAX_CELLS * 2   # [sym][cell] -> cell under the symmetry
 OFF_INVPERM = OFF_PERM + MAX_SYM * MAX_CELLS
-OFF_ZNEUTRAL = OFF_INVPERM + MAX_SYM * MAX_CELLS    # [sym][cell]: a stone nobody owns (table keys)
-OFF_HASH = OFF_ZNEUTRAL + MAX_SYM * MAX_CELLS      # scratch [ply][sym]
+OFF_HASH = OFF_INVPERM + MAX_SYM * MAX_CELLS       # scratch [ply][sym]
 OFF_MOVES = OFF_HASH + MAX_PLY * MAX_SYM          # scratch [ply][i]
 OFF_SCORES = OFF_MOVES + MAX_PLY * MAX_CELLS      # scratch [ply][cell] per-cell scores, then [ply][i] sorted
 OFF_TMP = OFF_SCORES + MAX_PLY * 2 * MAX_CELLS    # scratch for one kernel call (no recursion)
@@ -83,17 +82,13 @@ def gravity_records_size(cells: int, cols: int) -> int:
     return (cells + 2) * cols * GC_SIZE
 
 
-# the gravity search's rules (bits of ctx[C_RULES]); each can be switched off to measure it
+# the gravity search's rules (bits of ctx[C_RULES]), all on; each can be switched off to measure it
 RULE_STATIC = 1      # children resolved statically (forced lines played out, bounds) before any is searched
 RULE_EVENS = 2       # the even-squares (claimeven) bound on boards of even height
 RULE_ETC = 4         # enhanced transposition cutoff (children's table entries probed first)
-RULE_DEAD = 8        # stones that can no longer be part of a line left out of the table key
 RULE_THREAT_ORDER = 16   # move ordering by useful threats weighted by how soon they can be played
-RULE_CAN_WIN = 32    # a side that can no longer complete a line cannot win
-RULES_ALL = 63
-# off by default, both cost more time than the nodes they save (run_bench.py --suites gravity):
-# dead stones in the key, and 'cannot win any more' (each of its checks costs more than it prunes)
-RULES_DEFAULT = RULES_ALL & ~RULE_DEAD & ~RULE_CAN_WIN
+RULES_ALL = RULE_STATIC | RULE_EVENS | RULE_ETC | RULE_THREAT_ORDER
+RULES_DEFAULT = RULES_ALL
 SCORE_BIAS = 1024    # signed scores stored in ctx (uint64) with this added
 
 # control array ``ctl`` (int64, may live in shared memory): polled by the search

@@ -208,39 +208,3 @@ def line_move_scores(ctx, own, opp, cand, weight_base, out_base):
         while cells != ZERO:
             ctx[out_base + lowest_bit_index(cells)] += s
             cells &= cells - np.uint64(1)
-
-
-@expanded
-def _dead_along(ctx, x, o, d, k):
-    """Stones of ``x | o`` dead along direction ``d``: every k-window along ``d``
-    through one holds, besides it, a stone of each side (none at all: dead too)."""
-    x1 = x2 = o1 = o2 = ZERO   # window starts whose window holds 1+ / 2+ stones of x (of o)
-    for j in range(k):
-        tx = shift_backward(ctx, x, d, j) if j > 0 else x
-        to = shift_backward(ctx, o, d, j) if j > 0 else o
-        x2 |= x1 & tx
-        x1 |= tx
-        o2 |= o1 & to
-        o1 |= to
-    starts = shift_backward(ctx, B.board(ctx), d, k - 1)
-    keeps_x = starts & ~(x2 & o1)   # windows that an x stone in them could still matter to
-    keeps_o = starts & ~(o2 & x1)
-    alive = (x & keeps_x) | (o & keeps_o)
-    for j in range(1, k):
-        alive |= (x & shift_forward(ctx, keeps_x, d, j)) | (o & shift_forward(ctx, keeps_o, d, j))
-    return (x | o) & ~alive
-
-
-@expanded
-def dead_stones(ctx, x, o):
-    """Stones that can no longer matter to anyone: every k-window through one holds,
-    besides it, a stone of each side. Whoever owns them, the same windows stay
-    live for each side and the same cells empty: positions that differ only in
-    who owns such stones are the same game (the table hashes them as nobody's)."""
-    k = B.k(ctx)
-    dead = x | o
-    for d in (1, 0, 2, 3):   # vertical first: in gravity games most stones are alive there
-        dead &= _dead_along(ctx, x, o, d, k)
-        if dead == ZERO:
-            break
-    return dead

@@ -20,7 +20,7 @@ from .jit import entry, expanded
 from .bits import lowest_bit_index
 
 from .layout import (
-    C_SALT, MAX_CELLS, MAX_SYM, OFF_HASH, OFF_INVPERM, OFF_PERM, OFF_ZNEUTRAL, OFF_ZOBRIST, TT_EXACT,
+    C_SALT, MAX_CELLS, MAX_SYM, OFF_HASH, OFF_INVPERM, OFF_PERM, OFF_ZOBRIST, TT_EXACT,
     TT_FLAG_SHIFT,
     TT_GEN_SHIFT, TT_KEY_SHIFT, TT_LOWER, TT_MOVE_SHIFT, TT_SCORE_BIAS, TT_UPPER, TT_WORK_SHIFT,
 )
@@ -69,28 +69,6 @@ def canonical_key(ctx, ply):
             h = ctx[src + s]
             sym = s
     return h ^ ctx[C_SALT], sym
-
-
-@expanded
-def canonical_key_neutral(ctx, ply, x_stones, neutral):
-    """:func:`canonical_key` of the position at slot ``ply`` with the stones of
-    ``neutral`` hashed as nobody's (``x_stones``, the first player's stones, tell
-    whose hash each one leaves)."""
-    nsym = B.nsym(ctx)
-    src = OFF_HASH + ply * MAX_SYM
-    key = ZERO
-    sym = 0
-    for s in range(nsym):
-        h = ctx[src + s]
-        b = neutral
-        while b != ZERO:
-            cell = lowest_bit_index(b)
-            b &= b - ONE
-            player = 0 if (x_stones >> np.uint64(cell)) & ONE else 1
-            h ^= ctx[OFF_ZOBRIST + (s * MAX_CELLS + cell) * 2 + player] ^ ctx[OFF_ZNEUTRAL + s * MAX_CELLS + cell]
-        if s == 0 or h < key:
-            key, sym = h, s
-    return key ^ ctx[C_SALT], sym
 
 
 @expanded

@@ -14,8 +14,6 @@ Score bounds (from the side to move, docs/design.md's scores; :mod:`..core.bound
 * a side to move that cannot win at once and whose opponent has no playable
   threat can win at the earliest with its next-but-one stone (ply + 3) and lose at
   the earliest to the opponent's second stone (ply + 4);
-* a side that cannot complete any line with its stones and the empty cells can
-  never win (its score is at most 0);
 * even-squares (Allis' claimeven): on a board of even height, with the first
   player to move, the second player can answer every move in the same column
   (or, in a column of odd height, in another such column), and so owns every
@@ -32,11 +30,11 @@ from ..core.bits import lowest_bit_index
 from ..core.bounds import NO_SCORE, win_in
 from ..core.layout import (
     C_ETC_MIN_EMPTY, C_RULES, GC_ENTRY, GC_H0,
-    GC_H1, GC_HI, GC_KEY, GC_LO, GC_OPP, GC_OWN, GC_PLY, MAX_SYM, OFF_HASH, RULE_CAN_WIN, RULE_DEAD,
+    GC_H1, GC_HI, GC_KEY, GC_LO, GC_OPP, GC_OWN, GC_PLY, MAX_SYM, OFF_HASH,
     RULE_EVENS, RULE_STATIC, SCORE_BIAS, TT_EXACT, TT_LOWER, TT_UPPER,
 )
-from ..core.lines import dead_stones, has_k_run, playable_cells, winning_cells
-from ..core.table import canonical_key, canonical_key_neutral, probe, push_hashes
+from ..core.lines import has_k_run, playable_cells, winning_cells
+from ..core.table import canonical_key, probe, push_hashes
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
@@ -95,15 +93,8 @@ def evens_bound(ctx, own, opp, ply):
 
 @inlined
 def position_key(ctx, own, opp, ply):
-    """``(key, sym)``: the table key of the position at hash slot ``ply``; with the
-    dead-stones rule on (off by default), its dead stones (:func:`..core.lines.dead_stones`)
-    are nobody's once fewer cells are empty than the enhanced transposition cutoff
-    needs, so that positions differing only there share an entry."""
-    if ctx[C_RULES] & np.uint64(RULE_DEAD) and B.cells(ctx) - ply < np.int64(ctx[C_ETC_MIN_EMPTY]):
-        x, o = (own, opp) if ply & 1 == 0 else (opp, own)
-        dead = dead_stones(ctx, x, o)
-        if dead != ZERO:
-            return canonical_key_neutral(ctx, ply, x, dead)
+    """``(key, sym)``: the table key of the position at hash slot ``ply`` (its
+    salted canonical hash, :func:`..core.table.canonical_key`)."""
     return canonical_key(ctx, ply)
 
 
@@ -117,12 +108,6 @@ def open_bounds(ctx, own, opp, ply, alpha, beta):
     rules = ctx[C_RULES]
     lo = -win_in(cells, ply, 4)
     hi = win_in(cells, ply, 3)
-    if rules & np.uint64(RULE_CAN_WIN):
-        empty = B.board(ctx) & ~(own | opp)
-        if beta > 0 and hi > 0 and not has_k_run(ctx, own | empty):
-            hi = 0
-        if alpha < 0 and lo < 0 and not has_k_run(ctx, opp | empty):
-            lo = 0
     if rules & np.uint64(RULE_EVENS) and (ply & 1) == 0 and (B.rows(ctx) & 1) == 0 and hi > lo:
         hi = min(hi, evens_bound(ctx, own, opp, ply))
     return lo, max(lo, hi)
