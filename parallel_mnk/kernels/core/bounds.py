@@ -69,6 +69,19 @@ def result_kind(kind, value, lower, upper):
 
 
 @inlined
+def node_kind(best, best_exact, beta, lower, upper):
+    """What a node's child loop proved, for the table: a lower bound when ``best >=
+    beta`` (a cut), exact when a child's value fell inside the window
+    (``best_exact``), else an upper bound; a bound that meets the node's known
+    ``[lower, upper]`` is exact (:func:`result_kind`)."""
+    if best >= beta:
+        return result_kind(TT_LOWER, best, lower, upper)
+    if best_exact:
+        return TT_EXACT
+    return result_kind(TT_UPPER, best, lower, upper)
+
+
+@inlined
 def flip_kind(kind):
     """The kind of a result seen from the other side (a lower bound becomes an upper one)."""
     if kind == TT_LOWER:

@@ -49,11 +49,11 @@ a node dearer when helpers took ``ctx``/``ctl`` per node.
 import numpy as np
 
 from ..core.bits import atomic_load, lowest_bit_index, popcount
-from ..core.bounds import NO_SCORE, narrow, result_kind, table_bound
+from ..core.bounds import NO_SCORE, narrow, node_kind, result_kind, table_bound
 from ..core.jit import called, expanded, inlined
 from ..core.layout import (
     C_ABORTED, C_BOARD, C_CELLS, C_DEFER_MIN_EMPTY, C_GRAVITY, C_NODES, C_RESULT_KIND, C_TASK_ID, CTL_BUSY_BASE,
-    CTL_BUSY_MASK, MAX_CELLS, OFF_MOVES, TT_EXACT, TT_LOWER, TT_UPPER,
+    CTL_BUSY_MASK, MAX_CELLS, OFF_MOVES, TT_EXACT, TT_UPPER,
 )
 from ..core.lines import has_k_run, playable_cells, winning_cells
 from ..core.moves import node_prelude, order_moves
@@ -192,12 +192,7 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
             break
         alpha = max(alpha, v)
     # 4. store what was proven (exact when a bound meets the node's known bounds), with what it cost
-    if best >= beta:
-        kind = result_kind(TT_LOWER, best, lower, upper)
-    elif best_exact:
-        kind = TT_EXACT
-    else:
-        kind = result_kind(TT_UPPER, best, lower, upper)
+    kind = node_kind(best, best_exact, beta, lower, upper)
     store(ctx, tt, key, sym, kind, best, best_move if kind != TT_UPPER else -1, work_of(ctx[C_NODES] - nodes_before))
     ctx[C_RESULT_KIND] = kind
     return best

@@ -42,7 +42,7 @@ from ..core import board as B
 from ..core.jit import called, expanded, inlined
 
 from ..core.bits import atomic_load, lowest_bit_index, popcount, prefetch
-from ..core.bounds import NO_SCORE, flip_kind, narrow, result_kind, win_in
+from ..core.bounds import NO_SCORE, flip_kind, narrow, node_kind, result_kind, win_in
 from ..core.common import insert_descending
 from .analysis import open_bounds, position_key, resolve, unpack_lookup
 from ..core.layout import (
@@ -286,12 +286,7 @@ def gravity_negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
             break
         alpha = max(alpha, v)
     # 4. store what was proven (exact when a bound meets the node's known bounds), with what it cost
-    if best >= beta:
-        kind = result_kind(TT_LOWER, best, lower, upper)
-    elif best_exact:
-        kind = TT_EXACT
-    else:
-        kind = result_kind(TT_UPPER, best, lower, upper)
+    kind = node_kind(best, best_exact, beta, lower, upper)
     store(ctx, tt, key, sym, kind, best, best_move, work_of(ctx[C_NODES] - nodes_before))
     ctx[C_RESULT_KIND] = kind
     return best
