@@ -205,11 +205,11 @@ def test_the_walk_step_kernel_agrees_with_the_checker_s_rules_and_canonical_form
         own, opp = (pos.x, pos.o) if mover == "x" else (pos.o, pos.x)
         for attacker in "xo":
             for claim in ("wins", "cannot-win"):
-                prover = attacker if claim == "wins" else ("o" if attacker == "x" else "x")
+                claimant = attacker if claim == "wins" else ("o" if attacker == "x" else "x")
                 if x_line or o_line or "." not in flat:
                     want = walk.SETTLED if (x_line if attacker == "x" else o_line) == (claim == "wins") \
                         else walk.AGAINST
-                elif mover == prover and board.can_complete(flat, own, opp):
+                elif mover == claimant and board.can_complete(flat, own, opp):
                     want = walk.SETTLED
                 else:
                     want = walk.OPEN

@@ -1,4 +1,4 @@
-"""df-pn (parallel_mnk.kernels.proofs.dfpn through prover.dfpn): "does the side to move
+"""df-pn (parallel_mnk.kernels.proofs.dfpn through engines.proofs.dfpn): "does the side to move
 win?" and the weak value (with "does it lose?") answered as the naive solver
 does on random small positions, both sides to move, with a roomy and a small
 table, also with VCF and pairing certificates tried at every node (and with caps

@@ -191,7 +191,7 @@ class LimitedSearch:
         return self.forced_fours() or self.threat_space()
 
     def threat_space(self, threes: int = THREES) -> Optional[LimitedResult]:
-        """A win by fours and threes proven by threat-space search (:mod:`.kernels.limited.tss`;
+        """A win by fours and threes proven by threat-space search (:mod:`parallel_mnk.kernels.limited.tss`;
         free placement), with at most ``threes`` three-moves, fewest first, within
         a share of the time and node limits; None when none is found."""
         if self.spec.gravity:

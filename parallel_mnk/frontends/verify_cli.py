@@ -17,7 +17,7 @@ def add_certificate_arg(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_verify(args, stdin: TextIO, stdout: TextIO) -> int:
-    """Check mnk-proof/1 certificates (../shared/proof-format.md) with a checker that shares no code
+    """Check mnk-proof/1 certificates (docs/proof-format.md) with a checker that shares no code
     with the solver: one line per file ('verified: ...' or 'FAILED at <board>: <reason>'), and a
     draw line when the files make a draw. Exit 0 verified, 1 a certificate failed, 2 a file that
     cannot be read."""

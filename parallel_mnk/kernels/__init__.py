@@ -19,5 +19,5 @@ be shared memory); the depth-limited engine's arrays are in :mod:`.limited.layou
 
 Importing this package does nothing: the layouts are plain Python, the kernel
 modules load numba only when imported themselves, and nothing compiles before
-:func:`parallel_mnk.runtime.families.load` asks (after :mod:`.cache_guard` checked numba's cache).
+:func:`parallel_mnk.runtime.families.load` asks (after :mod:`parallel_mnk.runtime.cache_guard` checked numba's cache).
 """

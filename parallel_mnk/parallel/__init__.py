@@ -1,13 +1,10 @@
-"""Parallel solving, above the serial engines.
+"""Parallel solving, above the serial engines, in three folders:
 
 * :mod:`.task`: the units of work (each carries its ``run``) and their results;
-* :mod:`.split`: what the exact solver's tasks are (the split tree);
-* :mod:`.coordinator`: which task runs where and when (the scheduler);
-* :mod:`.backend`: what a place where tasks run must do; :mod:`.procpool`
-  (forked processes, with :mod:`.worker` and :mod:`.shm`) and
-  :mod:`.ray_backend` (Ray, with :mod:`.ray_worker` and :mod:`.ray_board`) do it;
-  :mod:`.backends` keeps the process's ones;
-* :mod:`.driver`: a parallel exact solve (probes, best move, line);
-  :mod:`.checkpoint`: its journal; :mod:`.heuristic`: the depth-limited engine's
-  root moves on the pool.
+* :mod:`.pools`: where tasks run (forked processes, threads, Ray) and what a pool
+  must do; a pool decides nothing;
+* :mod:`.scheduling`: which task runs where and when: the split tree, the
+  coordinator, its task log and checkpoint journal, a parallel exact solve;
+* :mod:`.uses`: what else runs on the pools (the depth-limited engine's root
+  moves, building a book, certifying a value).
 """

@@ -5,11 +5,11 @@ a worker of any backend (process pool, Ray) runs whatever it is handed with one
 call and never needs to know the kinds:
 
 * :class:`Task`: a window search of one position of the exact solver's split
-  tree (:mod:`.split`), answered by a :class:`TaskResult`;
-* :class:`HeuristicTask`: one root move of the depth-limited engine searched to
-  a depth (:mod:`.heuristic`), answered by a :class:`HeuristicResult`;
+  tree (:mod:`.scheduling.split`), answered by a :class:`TaskResult`;
+* :class:`LimitedTask`: one root move of the depth-limited engine searched to
+  a depth (:mod:`.uses.limited`), answered by a :class:`LimitedTaskResult`;
 * :class:`PositionTask`: one whole position solved exactly, score and best move
-  (an opening book's entry, :mod:`.book_build`), answered by a :class:`PositionResult`.
+  (an opening book's entry, :mod:`.uses.book_build`), answered by a :class:`PositionResult`.
 
 :class:`WorkerEnv` is what a worker process holds between tasks: its index, the
 shared table, the control array and its slot there, and its searches.
@@ -123,7 +123,7 @@ class Task:
 
 
 @dataclass(frozen=True)
-class HeuristicResult:
+class LimitedTaskResult:
     """The value of a root move from the root's view (a fail-soft bound when it is
     ``<= alpha``), or ``aborted``; plus the work it cost."""
 
@@ -138,7 +138,7 @@ class HeuristicResult:
 
 
 @dataclass(frozen=True)
-class HeuristicTask:
+class LimitedTask:
     """Search the position after root move ``cell`` to ``depth`` plies in all with
     the window ``(alpha, beta)`` from the root's view. ``x``/``o`` are the root's
     bitboards (Python ints: any board size), ``turn`` the side to move there."""
@@ -160,17 +160,17 @@ class HeuristicTask:
 
     live_window = None   # its window is fixed when it is handed out
 
-    def skipped(self, worker: int) -> HeuristicResult:
+    def skipped(self, worker: int) -> LimitedTaskResult:
         """The answer of the task stopped before it started."""
-        return HeuristicResult(self.task_id, worker, self.cell, 0, True, 0, 0.0)
+        return LimitedTaskResult(self.task_id, worker, self.cell, 0, True, 0, 0.0)
 
-    def run(self, env: WorkerEnv) -> HeuristicResult:
+    def run(self, env: WorkerEnv) -> LimitedTaskResult:
         """Search the move in this process (``env.ctl``'s abort word stops it)."""
         cpu = time.process_time()
         spec = GameSpec(self.cols, self.rows, self.k, self.gravity)
         value, aborted, nodes = limited.search_root_move(spec, self.x, self.o, self.turn, self.cell, self.depth,
                                                          self.alpha, self.beta, self.flags, self.width, env.ctl)
-        return HeuristicResult(self.task_id, env.index, self.cell, value, aborted, nodes,
+        return LimitedTaskResult(self.task_id, env.index, self.cell, value, aborted, nodes,
                                time.process_time() - cpu, peak_rss())
 
 
@@ -241,5 +241,5 @@ class PositionTask:
                               time.process_time() - cpu, peak_rss())
 
 
-AnyTask = Union[Task, HeuristicTask, PositionTask]
-AnyResult = Union[TaskResult, HeuristicResult, PositionResult]
+AnyTask = Union[Task, LimitedTask, PositionTask]
+AnyResult = Union[TaskResult, LimitedTaskResult, PositionResult]

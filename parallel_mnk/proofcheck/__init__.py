@@ -1,4 +1,4 @@
-"""The checker of mnk-proof/1 certificates (``../shared/proof-format.md``), written from
+"""The checker of mnk-proof/1 certificates (``docs/proof-format.md``), written from
 that page alone: standard library only, nothing of the solver imported (its own
 board, lines, win test, symmetries and pairing check: :mod:`.board`), so that a
 certificate the solver writes is confirmed by code it does not share. The folder
@@ -103,7 +103,7 @@ def _records(path: Path, board: Board, head: dict, lines: Iterator[str]) -> dict
     """Every further line's record, checked for form (page: records): its position's
     number -> ``("m", move)`` or ``("pairs", the line)``."""
     attacker, claim = head["attacker"], head["claim"]
-    prover = attacker if claim == "wins" else ("o" if attacker == "x" else "x")
+    claimant = attacker if claim == "wins" else ("o" if attacker == "x" else "x")
     out: dict[int, tuple[str, str]] = {}
     for number, text in enumerate(lines, start=2):
         if not text.strip():
@@ -122,8 +122,8 @@ def _records(path: Path, board: Board, head: dict, lines: Iterator[str]) -> dict
         if board.canonical(flat)[0] != flat:
             raise Failed(where, "the position is not in canonical form")
         mover = board.to_move(flat)
-        if "m" in rec and mover != prover:
-            raise Failed(where, f"a move record where {mover} (not the prover {prover}) is to move")
+        if "m" in rec and mover != claimant:
+            raise Failed(where, f"a move record where {mover} (not the claimant {claimant}) is to move")
         if "pairs" in rec and (claim != "cannot-win" or board.gravity or mover != attacker):
             raise Failed(where, "a pairs record is only for cannot-win, without gravity, the attacker to move")
         key = board.number(flat)
@@ -139,14 +139,14 @@ def _records(path: Path, board: Board, head: dict, lines: Iterator[str]) -> dict
 # ------------------------------------------------------------------ the walk
 class Walk:
     """``holds(P)`` of the page for one certificate, memoised by canonical form.
-    Positions that rules 1 and 2 settle (game over, the prover completing a line)
+    Positions that rules 1 and 2 settle (game over, the claimant completing a line)
     are settled before any canonical form is taken: they need no record."""
 
     def __init__(self, board: Board, head: dict, records: dict[int, tuple[str, str]]) -> None:
         self.board, self.records = board, records
         self.attacker, self.claim = head["attacker"], head["claim"]
         self.defender = "o" if self.attacker == "x" else "x"
-        self.prover = self.attacker if self.claim == "wins" else self.defender
+        self.claimant = self.attacker if self.claim == "wins" else self.defender
         self.proved: set[int] = set()
         self.used = 0   # records reached (each once: the memo)
         self.settled = 0   # positions rules 1 and 2 settled (each time reached)
@@ -177,7 +177,7 @@ class Walk:
             return []
         mover = "x" if x.bit_count() == o.bit_count() else "o"
         own, opp = (x, o) if mover == "x" else (o, x)
-        if mover == self.prover and b.can_complete(flat, own, opp):   # 2. the prover completes a line
+        if mover == self.claimant and b.can_complete(flat, own, opp):   # 2. the claimant completes a line
             self.settled += 1
             return []
         canon, perm = b.canonical(flat)
@@ -187,9 +187,9 @@ class Walk:
         self.proved.add(key)
         moves = b.legal(flat)
         rec = self.records.get(key)
-        if mover == self.prover:   # 2. a move record
+        if mover == self.claimant:   # 2. a move record
             if rec is None or rec[0] != "m":
-                raise Failed(b.text(flat), "no move record for the prover")
+                raise Failed(b.text(flat), "no move record for the claimant")
             self.used += 1
             try:
                 cell = perm.index(b.cell(rec[1]))   # back from the canonical frame

@@ -1,6 +1,6 @@
 """The game of a certificate's header, as the checker reads it: lines, symmetries,
 cell names, the rules, the canonical form and the pairing condition of
-``../shared/proof-format.md``. Standard library only.
+``docs/proof-format.md``. Standard library only.
 
 Cells are ``row * cols + col`` with row 0 at the top, as the board text reads;
 names are the page's (``a1`` bottom-left). A position is its *flat* text (the

@@ -6,10 +6,10 @@ missing.
 |---|---|---|
 | ``gravity`` | ``kernels/gravity`` | exact solves of gravity boards (Connect Four) |
 | ``free`` | ``kernels/free`` (+ ``proofs/pairing``, ``proofs/threats``) | exact solves of free-placement boards |
-| ``proofs`` | ``kernels/proofs`` | df-pn, pairing certificates and VCF (:mod:`.prover`) |
+| ``proofs`` | ``kernels/proofs`` | df-pn, pairing certificates and VCF (:mod:`parallel_mnk.engines.proofs`) |
 | ``limited`` | ``kernels/limited`` | the depth-limited engine (``best``, big boards in ``play``/``serve``) |
 | ``pool`` | ``kernels/pool`` | a parallel solve's split expansion |
-| ``book`` | ``kernels/book`` | searching Connect Four down to Thill's 12-ply database (:mod:`.books.thill`) |
+| ``book`` | ``kernels/book`` | searching Connect Four down to Thill's 12-ply database (:mod:`parallel_mnk.engines.books.thill`) |
 | ``gravity@7x6k4`` | a per-board build of ``gravity`` (:mod:`.boards`) | exact solves of that board |
 
 Each family's ``entry.py`` names its entry points and their one signature
@@ -310,7 +310,7 @@ def compile_here(names: Iterable[str]) -> None:
 def _guard_cache(names: list[str]) -> None:
     """Drop the cached kernels of the folders families ``names`` compile whose
     sources (or the sources they inline) changed, each folder once per process
-    (:mod:`.kernels.cache_guard`)."""
+    (:mod:`.cache_guard`)."""
     from . import cache_guard
 
     folders: set[str] = set()

@@ -32,7 +32,7 @@ class Search:
     Used by :func:`solve_serial`, analysis, the protocol, the parallel workers
     and the coordinator; not thread-safe. ``salt`` None draws a new one (a
     table cleared for this search). Loads the family of kernels that solves
-    ``spec`` (:mod:`.families`); the root's loops (the probes, the best move) run
+    ``spec`` (:mod:`parallel_mnk.runtime.families`); the root's loops (the probes, the best move) run
     here, each search in one call of the family's entry point.
     """
 

@@ -1,3 +1,5 @@
-"""Proof machinery for free-placement boards (``../shared/notes/free-proofs.md``):
-pairing certificates (:mod:`.pairing`), and the checkers that verify what the
-kernels find before a test or a caller trusts it."""
+"""Proofs for free-placement boards (the methods: docs/proofs.md): df-pn
+(:mod:`.dfpn`), pairing certificates (:mod:`.pairing`) and VCF (:mod:`.threats`),
+each checked in Python before a test or a caller trusts what the kernels found,
+and the mnk-proof/1 certificates of a solved value (:mod:`.certificate`; the
+format: docs/proof-format.md)."""

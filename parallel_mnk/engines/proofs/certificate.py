@@ -1,13 +1,13 @@
-"""Writing mnk-proof/1 certificates (``../shared/proof-format.md``) of a solved value.
+"""Writing mnk-proof/1 certificates (``docs/proof-format.md``) of a solved value.
 
 :func:`extract` walks the real positions of the claim from the root exactly as the
 page's checker will (its rules, its memo by canonical form), so that it writes
 every record the checker needs and no other:
 
-* game over, or the prover (the attacker in ``wins``, the defender in
+* game over, or the claimant (the attacker in ``wins``, the defender in
   ``cannot-win``) completing a line at once: nothing to write (the checker's rules;
   such positions are settled before any canonical form is taken);
-* the prover to move: a move that keeps the claim, an ``m`` record, the first of:
+* the claimant to move: a move that keeps the claim, an ``m`` record, the first of:
   1. in ``cannot-win`` without gravity, a move after which the exact pairing finder
      has a certificate for the defender (a small cap per move): the attacker's next
      position is then a ``pairs`` leaf, and any move of the defender that leaves one
@@ -55,7 +55,7 @@ from .threats import VcfFinder
 FORMAT = "mnk-proof/1"
 PAIRING_CAP = 1 << 16      # finder nodes at a refuter position no lookahead tried (the root)
 LOOKAHEAD_CAP = 1 << 12    # finder nodes per defender move tried for a pairing after it
-VCF_CAP = 1 << 14          # VCF search nodes at a prover position
+VCF_CAP = 1 << 14          # VCF search nodes at a position where the claimant moves
 FRONTIER = 16              # the walk's first levels go breadth first down to this many open positions
 PLAN_MAX = 1 << 16         # VCF moves remembered ahead (more: forgotten, found again if needed)
 PAIRING_MAX_K = 6
@@ -157,7 +157,7 @@ class Walk:
     def __init__(self, spec: GameSpec, attacker: str, claim: str, tt_bits: int, records: RecordFile,
                  cert: Certificate) -> None:
         self.spec, self.attacker, self.claim = spec, attacker, claim
-        self.prover = attacker if claim == "wins" else ("o" if attacker == "x" else "x")
+        self.claimant = attacker if claim == "wins" else ("o" if attacker == "x" else "x")
         self.search = Search(spec, transposition_table(tt_bits))
         self.perms = symmetries(spec)
         families.load("proofs")
@@ -168,10 +168,10 @@ class Walk:
         self.claim_bits = (attacker == "o") | (claim == "wins") << 1
         pairing = claim == "cannot-win" and not spec.gravity and spec.k <= PAIRING_MAX_K
         self.finder = PairingFinder(spec) if pairing else None
-        # (refuter's, prover's stones, pairs or None): the lookahead's verdict on the prover's last move
+        # (refuter's, claimant's stones, pairs or None): the lookahead's verdict on the claimant's last move
         self.found: Optional[tuple[int, int, Optional[list]]] = None
         self.vcf = VcfFinder(spec) if claim == "wins" and not spec.gravity else None
-        self.plan: dict[tuple[int, int], int] = {}   # (prover's, refuter's stones) -> the VCF's next move
+        self.plan: dict[tuple[int, int], int] = {}   # (claimant's, refuter's stones) -> the VCF's next move
         self.proved: set[int] = set()
         self.records, self.cert = records, cert
 
@@ -221,7 +221,7 @@ class Walk:
         mover = "x" if ply % 2 == 0 else "o"
         own, opp = (x, o) if mover == "x" else (o, x)
         legal = self.search.legal_mask(own, opp)
-        if mover == self.prover:
+        if mover == self.claimant:
             cell = self.keeping_move(own, opp, ply)
             self.write(key, perm, move=cell)
             return [self.play(x, o, ply, cell)]
@@ -253,7 +253,7 @@ class Walk:
         return (x | 1 << cell, o, ply + 1) if ply % 2 == 0 else (x, o | 1 << cell, ply + 1)
 
     def keeping_move(self, own: int, opp: int, ply: int) -> int:
-        """A move of the prover (``own``) that keeps the claim: one that leaves a
+        """A move of the claimant (``own``) that keeps the claim: one that leaves a
         pairing certificate (``cannot-win``), the next move of a VCF win, or one
         proven by a null-window search to win (``wins``) or at least draw
         (``cannot-win``): the module docstring's order."""
@@ -284,7 +284,7 @@ class Walk:
 
 
     def follow(self, own: int, opp: int, line: list[int]) -> None:
-        """Remember the prover's later moves of a VCF ``line`` (its moves and the
+        """Remember the claimant's later moves of a VCF ``line`` (its moves and the
         refuter's blocks alternate, the winning stone last), each under the position
         where it is played."""
         if len(self.plan) > PLAN_MAX:
@@ -298,7 +298,7 @@ def frontier(walk: Walk, position: Position, target: int) -> list[tuple[int, int
     """Open positions ``(x, o, ply, depth)`` of the first level below ``position``
     that has at least ``target`` of them (or the last level there is), distinct up
     to symmetry; ``walk`` writes the records of the levels above. The walks start
-    here: the prover's first moves are then chosen before any deep walk has filled
+    here: the claimant's first moves are then chosen before any deep walk has filled
     the table, whose moves the search tries first (fewer records than depth first
     from the root: bench/README.md, "Settings and their figures")."""
     level = [(position.x, position.o, position.ply, 0)]

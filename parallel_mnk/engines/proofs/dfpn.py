@@ -1,4 +1,4 @@
-"""Depth-first proof-number search from Python (:mod:`..kernels.proofs.dfpn`): the two
+"""Depth-first proof-number search from Python (:mod:`parallel_mnk.kernels.proofs.dfpn`): the two
 boolean questions of a free-placement position, "does the side to move win?"
 (:func:`dfpn_wins`) and "does it lose?", and the weak value from them
 (:func:`dfpn_value`: win, else loss, else draw; the empty board is never lost).

@@ -6,7 +6,7 @@ A certificate is a list of cell pairs ``(a, b)`` (cell = ``row * cols + col``,
 row 0 at the top). It is one *for the defender against the attacker* in a
 position when the pairs are disjoint, their cells empty, and every window
 (``k`` cells in a row) with no defender stone holds both cells of some pair.
-Then the attacker cannot win, whoever is to move (see :mod:`..kernels.proofs.pairing`).
+Then the attacker cannot win, whoever is to move (see :mod:`parallel_mnk.kernels.proofs.pairing`).
 """
 from __future__ import annotations
 

@@ -97,7 +97,7 @@ CTL_BUSY_BASE = 1    # busy marks shared by the searchers of one table (ABDADA):
 CTL_BUSY_MASK = 2    #   is the index of the first mark (0: none) and ctl[CTL_BUSY_MASK] the number
                      #   of marks - 1 (a power of two); a mark holds the key of a node some
                      #   searcher is inside, so that the others search their other moves first
-CTL_WORKERS = 8      # then CTL_PER_WORKER words per searcher, from ctx[C_CTL_SLOT], two cache lines:
+CTL_WORKERS = 8      # then CTL_PER_WORKER words per searcher, from ctx[C_CTL_SLOT]:
 CTL_TASK_ABORT = 0   #   the id of a task to abandon (its result is no longer needed)   } written by the
 CTL_LIVE_WINDOW = 1  #   live window of the task root: pack_window(task_id, alpha, beta) } coordinator
 CTL_PATH = 8         #   the searcher's line below its task root, one word a ply (PATH_DEPTH plies):

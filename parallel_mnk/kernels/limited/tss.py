@@ -1,7 +1,7 @@
 """Threat-space search on the grid state of the depth-limited engine (any free-
 placement board up to 26x26): wins by fours and threes for a side X, with
 every answer of the defender Y accounted for, so that a win found is a win in
-the strong game (``../shared/notes/free-proofs.md``, 4).
+the strong game (``docs/proofs.md``).
 
 * A *four* is a line with ``k - 1`` X stones and no Y stone; a *three-move* is a
   move after which X would win by continuous fours (:func:`vcf`) if Y passed.

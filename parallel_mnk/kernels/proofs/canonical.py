@@ -1,5 +1,5 @@
 """The canonical image of a position under the board's symmetries, as the
-certificate format (``../shared/proof-format.md``) orders them: the image whose
+certificate format (``docs/proof-format.md``) orders them: the image whose
 board text is least (Python's ``min``). A cell is a bit ``row * cols + col``,
 row 0 at the top, which is also the text's order (``/`` between rows sits at the
 same places in every image), and ``.`` < ``o`` < ``x``; so of two images the

@@ -1,5 +1,5 @@
 """Depth-first proof-number search (df-pn, Nagai) for free placement: does the
-side to move at the root (the attacker A) win? (``../shared/notes/free-proofs.md``, 5.)
+side to move at the root (the attacker A) win? (``docs/proofs.md``)
 
 A's nodes are OR nodes (one winning move proves them), the defender D's are AND
 nodes. Each node has a proof number ``pn`` (leaves still to prove it) and a

@@ -8,7 +8,7 @@ paired cell with its partner; then A never owns both cells of a pair, so A never
 completes a live window: **A cannot win, whoever is to move** (an extra D stone
 only kills windows; the strong game's D threats only end the game sooner for D).
 So a certificate proves ``score <= 0`` for A, never a draw by itself
-(``../shared/notes/free-proofs.md``, 2.1).
+(``docs/proofs.md``).
 
 The finder (note 2.3a) is an exact, complete search: take the uncovered window
 with the fewest free cells (none with fewer than two, or it fails); some pair of

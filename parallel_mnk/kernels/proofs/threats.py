@@ -1,5 +1,5 @@
 """Victory by continuous fours (VCF) on bitboards, exact in the strong game
-(``../shared/notes/free-proofs.md``, 4.3), and the bound it gives the exact search.
+(``docs/proofs.md``), and the bound it gives the exact search.
 
 X (stones ``own``) is to move against Y (``opp``). A *four* is a live window
 (no Y stone) holding ``k - 1`` X stones; its empty cell is a *completion cell*.

@@ -1,10 +1,10 @@
 """One step of the certificate walk (:mod:`parallel_mnk.engines.proofs.certificate`) in a
-kernel: the checker's rules 1 and 2 of ``../shared/proof-format.md`` and the
+kernel: the checker's rules 1 and 2 of ``docs/proof-format.md`` and the
 canonical image, so that a position the rules settle (most of those a walk meets)
 costs one call from Python.
 
 ``claim`` packs the certificate: bit 0 the attacker (0 x, 1 o), bit 1 set for
-``wins`` (clear: ``cannot-win``); the prover is the attacker in ``wins``, the
+``wins`` (clear: ``cannot-win``); the claimant is the attacker in ``wins``, the
 defender in ``cannot-win``.
 """
 import numpy as np
@@ -35,8 +35,8 @@ def walk_step(ctx, maps, x, o, ply, claim, out):
         attacker_line = x_line if attacker == 0 else o_line
         return SETTLED if attacker_line == (wins == 1) else AGAINST
     mover = ply & 1
-    prover = attacker if wins == 1 else 1 - attacker
-    if mover == prover:   # rule 2: the prover completes a line at once
+    claimant = attacker if wins == 1 else 1 - attacker
+    if mover == claimant:   # rule 2: the claimant completes a line at once
         own = x if mover == 0 else o
         legal = playable_cells(ctx, taken) if ctx[C_GRAVITY] != ZERO else B.board(ctx) & ~taken
         if winning_cells(ctx, own, legal) != ZERO:

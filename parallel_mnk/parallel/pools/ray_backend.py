@@ -3,8 +3,8 @@
 Ray is an optional dependency (the ``cluster`` extra: ``pip install
 'parallel_mnk[cluster]'``); it is imported only when a Ray backend is built, and
 its absence is one line (:class:`~parallel_mnk.game.rules.MnkError`). Everything above
-the backend is shared with the process pool: the split tree (:mod:`.split`),
-the scheduler (:mod:`.coordinator`) and the probe loop (:mod:`.driver`), so the
+the backend is shared with the process pool: the split tree (:mod:`..scheduling.split`),
+the scheduler (:mod:`..scheduling.coordinator`) and the probe loop (:mod:`..scheduling.driver`), so the
 answers and the per-worker accounting have the same meaning.
 
 * Slots: at most one Ray task per slot out at a time; a slot is what the

@@ -1,7 +1,7 @@
 """The control words a coordinator shares with its searchers (``ctl``, int64).
 
 Layout (:mod:`parallel_mnk.kernels.core.layout`): the abort word, the ABDADA busy
-marks' base and mask, then two cache lines per searcher (index 0 the coordinator,
+marks' base and mask, then four cache lines per searcher (index 0 the coordinator,
 1..n the workers): the id of a task to abandon and the task's live window
 (``pack_window``), written here; the path words, written by the searcher (the
 move it is inside at each of the first plies below its task's root); then the

@@ -47,7 +47,7 @@ def die_with_parent(parent_pid: int, use_pdeathsig: bool) -> None:
 def worker_main(index: int, conn, tt_mem, ctl_mem, slot: int, parent_pid: int, use_pdeathsig: bool) -> None:
     """The worker loop: first the table's pages are mapped in this process and
     ``"ready"`` is sent; then each message is a task (anything with ``run(env)``,
-    see :mod:`.task`) answered by its result on the same pipe; None or a closed
+    see :mod:`..task`) answered by its result on the same pipe; None or a closed
     pipe ends it. Ctrl-C is the coordinator's to handle (ignored here)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent(parent_pid, use_pdeathsig)

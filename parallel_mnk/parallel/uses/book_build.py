@@ -6,11 +6,11 @@ already over left out) are independent solves: each is one
 handed out as workers come free, on one shared table salted once for the whole
 book. A leaf whose search passes ``task_nodes`` nodes comes back unfinished and
 is solved after the others by a parallel solve of its own (the pool's split,
-:mod:`.driver`). Every position of a lower ply then takes its exact score and
+:mod:`..scheduling.driver`). Every position of a lower ply then takes its exact score and
 best move from its children's (negamax: a win at once and a full board by the
 rules, otherwise minus the child's stored score), without search.
 
-Each finished entry is committed to the book file as it arrives (:mod:`..books.store`:
+Each finished entry is committed to the book file as it arrives (:mod:`parallel_mnk.engines.books.store`:
 a killed process loses none); a build run again with ``resume`` skips every entry
 the file holds.
 """

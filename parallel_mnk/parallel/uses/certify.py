@@ -44,7 +44,7 @@ def reached(walk: Walk, position: Position, lines: dict[int, str]) -> list[str]:
         seen.add(key)
         perm, line = walk.perms[int(walk.image[2])], lines.get(key)
         own, opp = (x, o) if ply % 2 == 0 else (o, x)
-        if ("x" if ply % 2 == 0 else "o") == walk.prover:
+        if ("x" if ply % 2 == 0 else "o") == walk.claimant:
             if line is None:
                 raise RuntimeError("a merged certificate lacks a move record: the walks disagree")
             used.append(line)

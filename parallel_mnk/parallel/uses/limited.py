@@ -1,11 +1,11 @@
 """Depth-limited search on the process pool: root splitting for big boards.
 
-Each root move is one :class:`~.task.HeuristicTask`, run by a pool worker with
+Each root move is one :class:`~.task.LimitedTask`, run by a pool worker with
 the kernel of :mod:`parallel_mnk.kernels.limited.search`. Moves are handed out in the
 engine's move order, and every task carries the best value known when it is
 handed out (the shared alpha bound at dispatch), so later moves are searched
 with narrower windows. A bound that improves while a task runs is not pushed
-into it: the heuristic kernel reads only the pool's stop word, which stops every
+into it: the depth-limited kernel reads only the pool's stop word, which stops every
 worker when the time limit passes. Iterative deepening happens here; a depth
 cut short by a limit is thrown away, as in the serial engine.
 """
@@ -19,7 +19,7 @@ from ...api.results import LimitedResult
 from ...engines.limited import LimitedSearch
 from ...kernels.limited.layout import INF, MATE_ZONE, WIN
 from ..scheduling import registry
-from ..task import AnyResult, HeuristicResult, HeuristicTask
+from ..task import AnyResult, LimitedTaskResult, LimitedTask
 
 POOL_TT_BITS = 16   # the pool's exact-engine table is not used by these tasks: keep it small
 _task_ids = itertools.count(1)
@@ -35,14 +35,14 @@ def _iteration(search: LimitedSearch, coordinator, order: list[int], depth: int)
     pending = list(order)
     cut = [False]
 
-    def next_task() -> Optional[HeuristicTask]:
+    def next_task() -> Optional[LimitedTask]:
         if not pending or cut[0]:
             return None
-        return HeuristicTask(next(_task_ids), spec.cols, spec.rows, spec.k, spec.gravity, pos.x, pos.o, pos.turn,
+        return LimitedTask(next(_task_ids), spec.cols, spec.rows, spec.k, spec.gravity, pos.x, pos.o, pos.turn,
                              pending.pop(0), depth, alpha[0], INF, search.flags, search.width)
 
     def on_result(r: AnyResult) -> None:
-        assert isinstance(r, HeuristicResult)
+        assert isinstance(r, LimitedTaskResult)
         search.nodes += r.nodes
         if search.watch is not None:
             search.watch.count(search.nodes)
