@@ -9,7 +9,7 @@ overhead, span and speed-up bound at many workers (node counts, in this process)
   once over one alone; each process's ``--json`` gives its nodes and its task
   log (span, where the workers' time went);
 * peers (``--peer empty:CMD``, e.g. Steininger's c4 with 1 and 2 threads, built by
-  ``../shared/tools/peers/build.sh``): the same board once each, whole process;
+  ``bench/build_peers.sh``): the same board once each, whole process;
   each of our rows gets ``vs_<peer>``, our time over the peer's;
 * at ``many`` workers (default 16; counted, not timed: the machine has fewer
   cores), in this process against a serial solve on the same table size: nodes

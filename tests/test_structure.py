@@ -171,6 +171,18 @@ def test_the_readme_map_is_the_layers_in_order_and_names_every_module():
                 assert named, f"the README's map does not name {key}/{stem}"
 
 
+def test_no_file_points_outside_the_repository():
+    """The design lives in docs/: no module, doc or benchmark names a file of
+    ../shared or of one machine (the third-party data folder ../shared/data, which
+    the tests and benchmarks read when present, is the one exception)."""
+    outside = re.compile(r"\.\./shared(?!/data)|/work/|/home/|/root/")
+    files = [*PACKAGE.rglob("*.py"), *(ROOT / "docs").glob("*.md"), *(ROOT / "bench").glob("*.py"),
+             ROOT / "README.md", ROOT / "bench" / "README.md", ROOT / "pyproject.toml", ROOT / "run_bench.py"]
+    found = [f"{path.relative_to(ROOT)}:{i}" for path in files
+             for i, line in enumerate(path.read_text().splitlines(), 1) if outside.search(line)]
+    assert not found, "lines that point outside the repository: " + ", ".join(found)
+
+
 def test_dependencies_point_down_the_layers():
     upward = []
     for name, targets in graph().items():
