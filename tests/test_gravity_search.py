@@ -1,4 +1,4 @@
-"""The gravity search (kernels/gravity/analysis.py, kernels/gravity/search.py) against the
+"""The gravity search (kernels/gravity/static_analysis.py, kernels/gravity/search.py) against the
 naive solver on random small gravity boards: every static bound on its own
 (forced lines, the 2-4 ply bounds, the even-squares bound), and whole searches
 with each rule switched off and with each rule alone, so that no rule's answer
@@ -19,7 +19,7 @@ from naive import naive_solver
 from parallel_mnk import GameSpec, Position
 from parallel_mnk.game import geometry
 from parallel_mnk.game.geometry import build_context
-from parallel_mnk.kernels.gravity import analysis as G
+from parallel_mnk.kernels.gravity import static_analysis as G
 from parallel_mnk.kernels.core import layout as L
 from parallel_mnk.kernels.core.bounds import NO_SCORE
 from parallel_mnk.kernels.core.lines import playable_cells, winning_cells

@@ -7,7 +7,7 @@ compiles can be read off the tree (:mod:`parallel_mnk.runtime.families` loads th
 | folder | what | entry points |
 |---|---|---|
 | ``core/`` | what every family pastes in: bit intrinsics, the context layout, line kernels, the table, bounds, the control words, the generic node rules (``moves``), the kinds of kernel (``jit``) | none |
-| ``gravity/`` | the exact search of gravity boards (``analysis``: what is known without search; ``search``) | ``search`` |
+| ``gravity/`` | the exact search of gravity boards (``static_analysis``: what is known without search; ``search``) | ``search`` |
 | ``free/`` | the exact search of free placement (``search``; it uses ``proofs/pairing`` and ``proofs/threats``) | ``search`` |
 | ``proofs/`` | pairing certificates, VCF, df-pn (``layout``: their part of the context) | df-pn, the finders |
 | ``limited/`` | the depth-limited engine for boards up to 26x26 (``layout``, ``grid``, ``search``, ``tss``) | the board state, the searches |

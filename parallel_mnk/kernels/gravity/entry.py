@@ -1,7 +1,7 @@
 """The gravity family's entry point: the one function Python calls to search a
 gravity board (Connect Four and every gravity board of up to 64 cells).
 
-Compiling it compiles the whole gravity search (:mod:`.search`, :mod:`.analysis`
+Compiling it compiles the whole gravity search (:mod:`.search`, :mod:`.static_analysis`
 and the helpers of :mod:`..core`) and nothing of the other families.
 """
 from ..core.bits import unowned

@@ -12,10 +12,10 @@ meets the node's known bounds. Live windows, aborts and busy marks work as in
 A node, top-down (each step a helper of its own where it is more than a few lines):
 
 1. *What is known* (:func:`_what_is_known`): static bounds of the node
-   (:func:`.analysis.open_bounds`) and its table entry, both usually found already
+   (:func:`.static_analysis.open_bounds`) and its table entry, both usually found already
    by its parent (step 2 there).
 2. *Children resolved statically* (:func:`_resolve_children`, with
-   :func:`.analysis.resolve` for each): for every move that is not directly under
+   :func:`.static_analysis.resolve` for each): for every move that is not directly under
    an opponent's threat (the only block, if the opponent has a playable threat),
    forced replies are played out without creating nodes, and the child gets
    proven bounds: a settled score (a forced loss, a full board), the 2-4 ply
@@ -34,7 +34,7 @@ A node, top-down (each step a helper of its own where it is more than a few line
 Precondition of :func:`gravity_negamax`: the position is *open*: the side to move
 cannot win at once, the opponent has at most one playable threat, which is a
 safe move, and the side to move has a safe move (a child left open by
-:func:`.analysis.resolve`); the hashes of the position are at ``ctx``'s slot ``ply``.
+:func:`.static_analysis.resolve`); the hashes of the position are at ``ctx``'s slot ``ply``.
 :func:`gravity_task` searches any position that is not over.
 """
 import numpy as np
@@ -44,7 +44,7 @@ from ..core.jit import called, expanded, inlined
 from ..core.bits import atomic_load, lowest_bit_index, popcount, prefetch
 from ..core.bounds import NO_SCORE, flip_kind, narrow, node_kind, result_kind, win_in
 from ..core.common import insert_descending
-from .analysis import open_bounds, position_key, resolve, unpack_lookup
+from .static_analysis import open_bounds, position_key, resolve, unpack_lookup
 from ..core.layout import (
     C_ABORTED, C_DEFER_MIN_EMPTY, C_ETC_MIN_EMPTY, C_NODES, C_RESULT_KIND, C_RULES,
     C_TASK_ID,
@@ -140,7 +140,7 @@ def _what_is_known(ctx, tt, own, opp, ply, alpha, beta):
 
 @inlined
 def _resolve_children(ctx, tt, own, opp, ply, alpha, beta, tt_move):
-    """Step 2: resolve every child statically (:func:`.analysis.resolve`, a record each)
+    """Step 2: resolve every child statically (:func:`.static_analysis.resolve`, a record each)
     and queue the open ones best first. Returns ``(n_open, best, best_move,
     best_exact, lower, upper, cut)``: the best settled move, bounds of the node
     (its best child's lower bound, its best child's upper bound), and ``cut`` when
