@@ -53,7 +53,7 @@ MAX_HELPERS = 64           # at most this many workers on one task
 # boards idle workers do better joining the running child (ABDADA) than taking its
 # younger brothers or splitting; on gravity boards better splitting (bench/README.md)
 MAX_SIBLINGS = {False: 1, True: 0}
-SPLITS = True              # split running tasks for idle workers (False: idle workers help, as before splits)
+SPLITS = True              # split running tasks for idle workers (False: idle workers help a running task instead)
 SPLIT_AFTER_S = 0.002      # a task runs this long before it may be split (what it finished is in the table)
 SPLIT_MIN_EMPTY = 16       # no split at nodes with fewer empty cells (their subtrees are too small to share)
 SPLIT_POLL_S = 0.001       # how often the coordinator looks for a task to split while workers are idle
