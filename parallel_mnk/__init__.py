@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from . import moved
 from .api.options import Limit, Watch
 from .api.results import LimitedResult, SolveResult, WorkerStats
 from .game.position import Outcome, Position
@@ -26,6 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers only
 __all__ = ["GameSpec", "Position", "Outcome", "Value", "Limit", "Watch", "SolveResult", "WorkerStats",
            "LimitedResult", "MnkError", "Analysis", "solve", "analyze", "best_move"]
 __version__ = "0.1.0"
+moved.install()   # the module paths from before the layer folders, with a deprecation warning
 
 _LAZY = {"solve": "frontends.solver", "best_move": "frontends.solver", "analyze": "frontends.analysis",
          "Analysis": "frontends.analysis"}

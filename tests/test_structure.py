@@ -34,7 +34,7 @@ LAYERS = [
     ["runtime"],
     ["engines"],
     ["parallel"],
-    ["frontends", "__main__"],
+    ["frontends", "__main__", "moved"],
 ]
 
 
