@@ -69,6 +69,16 @@ def result_kind(kind, value, lower, upper):
 
 
 @inlined
+def take_child(v, cell, best, best_move, best_exact, alpha, beta):
+    """A searched move's fail-soft value ``v`` (from the side to move) folded into its
+    node: ``(best, best_move, best_exact, alpha, cut)``, ``best_exact`` when the best
+    value fell inside the window, ``cut`` when it fails high (stop the loop)."""
+    if v > best:
+        best, best_move, best_exact = v, cell, alpha < v < beta
+    return best, best_move, best_exact, max(alpha, v), v >= beta
+
+
+@inlined
 def node_kind(best, best_exact, beta, lower, upper):
     """What a node's child loop proved, for the table: a lower bound when ``best >=
     beta`` (a cut), exact when a child's value fell inside the window

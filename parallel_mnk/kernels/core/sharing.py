@@ -12,11 +12,16 @@ from .jit import expanded, inlined
 from .bits import atomic_load
 from .common import budget_spent, stop_requested
 from .layout import (
-    BUSY_MARK_STRIDE, C_CTL_SLOT, C_NODE_LIMIT, C_NODES, C_PATH_ROOT, C_PATH_SLOT, C_TASK_ID, CTL_TASK_ABORT,
-    PATH_DEPTH, WINDOW_BIAS,
+    BUSY_MARK_STRIDE, C_ABORTED, C_CTL_SLOT, C_DEFER_MIN_EMPTY, C_NODE_LIMIT, C_NODES, C_PATH_ROOT, C_PATH_SLOT,
+    C_TASK_ID, CTL_BUSY_BASE, CTL_BUSY_MASK, CTL_TASK_ABORT, PATH_DEPTH, WINDOW_BIAS,
 )
 
+ZERO = np.uint64(0)
 ONE = np.uint64(1)
+# what a node's move loop does after :func:`narrow_to_live_window`
+LIVE_GO = 0        # search the move
+LIVE_CUT = 1       # the best move already fails high against the narrowed window: stop the loop
+LIVE_ABANDON = 2   # the window closed with nothing proven: the search is abandoned (ctx's aborted flag)
 
 
 @inlined
@@ -37,6 +42,34 @@ def live_window(word, task, alpha, beta):
         alpha = max(alpha, ((word >> 16) & 0xFFFF) - WINDOW_BIAS)
         beta = min(beta, (word & 0xFFFF) - WINDOW_BIAS)
     return alpha, beta
+
+
+@inlined
+def narrow_to_live_window(ctx, ctl, live_slot, task, alpha, beta, best, best_exact):
+    """``(alpha, beta, step)`` before a move of a task's root (``live_slot >= 0``;
+    elsewhere the window as it is and ``LIVE_GO``): the window narrowed to the live
+    window the coordinator publishes (:func:`live_window`), and ``LIVE_CUT`` when the
+    node's exact ``best`` already fails high against it, ``LIVE_ABANDON`` (with
+    ``ctx[C_ABORTED]`` set) when the window closed, else ``LIVE_GO``."""
+    if live_slot < 0:
+        return alpha, beta, LIVE_GO
+    alpha, beta = live_window(atomic_load(ctl, live_slot), task, alpha, beta)
+    if best_exact and best >= beta:
+        return alpha, beta, LIVE_CUT
+    if alpha >= beta:
+        ctx[C_ABORTED] = ONE   # no longer needed, and nothing proven
+        return alpha, beta, LIVE_ABANDON
+    return alpha, beta, LIVE_GO
+
+
+@inlined
+def busy_marks(ctx, ctl, empty):
+    """``(busy_base, busy_mask)`` of the ABDADA busy marks for a node with ``empty``
+    empty cells: the control array's, where deferral is on and the node has at
+    least ``ctx[C_DEFER_MIN_EMPTY]`` empty cells; else ``(0, 0)``, no marks."""
+    if ctx[C_DEFER_MIN_EMPTY] != ZERO and empty >= np.int64(ctx[C_DEFER_MIN_EMPTY]):
+        return ctl[CTL_BUSY_BASE], ctl[CTL_BUSY_MASK]
+    return np.int64(0), np.int64(0)
 
 
 @inlined

@@ -48,16 +48,19 @@ a node dearer when helpers took ``ctx``/``ctl`` per node.
 """
 import numpy as np
 
-from ..core.bits import atomic_load, lowest_bit_index, popcount
-from ..core.bounds import NO_SCORE, narrow, node_kind, result_kind, table_bound
+from ..core.bits import lowest_bit_index, popcount
+from ..core.bounds import NO_SCORE, narrow, node_kind, result_kind, table_bound, take_child
 from ..core.jit import called, expanded, inlined
 from ..core.layout import (
-    C_ABORTED, C_BOARD, C_CELLS, C_DEFER_MIN_EMPTY, C_GRAVITY, C_NODES, C_RESULT_KIND, C_TASK_ID, CTL_BUSY_BASE,
-    CTL_BUSY_MASK, MAX_CELLS, OFF_MOVES, TT_EXACT, TT_UPPER,
+    C_ABORTED, C_BOARD, C_CELLS, C_GRAVITY, C_NODES, C_RESULT_KIND, C_TASK_ID, MAX_CELLS, OFF_MOVES, TT_EXACT,
+    TT_UPPER,
 )
 from ..core.lines import has_k_run, playable_cells, winning_cells
 from ..core.moves import node_prelude, order_moves
-from ..core.sharing import live_window, mark_child, path_word, poll_abort, publish_step, unmark_child
+from ..core.sharing import (
+    LIVE_ABANDON, LIVE_CUT, busy_marks, mark_child, narrow_to_live_window, path_word, poll_abort, publish_step,
+    unmark_child,
+)
 from ..core.table import canonical_key, probe, push_hashes, set_root_hashes, store, work_of
 from ..proofs.layout import P_DFS_NODES, P_MIN_EMPTY, P_VCF_MIN_EMPTY, P_VCF_TOTAL
 from ..proofs.pairing import pairing_bounds
@@ -146,9 +149,7 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
         n = order_moves(ctx, tt, own, opp, cand, ply, tt_move, ctx[C_GRAVITY] != ZERO)
     player = ply & 1
     task = np.int64(ctx[C_TASK_ID])
-    busy_base = busy_mask = 0
-    if ctx[C_DEFER_MIN_EMPTY] != ZERO and np.int64(ctx[C_CELLS]) - ply >= np.int64(ctx[C_DEFER_MIN_EMPTY]):
-        busy_base, busy_mask = ctl[CTL_BUSY_BASE], ctl[CTL_BUSY_MASK]
+    busy_base, busy_mask = busy_marks(ctx, ctl, np.int64(ctx[C_CELLS]) - ply)
     best, best_move, best_exact = -NO_SCORE, -1, False
     deferred = ZERO
     second_pass = False
@@ -163,13 +164,11 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
         bit = ONE << np.uint64(cell)
         if second_pass and (deferred & bit) == ZERO:
             continue
-        if live_slot >= 0:
-            alpha, beta = live_window(atomic_load(ctl, live_slot), task, alpha, beta)
-            if best_exact and best >= beta:
-                break  # proven fail-high against the narrowed window
-            if alpha >= beta:
-                ctx[C_ABORTED] = ONE  # no longer needed, and nothing proven: abandon
-                return 0
+        alpha, beta, step = narrow_to_live_window(ctx, ctl, live_slot, task, alpha, beta, best, best_exact)
+        if step == LIVE_CUT:
+            break
+        if step == LIVE_ABANDON:
+            return 0
         push_hashes(ctx, ply, cell, player)
         mark, mark_key = -1, np.int64(0)
         if busy_base > 0:
@@ -186,11 +185,9 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
             unmark_child(ctl, mark, mark_key)
         if ctx[C_ABORTED] != ZERO:
             return 0
-        if v > best:
-            best, best_move, best_exact = v, cell, alpha < v < beta
-        if v >= beta:
+        best, best_move, best_exact, alpha, cut = take_child(v, cell, best, best_move, best_exact, alpha, beta)
+        if cut:
             break
-        alpha = max(alpha, v)
     # 4. store what was proven (exact when a bound meets the node's known bounds), with what it cost
     kind = node_kind(best, best_exact, beta, lower, upper)
     store(ctx, tt, key, sym, kind, best, best_move if kind != TT_UPPER else -1, work_of(ctx[C_NODES] - nodes_before))

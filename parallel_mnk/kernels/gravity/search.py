@@ -41,20 +41,22 @@ import numpy as np
 from ..core import board as B
 from ..core.jit import called, expanded, inlined
 
-from ..core.bits import atomic_load, lowest_bit_index, popcount, prefetch
-from ..core.bounds import NO_SCORE, flip_kind, narrow, node_kind, result_kind, win_in
+from ..core.bits import lowest_bit_index, popcount, prefetch
+from ..core.bounds import NO_SCORE, flip_kind, narrow, node_kind, result_kind, take_child, win_in
 from ..core.common import insert_descending
 from .static_analysis import open_bounds, position_key, resolve, unpack_lookup
 from ..core.layout import (
-    C_ABORTED, C_DEFER_MIN_EMPTY, C_ETC_MIN_EMPTY, C_NODES, C_RESULT_KIND, C_RULES,
-    C_TASK_ID,
-    CTL_BUSY_BASE, CTL_BUSY_MASK, GC_CELL, GC_ENTRY, GC_H0, GC_H1, GC_HI, GC_KEY, GC_LO, GC_OPP, GC_OWN,
+    C_ABORTED, C_ETC_MIN_EMPTY, C_NODES, C_RESULT_KIND, C_RULES,
+    C_TASK_ID, GC_CELL, GC_ENTRY, GC_H0, GC_H1, GC_HI, GC_KEY, GC_LO, GC_OPP, GC_OWN,
     GC_PLY, GC_SIZE, GN_ENTRY, GN_HI, GN_KEY, GN_LO, GN_SIZE, MAX_CELLS, MAX_SYM, OFF_GCHILD, OFF_GNODE,
     OFF_HASH, OFF_MOVES, OFF_SCORES, RULE_ETC, RULE_THREAT_ORDER, SCORE_BIAS, TT_EXACT,
     TT_LOWER, TT_UPPER,
 )
 from ..core.lines import has_k_run, playable_cells, winning_cells
-from ..core.sharing import live_window, mark_child, path_word, poll_abort, publish_step, unmark_child
+from ..core.sharing import (
+    LIVE_ABANDON, LIVE_CUT, busy_marks, mark_child, narrow_to_live_window, path_word, poll_abort, publish_step,
+    unmark_child,
+)
 from ..core.table import canonical_key, probe, push_hashes, set_root_hashes, store, work_of
 
 ZERO = np.uint64(0)
@@ -229,9 +231,7 @@ def gravity_negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     records = OFF_GCHILD + ply * np.int64(B.cols(ctx)) * GC_SIZE
     mbase = OFF_MOVES + ply * MAX_CELLS
     task = np.int64(ctx[C_TASK_ID])
-    busy_base = busy_mask = 0
-    if ctx[C_DEFER_MIN_EMPTY] != ZERO and cells - ply >= np.int64(ctx[C_DEFER_MIN_EMPTY]):
-        busy_base, busy_mask = ctl[CTL_BUSY_BASE], ctl[CTL_BUSY_MASK]
+    busy_base, busy_mask = busy_marks(ctx, ctl, cells - ply)
     deferred = ZERO
     second_pass = False
     i = 0
@@ -246,13 +246,11 @@ def gravity_negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
         bit = ONE << np.uint64(cell)
         if second_pass and (deferred & bit) == ZERO:
             continue
-        if live_slot >= 0:
-            alpha, beta = live_window(atomic_load(ctl, live_slot), task, alpha, beta)
-            if best_exact and best >= beta:
-                break  # proven fail-high against the narrowed window
-            if alpha >= beta:
-                ctx[C_ABORTED] = ONE  # no longer needed, and nothing proven: abandon
-                return 0
+        alpha, beta, step = narrow_to_live_window(ctx, ctl, live_slot, task, alpha, beta, best, best_exact)
+        if step == LIVE_CUT:
+            break
+        if step == LIVE_ABANDON:
+            return 0
         lo, hi = _move_bounds(ctx, rec, ply)
         if hi <= alpha:
             if hi > best:
@@ -280,11 +278,9 @@ def gravity_negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
             unmark_child(ctl, mark, mark_key)
         if ctx[C_ABORTED] != ZERO:
             return 0
-        if v > best:
-            best, best_move, best_exact = v, cell, alpha < v < beta
-        if v >= beta:
+        best, best_move, best_exact, alpha, cut = take_child(v, cell, best, best_move, best_exact, alpha, beta)
+        if cut:
             break
-        alpha = max(alpha, v)
     # 4. store what was proven (exact when a bound meets the node's known bounds), with what it cost
     kind = node_kind(best, best_exact, beta, lower, upper)
     store(ctx, tt, key, sym, kind, best, best_move, work_of(ctx[C_NODES] - nodes_before))
