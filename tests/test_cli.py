@@ -265,6 +265,7 @@ def test_stdin_without_trailing_newline_and_crlf():
     [*TTT, "--bogus"],                                                         # unknown option
     [*TTT, "--game", "chess"],                                                 # unknown preset
     [*TTT, "--moves", "", "--workers", "0"],
+    [*TTT, "--moves", "", "--workers", "100000"],                            # found by fuzzing: forked for ever
     [*TTT, "--moves", "", "--time-limit", "0"],
     [*TTT, "--moves", "", "--tt-bits", "3"],
     [*TTT, "--moves", "", "--workers", "2", "--split-depth", "-1"],
@@ -274,6 +275,16 @@ def test_stdin_without_trailing_newline_and_crlf():
 def test_bad_input_is_one_line_on_stderr_exit_2(capsys, argv):
     code, out = run(argv)
     assert_one_line_error(capsys, code, out)
+
+
+@pytest.mark.parametrize("argv", [[*TTT, "\x1e"], [*TTT, "--moves", "a1\x1b[2J"], [*TTT, "--game", "\n"],
+                                  [*TTT, "--moves", "\udcff"]])
+def test_errors_quoting_control_characters_stay_one_plain_line(capsys, argv):
+    """Found by tests/test_fuzz_options.py: argparse quoted a stray token raw (a record
+    separator broke the line; an escape sequence would reach the terminal)."""
+    code, out = run(argv)
+    message = assert_one_line_error(capsys, code, out)
+    assert message.rstrip("\n").isprintable(), message
 
 
 def test_error_messages_name_the_problem(capsys):

@@ -46,6 +46,8 @@ def test_limit_merges_the_older_keywords_once():
 @pytest.mark.parametrize("kwargs, fragment", [
     ({"workers": 0}, "workers"),
     ({"workers": True}, "workers"),
+    ({"workers": 100_000}, "at most"),                      # found by tests/test_fuzz_options.py: forked for ever
+    ({"workers": 5000, "backend": "ray"}, "at most 4096"),
     ({"limit": Limit(depth=3)}, "no depth"),
     ({"split_depth": -1}, "split depth"),
     ({"split_depth": 9}, "split depth"),

@@ -6,6 +6,7 @@ node count from).
 """
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +20,32 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers only
 MAX_SPLIT_DEPTH = 8
 BACKENDS = ("process", "thread", "ray")
 PROVERS = ("auto", "search", "dfpn")
+MAX_CLUSTER_WORKERS = 4096   # Ray tasks in flight at once (--backend ray)
+LOCAL_WORKERS_PER_CPU = 8    # process and thread pools: at most this many workers per usable CPU (and 64)
 DFPN_AUTO_MIN_EMPTY = 20   # prover="auto" asks df-pn first from this many empty cells (bench/README.md)
+
+
+def max_workers(backend: str) -> int:
+    """The most workers a solve on ``backend`` may ask for: ``MAX_CLUSTER_WORKERS``
+    on Ray; on this machine's pools ``LOCAL_WORKERS_PER_CPU`` per CPU this process
+    may use, and at least 64 (more only time-share the same cores, each with its
+    own copy of the kernels)."""
+    if backend == "ray":
+        return MAX_CLUSTER_WORKERS
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - no affinity on this OS
+        cpus = os.cpu_count() or 1
+    return max(64, LOCAL_WORKERS_PER_CPU * cpus)
+
+
+def check_workers(workers: object, backend: str = "process", name: str = "workers") -> None:
+    """Raise :class:`MnkError` (about ``name``) unless ``workers`` is an int from 1 to :func:`max_workers`."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise MnkError(f"{name} must be at least 1, got {workers!r}")
+    if workers > max_workers(backend):
+        raise MnkError(f"{name} must be at most {max_workers(backend)} on the {backend} backend (this machine), "
+                       f"got {workers}")
 
 
 @dataclass(frozen=True)
@@ -126,8 +152,7 @@ class SolveOptions:
             raise UnsupportedError("df-pn answers win, draw or loss only: ask a weak solve")
         if self.prover == "dfpn" and self.parallel:
             raise UnsupportedError("df-pn runs in one process: one worker, the process backend, no checkpoint")
-        if isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1:
-            raise MnkError(f"workers must be at least 1, got {self.workers!r}")
+        check_workers(self.workers, self.backend)
         if self.limit.depth is not None:
             raise UnsupportedError("an exact solve has no depth limit (use Limit(time=) or Limit(nodes=); "
                                    "best_move takes a depth)")

@@ -7,7 +7,7 @@ import sys
 import time
 from typing import Optional, TextIO
 
-from ..api.options import BACKENDS, MAX_SPLIT_DEPTH, PROVERS, Limit, SolveOptions
+from ..api.options import BACKENDS, MAX_SPLIT_DEPTH, PROVERS, Limit, SolveOptions, check_workers
 from ..api.results import SolveResult
 from ..engines.books.choose import open_book
 from ..game.position import Position
@@ -17,7 +17,7 @@ from ..runtime.ttable import DEFAULT_TT_BITS, resolve_tt_bits, transposition_tab
 from . import solver
 from .analysis import analyze, describe_score, pons_line, render
 from .book_cli import add_book_arg, add_book_parser, best_from_book
-from .commands import check_time_limit, game_spec, position_of
+from .commands import check_time_limit, game_spec, position_of, printable
 from .play import play
 from .protocol import Session, needs_solver, parse
 from .verify_cli import add_certificate_arg, add_verify_parser
@@ -34,7 +34,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors (exit 2)."""
 
     def error(self, message: str):
-        self.exit(2, f"{PROG}: error: {message} (try {self.prog} --help)\n")
+        self.exit(2, f"{PROG}: error: {printable(message)} (try {self.prog} --help)\n")
 
 
 def _add_game_args(p: argparse.ArgumentParser) -> None:
@@ -460,14 +460,13 @@ def main(argv: Optional[list[str]] = None, stdin: TextIO = sys.stdin, stdout: Te
         if hasattr(args, "workers"):
             if args.workers is None:   # (df-pn runs in one process)
                 args.workers = 1 if getattr(args, "prover", None) == "dfpn" else running.default_workers()
-            if args.workers < 1:
-                raise MnkError(f"--workers must be at least 1, got {args.workers}")
+            check_workers(args.workers, getattr(args, "backend", "process"), name="--workers")
             if args.split_depth is not None and not 0 <= args.split_depth <= MAX_SPLIT_DEPTH:
                 raise MnkError(f"--split-depth must be between 0 and {MAX_SPLIT_DEPTH}, got {args.split_depth}")
         check_time_limit(getattr(args, "time_limit", None))
         return args.func(args, stdin, stdout)
     except MnkError as e:
-        sys.stderr.write(f"{PROG}: error: {e}\n")
+        sys.stderr.write(f"{PROG}: error: {printable(str(e))}\n")
         return 2
     except KeyboardInterrupt:
         solver.shutdown()

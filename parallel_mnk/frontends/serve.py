@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional, TextIO
 from urllib.parse import parse_qsl, urlsplit
 
-from ..api.options import Limit
+from ..api.options import Limit, check_workers
 from ..engines.books.choose import open_book
 from ..engines.limited import DEFAULT_DEPTH
 from ..game.position import Position
@@ -127,8 +127,7 @@ class Server(ThreadingHTTPServer):
     def __init__(self, host: str, port: int, workers: int = 1, max_time: float = DEFAULT_MAX_TIME,
                  jobs: Optional[Jobs] = None, log: Optional[TextIO] = None, tt_bits: Optional[int] = None,
                  book: Optional[str] = "auto") -> None:
-        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-            raise MnkError(f"--workers must be at least 1, got {workers}")
+        check_workers(workers, name="--workers")
         if not max_time > 0:
             raise MnkError(f"--max-time must be positive, got {max_time}")
         self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET

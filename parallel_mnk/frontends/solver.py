@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Optional, Union
 
-from ..api.options import Limit, SolveOptions, Watch
+from ..api.options import Limit, SolveOptions, Watch, check_workers
 from ..api.results import LimitedResult, SolveResult, WorkerStats
 from ..engines.books.base import Book, BookAnswer
 from ..engines.books.choose import open_book
@@ -171,8 +171,7 @@ def build_book(spec: GameSpec, plies: int, out: Union[str, Path], *, workers: in
     spec.require_exact()
     if isinstance(plies, bool) or not isinstance(plies, int) or not 0 <= plies < spec.cells:
         raise MnkError(f"--plies must be between 0 and {spec.cells - 1} on {spec.describe()}, got {plies!r}")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise MnkError(f"workers must be at least 1, got {workers!r}")
+    check_workers(workers)
     if address is not None and backend != "ray":
         raise MnkError("an address is only for the ray backend")
     bits = resolve_tt_bits(tt_bits, tt_size, spec.cells, spec.gravity, workers)
@@ -206,8 +205,7 @@ def best_move(position: Position, limit: Optional[Limit] = None, *, workers: int
     time limit would (depth 1 always completes). Raises :class:`MnkError` if the
     game is over.
     """
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise MnkError(f"workers must be at least 1, got {workers!r}")
+    check_workers(workers)
     search = LimitedSearch(position, Limit.of(limit, time=time_limit, depth=depth), width, tt_bits, watch)
     found = search.forcing_win() if fours else None
     if found is not None:

@@ -1,0 +1,163 @@
+"""The harness of the generated-input tests (tests/test_fuzz_*.py), on Hypothesis.
+
+Each parser's test calls :func:`fuzz` with a strategy and a property:
+
+* the budget: ``DEFAULT_EXAMPLES`` inputs in the default run, ``SLOW_EXAMPLES``
+  under ``-m slow`` (the ``BUDGETS`` parameters); Hypothesis' own deadline is
+  off, a watchdog instead fails any one input that runs past ``HANG_SECONDS``
+  (a hang), whatever it does;
+* the corpus: ``tests/fuzz_corpus/<parser>.jsonl`` holds every input that once
+  failed (one JSON value a line, with the error it gave). They run first, every
+  time; a new failure's smallest input is appended there by the harness, to be
+  kept (committed) with its fix;
+* the report: with ``PARALLEL_MNK_FUZZ_REPORT=<file>`` each run appends a JSON
+  line (parser, inputs tried, corpus entries, seconds) to that file: the figures
+  of bench/README.md.
+
+Properties say what must hold for every input: a one-line error or a right
+answer (:func:`one_line_error`, :func:`run_cli`).
+"""
+from __future__ import annotations
+
+import base64
+import contextlib
+import io
+import json
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+DEFAULT_EXAMPLES = 200
+SLOW_EXAMPLES = 20_000
+HANG_SECONDS = 30.0
+CORPUS = Path(__file__).with_name("fuzz_corpus")
+BUDGETS = [pytest.param(DEFAULT_EXAMPLES, id="default"),
+           pytest.param(SLOW_EXAMPLES, id="slow", marks=pytest.mark.slow)]
+
+
+class Hang(BaseException):
+    """One input ran past ``HANG_SECONDS`` (a BaseException: no ``except Exception`` hides it)."""
+
+
+# ---------------------------------------------------------------- corpus values
+def to_json(value: Any) -> Any:
+    """``value`` as JSON: bytes as ``{"b64": ...}``, tuples as lists (:func:`from_json` inverts it)."""
+    if isinstance(value, bytes):
+        return {"b64": base64.b64encode(value).decode()}
+    if isinstance(value, (list, tuple)):
+        return [to_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: to_json(v) for k, v in value.items()}
+    return value
+
+
+def from_json(value: Any) -> Any:
+    """Inverse of :func:`to_json` (lists stay lists)."""
+    if isinstance(value, dict) and set(value) == {"b64"}:
+        return base64.b64decode(value["b64"])
+    if isinstance(value, list):
+        return [from_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: from_json(v) for k, v in value.items()}
+    return value
+
+
+def corpus(parser: str) -> list[Any]:
+    """The inputs kept for ``parser`` (those that once failed)."""
+    path = CORPUS / f"{parser}.jsonl"
+    if not path.exists():
+        return []
+    return [from_json(json.loads(line)["input"]) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _keep(parser: str, value: Any, error: BaseException) -> None:
+    CORPUS.mkdir(exist_ok=True)
+    line = json.dumps({"input": to_json(value), "error": f"{type(error).__name__}: {error}"[:300]})
+    with open(CORPUS / f"{parser}.jsonl", "a") as f:
+        f.write(line + "\n")
+
+
+# ---------------------------------------------------------------- the run
+@contextlib.contextmanager
+def watchdog(seconds: float = HANG_SECONDS):
+    """Raise :class:`Hang` in this (the main) thread if the block runs past ``seconds``."""
+    def alarm(signum, frame):
+        raise Hang(f"no answer within {seconds:g} s")
+
+    old = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def fuzz(parser: str, strategy: st.SearchStrategy, prop: Callable[[Any], None], examples: int) -> int:
+    """Check ``prop`` on every corpus input of ``parser``, then on ``examples``
+    inputs drawn from ``strategy``; returns how many inputs were tried. A failing
+    input (after Hypothesis shrinks it) is appended to the corpus, and the test fails."""
+    tried = [0]
+    last_failure: list[Optional[tuple[Any, BaseException]]] = [None]
+    started = time.perf_counter()
+    kept = corpus(parser)
+    for value in kept:
+        with watchdog():
+            prop(value)
+
+    def one(value: Any) -> None:
+        tried[0] += 1
+        try:
+            with watchdog():
+                prop(value)
+        except BaseException as e:
+            last_failure[0] = (value, e)
+            if isinstance(e, Hang):   # Hypothesis lets BaseExceptions through unshrunk
+                raise AssertionError(str(e)) from e
+            raise
+
+    run = settings(max_examples=examples, deadline=None, derandomize=False, database=None,
+                   suppress_health_check=list(HealthCheck))(given(strategy)(one))
+    try:
+        run()
+    except BaseException:
+        if last_failure[0] is not None:
+            _keep(parser, *last_failure[0])
+        raise
+    finally:
+        report = os.environ.get("PARALLEL_MNK_FUZZ_REPORT")
+        if report:
+            with open(report, "a") as f:
+                f.write(json.dumps({"parser": parser, "tried": tried[0], "corpus": len(kept),
+                                    "seconds": round(time.perf_counter() - started, 2)}) + "\n")
+    assert tried[0] >= min(examples, 1), f"{parser}: no input was tried"
+    return tried[0]
+
+
+# ---------------------------------------------------------------- what must hold
+def one_line_error(err: str, prefix: str = "parallel-mnk: error: ") -> str:
+    """Assert ``err`` is one line starting with ``prefix`` and no traceback; returns the message."""
+    assert "Traceback" not in err, err
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(prefix), f"not one error line: {err!r}"
+    return lines[0][len(prefix):]
+
+
+def run_cli(argv: list[str], stdin: str = "") -> tuple[int, str, str]:
+    """``parallel-mnk argv`` in this process: ``(exit status, stdout, stderr)``; an
+    exception escaping the CLI (a traceback for its user) fails the test."""
+    from parallel_mnk.frontends.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+        try:
+            code = main(argv, io.StringIO(stdin), out)
+        except SystemExit as e:   # argparse's errors and --help
+            code = e.code if isinstance(e.code, int) else 2
+    return code, out.getvalue(), err.getvalue()

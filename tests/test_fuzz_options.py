@@ -1,0 +1,106 @@
+"""Generated command lines for ``parallel-mnk solve``, ``analyze`` and ``best``
+(tests/fuzzing.py is the harness): the game options (``--game``, ``--cols``,
+``--rows``, ``--k``, ``--gravity``), the position, and the search options
+(workers, split depth, time limit, table size, prover, backend, book, depth,
+width), each with values right, wrong, out of range and nonsense, in any order,
+repeated, with stray tokens.
+
+Every command line ends in an answer (exit 0, or 3 for a time limit reached) or in
+one error line with exit 2: never a traceback, never a hang. An exact answer of a
+board of at most 16 cells (``solve --json``) is naive's (tests/naive.py). Every
+search is held to about a second: a ``--time-limit 1`` goes first (a generated one
+later on the line wins, and those are at most 1 s), and boards are mostly small.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import strategies as st
+
+from fuzzing import BUDGETS, fuzz, one_line_error, run_cli
+from naive import naive_score
+from parallel_mnk import GameSpec
+from parallel_mnk.frontends.cli import _spec_from_args, build_parser
+from parallel_mnk.frontends.commands import position_of
+from parallel_mnk.game.rules import MnkError, value_of_score
+
+junk = st.text(max_size=8)
+small_int = st.integers(-3, 9).map(str)
+number = st.one_of(small_int, st.sampled_from(["0", "-1", "1" + "0" * 25, "1.5", "", " 3", "0x10", "\u0663", "x"]))
+seconds = st.sampled_from(["0", "-1", "-0", "nan", "inf", "-inf", "1e-9", "0.01", "0.5", "1", "abc", "1e400", ""])
+OPTIONS = {   # option -> strategy of its value (None: a flag)
+    "--game": st.sampled_from(["connect4", "tictactoe", "gomoku", "", "Connect4"]),
+    "--cols": number, "--rows": number, "--k": number, "--gravity": None,
+    "--moves": st.one_of(st.sampled_from(["", "a1", "a1,b2", "1", "11", "44", "4453", "b2,b2", "z9", "-1"]), junk),
+    "--board": st.one_of(st.sampled_from(["x../.o./...", ".../.../...", "..../..../....", "xo/ox", "x"]), junk),
+    "--weak": None, "--json": None, "--no-progress": None,
+    "--workers": st.sampled_from(["-1", "0", "1", "1", "1", "2", "65", "1000000", "x", "1.0"]),
+    "--split-depth": st.sampled_from(["-1", "0", "1", "2", "8", "9", "x"]),
+    "--time-limit": seconds,
+    "--tt-bits": st.sampled_from(["-1", "0", "9", "10", "16", "20", "35", "60", "x"]),
+    "--tt-size": st.sampled_from(["1M", "512K", "64M", "0", "-5", "abc", "1e3", "9999999T", "1.5M", "", "4096"]),
+    "--prover": st.sampled_from(["auto", "search", "dfpn", "pn", ""]),
+    "--backend": st.sampled_from(["process", "thread", "cluster", ""]),
+    "--address": st.sampled_from(["auto", "127.0.0.1:1", ""]),
+    "--book": st.sampled_from(["none", "auto", "/nonexistent/book.sqlite", "/etc/hostname", "thill", ""]),
+    "--depth": st.sampled_from(["-1", "0", "1", "2", "3", "64", "65", "x"]),
+    "--width": st.sampled_from(["-1", "0", "1", "3", "x"]),
+    "--checkpoint": st.sampled_from(["/nonexistent/dir/journal.sqlite"]),
+}
+
+
+def options_of(command: str) -> set[str]:
+    """The options ``parallel-mnk <command>`` takes, read off its parser."""
+    sub = next(a for a in build_parser()._actions if a.choices and command in a.choices).choices[command]
+    return {name for action in sub._actions for name in action.option_strings}
+
+
+@st.composite
+def command_lines(draw) -> list[str]:
+    """A command and a shuffle of options (mostly a small game first), with stray tokens."""
+    command = draw(st.sampled_from(["solve", "solve", "analyze", "best"]))
+    argv = [command, "--time-limit", "1"]
+    if draw(st.integers(0, 3)):   # mostly a small game, so that the searches are quick
+        argv += ["--cols", str(draw(st.integers(1, 4))), "--rows", str(draw(st.integers(1, 4))),
+                 "--k", str(draw(st.integers(1, 4)))]
+    own = sorted(OPTIONS.keys() & options_of(command))
+    for option in draw(st.lists(st.sampled_from(own * 12 + sorted(OPTIONS)), max_size=6)):   # a foreign one now and then
+        values = OPTIONS[option]
+        if values is None:
+            argv.append(option)
+        else:   # --opt=value: a value such as '-1' is not taken for an option
+            argv.append(f"{option}={draw(values)}")
+    if draw(st.integers(0, 5)) == 0:
+        argv.insert(draw(st.integers(1, len(argv))), draw(junk))
+    return argv
+
+
+def options_property(argv: list[str]) -> None:
+    """An answer or one error line; ``solve --json`` of a board of <= 16 cells has naive's answer."""
+    code, out, err = run_cli(argv)
+    assert "Traceback" not in err and code in (0, 2, 3), (code, err)
+    if code == 2:
+        assert not out.strip() or argv[0] == "analyze", out
+        one_line_error(err)
+        return
+    if code != 0 or argv[0] != "solve":
+        return
+    args = build_parser().parse_args(argv)
+    try:
+        spec = _spec_from_args(args)
+        position = position_of(spec, args.moves, args.board)
+    except MnkError as e:   # pragma: no cover - the CLI answered, so the library reads it too
+        raise AssertionError(f"the CLI answered what the library refuses: {e}") from e
+    if not args.json or spec.cells > 16 or args.moves is None and args.board is None:
+        return
+    answer = json.loads(out)
+    truth = naive_score(GameSpec(spec.cols, spec.rows, spec.k, spec.gravity), position.x, position.o)
+    assert answer["value"] == value_of_score(truth).value, (argv, answer, truth)
+    if not args.weak:
+        assert answer["score"] == truth, (argv, answer, truth)
+
+
+@pytest.mark.parametrize("examples", BUDGETS)
+def test_command_lines(examples):
+    fuzz("command_lines", command_lines(), options_property, examples)
