@@ -266,6 +266,8 @@ def test_stdin_without_trailing_newline_and_crlf():
     [*TTT, "--game", "chess"],                                                 # unknown preset
     [*TTT, "--moves", "", "--workers", "0"],
     [*TTT, "--moves", "", "--workers", "100000"],                            # found by fuzzing: forked for ever
+    [*TTT, "--moves=--"],                                                    # found by fuzzing: was the empty board
+    [*TTT, "--game=--"],
     [*TTT, "--moves", "", "--time-limit", "0"],
     [*TTT, "--moves", "", "--tt-bits", "3"],
     [*TTT, "--moves", "", "--workers", "2", "--split-depth", "-1"],

@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import signal
 import sys
+import threading
 import time
-from typing import Optional, TextIO
+from typing import Any, Optional, TextIO
 
 from ..api.options import BACKENDS, MAX_SPLIT_DEPTH, PROVERS, Limit, SolveOptions, check_workers
 from ..api.results import SolveResult
@@ -30,11 +33,39 @@ PROOF_NAMES = {"pairing": "pairing certificates (the search cut with them)",
                "book": "opening book (no search)"}
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread where Ctrl-C raises KeyboardInterrupt, so that
+    it stops a command the same way (workers stopped, a journal committed and released)."""
+
+
+def _raise_terminated(signum, frame) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)   # a second SIGTERM ends the process at once
+    raise Terminated()
+
+
+def _stop_on_sigterm() -> Any:
+    """Make SIGTERM stop the command as Ctrl-C does (exit 143); from the main thread
+    only (None elsewhere), else the handler it replaced. Called again after Ray starts
+    (ray.init puts in its own, which exits with a native stack dump)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _raise_terminated)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors (exit 2)."""
 
     def error(self, message: str):
         self.exit(2, f"{PROG}: error: {printable(message)} (try {self.prog} --help)\n")
+
+    def _get_values(self, action, arg_strings):
+        """An option's own value ``--`` (``--moves=--``) is that value: argparse before
+        Python 3.13 drops it as the end-of-options marker and reads no value at all."""
+        if action.option_strings and action.nargs is None and arg_strings == ["--"]:
+            value = self._get_value(action, "--")
+            self._check_value(action, value)
+            return value
+        return super()._get_values(action, arg_strings)
 
 
 def _add_game_args(p: argparse.ArgumentParser) -> None:
@@ -125,6 +156,7 @@ def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
     startup = families.load_for_solve(spec, opts).seconds
     if args.backend == "ray":  # start Ray (or join the cluster) before the clock of the first solve
         startup += solver.start_backend("ray", args.workers, args.tt_bits, args.address)
+        _stop_on_sigterm()
     if args.moves is not None or args.board is not None:
         position = position_of(spec, args.moves, args.board)
         result = _solve_one(position, args)
@@ -348,7 +380,8 @@ def _add_solve_parser(sub) -> None:
                                      "with --workers CPUs); give --workers as the cluster's CPUs")
     p.add_argument("--checkpoint", metavar="FILE",
                    help="SQLite journal of finished tasks: the same command run again (after a crash, kill or "
-                        "Ctrl-C) resumes from it; a journal of another game or position is refused")
+                        "Ctrl-C) resumes from it; a journal of another game or position is refused. Ctrl-C "
+                        "(SIGINT) exits 130, SIGTERM 143: both stop the workers and commit the journal first")
     p.add_argument("--prover", choices=PROVERS, default="auto",
                    help="what settles the value: 'search' (alpha-beta), 'dfpn' (depth-first proof-number search: "
                         "with --weak, one process), or 'auto' (default): df-pn first, capped, for --weak serial "
@@ -456,6 +489,7 @@ def main(argv: Optional[list[str]] = None, stdin: TextIO = sys.stdin, stdout: Te
     if not getattr(args, "command", None):
         parser.print_help(sys.stderr)
         return 2
+    previous_sigterm = _stop_on_sigterm()
     try:
         if hasattr(args, "workers"):
             if args.workers is None:   # (df-pn runs in one process)
@@ -464,16 +498,23 @@ def main(argv: Optional[list[str]] = None, stdin: TextIO = sys.stdin, stdout: Te
             if args.split_depth is not None and not 0 <= args.split_depth <= MAX_SPLIT_DEPTH:
                 raise MnkError(f"--split-depth must be between 0 and {MAX_SPLIT_DEPTH}, got {args.split_depth}")
         check_time_limit(getattr(args, "time_limit", None))
-        return args.func(args, stdin, stdout)
+        # Ray prints cluster events (a node marked dead) on sys.stdout: to stderr, off the results
+        with contextlib.redirect_stdout(sys.stderr) if getattr(args, "backend", None) == "ray" \
+                else contextlib.nullcontext():
+            return args.func(args, stdin, stdout)
     except MnkError as e:
         sys.stderr.write(f"{PROG}: error: {printable(str(e))}\n")
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:   # Ctrl-C: 130; SIGTERM (Terminated): 143
         solver.shutdown()
-        sys.stderr.write(f"{PROG}: interrupted\n")
-        return 130
+        terminated = isinstance(e, Terminated)
+        sys.stderr.write(f"{PROG}: {'terminated' if terminated else 'interrupted'}\n")
+        return 143 if terminated else 130
     except BrokenPipeError:
         return 0
+    finally:
+        if previous_sigterm is not None:
+            signal.signal(signal.SIGTERM, previous_sigterm)
 
 
 def entry() -> None:
