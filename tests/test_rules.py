@@ -182,7 +182,9 @@ def test_gravity_moves_are_columns_from_one():
 @pytest.mark.parametrize("text, fragment", [("0", "off the board"), ("8", "off the board"),
                                             ("-1", "not a column"), ("a", "not a column"),
                                             ("d1", "not a column"), ("", "not a column"),
-                                            ("1.0", "not a column")])
+                                            ("1.0", "not a column"),
+                                            ("\u00b2", "not a column"),    # found by fuzzing: int() refused it
+                                            ("\u0663", "not a column")])   # an Arabic-Indic 3: ASCII digits only
 def test_gravity_move_errors(text, fragment):
     with pytest.raises(MnkError, match=fragment):
         parse_move(C4, text)
@@ -227,7 +229,7 @@ def test_parse_free_move_list():
 
 
 @pytest.mark.parametrize("spec, text", [(TTT, "b2,zz"), (TTT, "b2,d1"), (TTT, "4453"), (C4, "4458"),
-                                        (C4, "44a3"), (C4, "4,4,0")])
+                                        (C4, "44a3"), (C4, "4,4,0"), (C4, "4\u00b2"), (TTT, "a\u0663")])
 def test_parse_move_list_errors(spec, text):
     with pytest.raises(MnkError):
         parse_move_list(spec, text)

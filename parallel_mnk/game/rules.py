@@ -220,7 +220,7 @@ def parse_move(spec: GameSpec, text: str) -> int:
     """Parse one move token: a column number from 1 (gravity) or a cell name."""
     token = text.strip()
     if spec.gravity:
-        if not token.isdigit():
+        if not (token.isascii() and token.isdigit()):
             raise NotationError(f"{text!r} is not a column number (1..{spec.cols})")
         col = int(token)
         if not 1 <= col <= spec.cols:
@@ -240,7 +240,7 @@ def parse_move_list(spec: GameSpec, text: str) -> list[int]:
     if not text:
         return []
     tokens = [t for t in re.split(r"[,\s]+", text) if t]
-    if spec.gravity and len(tokens) == 1 and spec.cols <= 9 and tokens[0].isdigit():
+    if spec.gravity and len(tokens) == 1 and spec.cols <= 9 and tokens[0].isascii() and tokens[0].isdigit():
         tokens = list(tokens[0])
     return [parse_move(spec, t) for t in tokens]
 

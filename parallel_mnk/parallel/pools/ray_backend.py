@@ -172,7 +172,7 @@ def _check_reachable(address: str, timeout: float = REACH_TIMEOUT_S) -> None:
     """Refuse a ``host:port`` address nothing answers on (Ray itself would retry
     for minutes); other forms (``auto``, ``ray://...``) are left to Ray."""
     host, sep, port = address.rpartition(":")
-    if not sep or not port.isdigit() or "://" in address:
+    if not sep or not (port.isascii() and port.isdigit()) or "://" in address:
         return
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()

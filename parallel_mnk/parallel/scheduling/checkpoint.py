@@ -184,7 +184,8 @@ class Checkpoint:
         if not owner:
             return None
         pid_text, _, host = owner.partition("@")
-        if host != socket.gethostname() or not pid_text.isdigit() or int(pid_text) == os.getpid():
+        if host != socket.gethostname() or not (pid_text.isascii() and pid_text.isdigit()) \
+                or int(pid_text) == os.getpid():
             return None
         try:
             os.kill(int(pid_text), 0)
