@@ -7,7 +7,7 @@ repeated, with stray tokens.
 
 Every command line ends in an answer (exit 0, or 3 for a time limit reached) or in
 one error line with exit 2: never a traceback, never a hang. An exact answer of a
-board of at most 16 cells (``solve --json``) is naive's (tests/naive.py). Every
+small board (``solve --json``) is naive's (tests/naive.py). Every
 search is held to about a second: a ``--time-limit 1`` goes first (a generated one
 later on the line wins, and those are at most 1 s), and boards are mostly small.
 """
@@ -18,7 +18,7 @@ import json
 import pytest
 from hypothesis import strategies as st
 
-from fuzzing import BUDGETS, fuzz, one_line_error, run_cli
+from fuzzing import BUDGETS, fuzz, naive_can_solve, one_line_error, run_cli
 from naive import naive_score
 from parallel_mnk import GameSpec
 from parallel_mnk.frontends.cli import _spec_from_args, build_parser
@@ -77,7 +77,7 @@ def command_lines(draw) -> list[str]:
 
 
 def options_property(argv: list[str]) -> None:
-    """An answer or one error line; ``solve --json`` of a board of <= 16 cells has naive's answer."""
+    """An answer or one error line; ``solve --json`` of a small board has naive's answer."""
     code, out, err = run_cli(argv)
     assert "Traceback" not in err and code in (0, 2, 3), (code, err)
     if code == 2:
@@ -92,7 +92,7 @@ def options_property(argv: list[str]) -> None:
         position = position_of(spec, args.moves, args.board)
     except MnkError as e:   # pragma: no cover - the CLI answered, so the library reads it too
         raise AssertionError(f"the CLI answered what the library refuses: {e}") from e
-    if not args.json or spec.cells > 16 or args.moves is None and args.board is None:
+    if not args.json or not naive_can_solve(spec, position.ply) or args.moves is None and args.board is None:
         return
     answer = json.loads(out)
     truth = naive_score(GameSpec(spec.cols, spec.rows, spec.k, spec.gravity), position.x, position.o)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import strategies as st
 
-from fuzzing import BUDGETS, fuzz, one_line_error, run_cli
+from fuzzing import BUDGETS, fuzz, naive_can_solve, one_line_error, run_cli
 from naive import all_lines, naive_score
 from parallel_mnk import GameSpec, MnkError
 from parallel_mnk.frontends import protocol
@@ -87,9 +87,11 @@ def gen_count(q: protocol.Query) -> int:
 
 
 def solve_reference(q: protocol.Query) -> str | None:
-    """Naive's answer of a SOLVE query whose side to move fits the counts (None otherwise)."""
+    """Naive's answer of a SOLVE query whose side to move fits the counts, on a board naive
+    answers quickly (None otherwise)."""
     x, o = q.stones()
-    if has_line(x, q.rows, q.cols, q.k) or has_line(o, q.rows, q.cols, q.k) or q.rows * q.cols > 16:
+    if has_line(x, q.rows, q.cols, q.k) or has_line(o, q.rows, q.cols, q.k) or \
+            not naive_can_solve(GameSpec(q.cols, q.rows, q.k), (x | o).bit_count()):
         return None
     mover, other = (x, o) if q.player == 1 else (o, x)
     a, b = mover.bit_count(), other.bit_count()

@@ -44,7 +44,7 @@ from ..runtime import families
 from ..runtime.ttable import resolve_tt_bits
 from . import solver
 from .analysis import analyze
-from .commands import check_time_limit, game_spec, position_of
+from .commands import check_time_limit, game_spec, position_of, printable
 from .jobs import Busy, Jobs, Replaced
 
 MAX_URL = 8192            # characters of a request's path and query (a 26x26 game's moves fit)
@@ -301,6 +301,8 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
 
     def _send(self, code: int, body: dict[str, Any], send_body: bool = True) -> None:
+        if "error" in body:   # a message quoting the request: printable, as the CLI's
+            body = {**body, "error": printable(body["error"])}
         data = (json.dumps(body) + "\n").encode()   # as the CLI prints it
         self._headers(code, "application/json", len(data))
         if send_body:
