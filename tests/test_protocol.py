@@ -144,6 +144,8 @@ S = "SOLVE_GAME_STATE"
     ("00/00", 1, 2, "FIRST_PLAYER_WINS"),
     ("0", 2, 1, "SECOND_PLAYER_WINS"),                 # 1x1, k = 1
     ("0", 1, 2, "BOTH_PLAYERS_TIE"),
+    ("00/00", 1, 10 ** 23, "BOTH_PLAYERS_TIE"),       # found by fuzzing: a K past int64 was a traceback
+    ("10/00", 2, 677, "BOTH_PLAYERS_TIE"),
 ])
 def test_solve_hand_made(board, player, k, expected):
     assert nmk(query(S, board, player, k)) == (0, expected + "\n")

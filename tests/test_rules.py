@@ -30,6 +30,8 @@ def test_valid_specs(args):
     ((0, 0, 1), "at least one"),
     ((26, 27, 5), "676"),
     ((27, 1, 3), "26"),
+    ((3, 3, 677), "676"),            # found by fuzzing: k past int64 overflowed, a huge one filled the memory
+    ((3, 3, 10 ** 25), "676"),
     ((3.0, 3, 3), "integer"),
     ((3, "3", 3), "integer"),
     ((3, 3, None), "integer"),

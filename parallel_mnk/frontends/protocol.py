@@ -198,6 +198,7 @@ class Session:
         boards wider than :class:`GameSpec`'s 26 columns (at most 2 rows, since
         at most 64 cells) be solved.
         """
+        k = min(k, max(rows, cols) + 1)   # a K longer than every side is the same game (no line): one K for all
         key = (rows, cols, k)
         if key not in self._searches:
             transpose = cols > 26 >= rows

@@ -71,6 +71,9 @@ class GameSpec:
             raise MnkError(f"the board must have at least one column and one row, got {self.cols}x{self.rows}")
         if self.k < 1:
             raise MnkError(f"k must be at least 1, got {self.k}")
+        if self.k > MAX_SIDE * MAX_SIDE:   # no board has a longer side; beyond it k only overflows the kernels
+            raise UnsupportedError(f"k must be at most {MAX_SIDE * MAX_SIDE} (the longest side a board may have), "
+                                   f"got {self.k}")
         if self.cols > 26:
             raise UnsupportedError(f"at most 26 columns are supported (cell names use letters a-z), got {self.cols}")
         if self.cols * self.rows > MAX_SIDE * MAX_SIDE:
