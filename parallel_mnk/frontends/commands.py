@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..game.position import Position
+from ..proofcheck import printable   # the checker's (standard library only): one function for both
 from ..game.rules import PRESETS, GameSpec, MnkError
 
 
@@ -45,10 +46,3 @@ def check_time_limit(time_limit: Optional[float]) -> None:
     if time_limit is not None and not time_limit > 0:
         raise MnkError(f"--time-limit must be positive, got {time_limit}")
 
-
-def printable(message: str) -> str:
-    """``message`` with every character a terminal would not show as itself (line
-    breaks, control characters, escape sequences, undecodable bytes) written as
-    its Python escape, so that an error quoting any input stays one plain line."""
-    return "".join(c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode("ascii")
-                   for c in message)

@@ -31,15 +31,25 @@ FORMAT = "mnk-proof/1"
 CLAIMS = ("wins", "cannot-win")
 
 
+def printable(text: str) -> str:
+    """``text`` with each character a terminal would not show as itself written as its
+    Python escape: a message quoting a file stays one plain line."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode("ascii")
+                   for c in text)
+
+
 class Unreadable(Exception):
-    """A file that cannot be read as a certificate (exit 2)."""
+    """A file that cannot be read as a certificate (exit 2); the message is one printable line."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(printable(message))
 
 
 class Failed(Exception):
-    """The certificate does not prove its claim: ``board`` (text) and the reason."""
+    """The certificate does not prove its claim: ``board`` (text) and the reason, in one printable line."""
 
     def __init__(self, board: str, reason: str) -> None:
-        super().__init__(f"FAILED at {board}: {reason}")
+        super().__init__(printable(f"FAILED at {board}: {reason}"))
 
 
 @dataclass
