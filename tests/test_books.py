@@ -157,13 +157,21 @@ def test_the_book_commands_build_describe_and_check(tmp_path):
     rc, text = run(["book", "info", out, "--json"])
     assert rc == 0 and json.loads(text)["entries"] == built["entries"]
     rc, text = run(["book", "check", out, "--sample", "5", "--workers", "1", "--json"])
-    assert rc == 0 and json.loads(text) | {"time_s": 0} == {"checked": 5, "wrong": [], "time_s": 0}
-    db = sqlite3.connect(out)   # a wrong entry is found
+    assert rc == 0 and json.loads(text) | {"time_s": 0} == {"checked": 5, "wrong": [], "damaged": [], "time_s": 0}
+    book = BookFile.create(out, GameSpec(4, 3, 3), 3, resume=True)   # entries written wrong, checksums and all
+    book.add([(key, ply, score + 1, move, nodes) for key, ply, score, move, nodes in book.rows()])
+    book.close()
+    rc, text = run(["book", "check", out, "--sample", "3", "--workers", "1", "--json"])
+    assert rc == 1 and len(json.loads(text)["wrong"]) == 3   # found by solving them again
+    db = sqlite3.connect(out)   # edited entries: their checksums do not match
     with db:
-        db.execute("UPDATE entries SET score = score + 1")
+        db.execute("UPDATE entries SET score = score - 1 WHERE ply = 3")
+        edited = db.execute("SELECT COUNT(*) FROM entries WHERE ply = 3").fetchone()[0]
     db.close()
     rc, text = run(["book", "check", out, "--sample", "3", "--workers", "1", "--json"])
-    assert rc == 1 and len(json.loads(text)["wrong"]) == 3
+    assert rc == 1 and len(json.loads(text)["damaged"]) == edited > 0
+    rc, _ = run(["solve", "--cols", "4", "--rows", "3", "--k", "3", "--moves", "a1,b1,c1", "--book", out])
+    assert rc == 2   # a lookup of a damaged entry is an error, not its score
 
 
 # ------------------------------------------------------------------ Thill's database

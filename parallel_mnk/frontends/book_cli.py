@@ -45,7 +45,8 @@ def cmd_book(args, stdin: TextIO, stdout: TextIO) -> int:
     score and a best move, in a SQLite file; the last ply's positions are solved one a task on the
     workers (--backend ray: on a Ray cluster), the lower plies from their children. Resumable with
     --checkpoint after a kill or Ctrl-C. 'book info FILE': its game, plies, entries per ply, size.
-    'book check FILE --sample K': re-solves K random entries by search and compares score and move."""
+    'book check FILE --sample K': checks every entry's checksum, then re-solves K random entries by
+    search and compares score and move (exit 1 for a damaged or a wrong entry)."""
     return {"build": _build, "info": _info, "check": _check}[args.action](args, stdout)
 
 
@@ -106,7 +107,8 @@ def _check(args, stdout: TextIO) -> int:
         raise MnkError("book check takes a book file of 'parallel-mnk book build'")
     if args.sample < 1:
         raise MnkError(f"--sample must be at least 1, got {args.sample}")
-    rows = book.rows()
+    damaged = book.damaged()
+    rows = [row for row in book.rows() if row[0] not in set(damaged)]
     sample = random.Random(args.seed).sample(rows, min(args.sample, len(rows)))
     wrong = []
     started = time.perf_counter()
@@ -121,15 +123,19 @@ def _check(args, stdout: TextIO) -> int:
             -int(solver.solve(position, workers=args.workers, pv=False, progress=False, book="none").score or 0)
         if solved != score or kept != score:
             wrong.append({"key": key, "stored": score, "solved": solved, "after_best_move": kept})
-    result = {"checked": len(sample), "wrong": wrong, "time_s": round(time.perf_counter() - started, 3)}
+    result = {"checked": len(sample), "wrong": wrong, "damaged": damaged,
+              "time_s": round(time.perf_counter() - started, 3)}
     if args.json:
         stdout.write(json.dumps(result) + "\n")
     else:
-        stdout.write(f"{args.file}: {len(sample)} entries re-solved, {len(wrong)} wrong, {result['time_s']} s\n")
+        stdout.write(f"{args.file}: {len(damaged)} damaged entries (checksums), {len(sample)} entries re-solved, "
+                     f"{len(wrong)} wrong, {result['time_s']} s\n")
+        for key in damaged[:20]:
+            stdout.write(f"  {key}: damaged\n")
         for w in wrong:
             stdout.write(f"  {w['key']}: stored {w['stored']}, solved {w['solved']}, "
                          f"after its best move {w['after_best_move']}\n")
-    return 1 if wrong else 0
+    return 1 if wrong or damaged else 0
 
 
 def add_book_parser(sub, add_game_args, add_table_args, description) -> None:

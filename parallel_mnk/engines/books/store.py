@@ -7,9 +7,13 @@ Tables::
     entries(key TEXT PRIMARY KEY,             the canonical board text (.base.canonical)
             ply INTEGER, score INTEGER,       exact score from the side to move
             best_move INTEGER,                on the keyed image (column or cell)
-            nodes INTEGER)                    searched for it (0: from its children)
+            nodes INTEGER,                    searched for it (0: from its children)
+            checksum INTEGER)                 CRC-32 of the game, key, ply, score and best move
 
-Each entry is committed as it comes (write-ahead log, no fsync per commit: a
+A lookup answers only from an entry whose fields are integers, whose checksum
+matches and whose best move is legal: any other (a damaged page, an edited row, a
+book of another game relabelled) is an error, never a wrong answer; an error too
+is a file SQLite cannot read. Each entry is committed as it comes (write-ahead log, no fsync per commit: a
 killed build loses no entry it committed, a power cut at most the last ones, and
 the file stays whole); a finished book is one plain file. Lookups are one indexed
 select.
@@ -17,6 +21,7 @@ select.
 from __future__ import annotations
 
 import sqlite3
+import zlib
 from pathlib import Path
 from typing import Iterable, Optional, Union
 
@@ -24,11 +29,11 @@ from ...game.position import Position
 from ...game.rules import GameSpec, MnkError
 from .base import Book, BookAnswer, canonical
 
-FORMAT = "parallel-mnk-book/1"
+FORMAT = "parallel-mnk-book/2"   # /1 had no checksums: such a book is refused (build it again)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS entries(key TEXT PRIMARY KEY, ply INTEGER NOT NULL, score INTEGER NOT NULL,
-                                   best_move INTEGER NOT NULL, nodes INTEGER NOT NULL);
+                                   best_move INTEGER NOT NULL, nodes INTEGER NOT NULL, checksum INTEGER NOT NULL);
 """
 
 Row = tuple[str, int, int, int, int]   # key, ply, score, best_move (keyed image), nodes
@@ -93,16 +98,33 @@ class BookFile(Book):
         try:
             spec = GameSpec(int(meta["cols"]), int(meta["rows"]), int(meta["k"]), meta["gravity"] == "1")
             plies = int(meta["plies"])
-        except (KeyError, ValueError, MnkError) as e:
+        except (KeyError, ValueError, TypeError, MnkError) as e:
             raise MnkError(f"{path}: a damaged book header ({e})") from None
         return cls(path, db, spec, plies, meta.get("complete") == "1")
 
     # ------------------------------------------------------------ reading
-    def _row(self, key: str) -> Optional[tuple[int, int]]:
+    def _checksum(self, key: str, ply: int, score: int, best_move: int) -> int:
+        """The CRC-32 of an entry's fields and this book's game (so that a relabelled book fails too)."""
+        s = self.spec
+        return zlib.crc32(f"{FORMAT}|{s.cols}|{s.rows}|{s.k}|{int(s.gravity)}|{key}|{ply}|{score}|{best_move}".encode())
+
+    def _select(self, sql: str, args: tuple = ()) -> list:
+        """The rows of a query; :class:`MnkError` (one line) where SQLite cannot read the file."""
         try:
-            return self.db.execute("SELECT score, best_move FROM entries WHERE key = ?", (key,)).fetchone()
+            return self.db.execute(sql, args).fetchall()
         except sqlite3.Error as e:
             raise MnkError(f"{self.path}: cannot read the book ({e})") from None
+
+    def _row(self, key: str, ply: int) -> Optional[tuple[int, int]]:
+        """``(score, best_move)`` of the entry ``key`` (None when absent); :class:`MnkError` for a damaged one."""
+        found = self._select("SELECT ply, score, best_move, checksum FROM entries WHERE key = ?", (key,))
+        if not found:
+            return None
+        row = tuple(found[0])
+        if not all(type(v) is int for v in row) or row[0] != ply or row[3] != self._checksum(key, *row[:3]):
+            raise MnkError(f"{self.path}: the entry of {key} is damaged (its checksum does not match); "
+                           f"build the book again")
+        return row[1], row[2]
 
     def score(self, position: Position) -> Optional[int]:
         """The stored exact score of ``position``, or None when it is not in the book."""
@@ -114,23 +136,39 @@ class BookFile(Book):
         if position.spec != self.spec or position.ply > self.plies:
             return None
         c = canonical(position)
-        row = self._row(c.key)
+        row = self._row(c.key, position.ply)
         if row is None:
             return None
-        return BookAnswer(int(row[0]), c.move_from_key(self.spec, int(row[1])), self.name)
+        score, keyed = row
+        move = c.move_from_key(self.spec, keyed) if 0 <= keyed < self.spec.cells else None
+        if move not in position.legal_moves():
+            raise MnkError(f"{self.path}: the entry of {c.key} is damaged (its best move is not legal)")
+        return BookAnswer(score, move, self.name)
+
+    def damaged(self) -> list[str]:
+        """The keys of the entries a lookup would refuse (fields not integers, a ply not the
+        key's stone count, a checksum that does not match): a full scan."""
+        out = []
+        for key, ply, score, best_move, checksum in self._select(
+                "SELECT key, ply, score, best_move, checksum FROM entries"):
+            fields = (ply, score, best_move, checksum)
+            if not isinstance(key, str) or not all(type(v) is int for v in fields) or \
+                    ply != key.count("x") + key.count("o") or checksum != self._checksum(key, ply, score, best_move):
+                out.append(str(key))
+        return out
 
     def keys(self) -> set[str]:
         """The keys of every stored entry."""
-        return {k for (k,) in self.db.execute("SELECT key FROM entries")}
+        return {k for (k,) in self._select("SELECT key FROM entries")}
 
     def rows(self) -> list[Row]:
         """Every entry as ``(key, ply, score, best_move, nodes)``."""
-        return [tuple(r) for r in self.db.execute("SELECT key, ply, score, best_move, nodes FROM entries")]
+        return [tuple(r) for r in self._select("SELECT key, ply, score, best_move, nodes FROM entries")]
 
     def stats(self) -> dict:
         """Entries per ply, nodes, and whether the build finished."""
-        per_ply = dict(self.db.execute("SELECT ply, COUNT(*) FROM entries GROUP BY ply ORDER BY ply").fetchall())
-        count, nodes = self.db.execute("SELECT COUNT(*), COALESCE(SUM(nodes), 0) FROM entries").fetchone()
+        per_ply = dict(self._select("SELECT ply, COUNT(*) FROM entries GROUP BY ply ORDER BY ply"))
+        count, nodes = self._select("SELECT COUNT(*), COALESCE(SUM(nodes), 0) FROM entries")[0]
         return {"game": self.spec.describe(), "cols": self.spec.cols, "rows": self.spec.rows, "k": self.spec.k,
                 "gravity": self.spec.gravity, "plies": self.plies, "complete": self.complete,
                 "entries": count, "entries_per_ply": {str(p): n for p, n in per_ply.items()}, "nodes": nodes,
@@ -140,7 +178,8 @@ class BookFile(Book):
     def add(self, rows: Iterable[Row]) -> None:
         """Store ``rows`` in one transaction."""
         with self.db:
-            self.db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?)", list(rows))
+            self.db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?)",
+                                [(*row, self._checksum(*row[:4])) for row in rows])
 
     def finish(self) -> None:
         """Mark the book complete."""
