@@ -38,8 +38,12 @@ class Terminated(KeyboardInterrupt):
     it stops a command the same way (workers stopped, a journal committed and released)."""
 
 
+_SIGTERM_SEEN = [False]   # Ray's waits turn any exception of a handler into a plain KeyboardInterrupt
+
+
 def _raise_terminated(signum, frame) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)   # a second SIGTERM ends the process at once
+    _SIGTERM_SEEN[0] = True
     raise Terminated()
 
 
@@ -490,6 +494,7 @@ def main(argv: Optional[list[str]] = None, stdin: TextIO = sys.stdin, stdout: Te
         parser.print_help(sys.stderr)
         return 2
     previous_sigterm = _stop_on_sigterm()
+    _SIGTERM_SEEN[0] = False
     try:
         if hasattr(args, "workers"):
             if args.workers is None:   # (df-pn runs in one process)
@@ -507,7 +512,7 @@ def main(argv: Optional[list[str]] = None, stdin: TextIO = sys.stdin, stdout: Te
         return 2
     except KeyboardInterrupt as e:   # Ctrl-C: 130; SIGTERM (Terminated): 143
         solver.shutdown()
-        terminated = isinstance(e, Terminated)
+        terminated = isinstance(e, Terminated) or _SIGTERM_SEEN[0]
         sys.stderr.write(f"{PROG}: {'terminated' if terminated else 'interrupted'}\n")
         return 143 if terminated else 130
     except BrokenPipeError:

@@ -20,8 +20,10 @@ answers and the per-worker accounting have the same meaning.
   ``2**tt_bits`` entries of 8 bytes free; one without them fails the solve with
   a clear message.
 * Faults: a task whose worker process dies is reported lost (the coordinator
-  hands it out again); Ray's own retries are off. Closing cancels the running
-  tasks and shuts down a Ray this backend started.
+  hands it out again); Ray's own retries are off. Closing stops the running
+  tasks through the actor (not ``ray.cancel``: a forced cancel racing a task's
+  reply aborts the driver in Ray 2.60, "Tried to complete task that was not
+  pending") and shuts down a Ray this backend started.
 * Start-up: a local Ray takes seconds to start; worker processes load the
   kernels from numba's cache (warm-up tasks, before the first solve).
 """
@@ -148,8 +150,9 @@ class RayBackend(Backend):
         return self.ray.get(self.board.stats.remote())
 
     def close(self) -> None:
-        """Cancel running tasks, stop the actor, free this process's table; shut
-        Ray down if this backend started it. Idempotent."""
+        """Stop running tasks (the stop word, then the actor's end: their watchers
+        halt them), free this process's table; shut Ray down if this backend
+        started it. Idempotent."""
         if self.closed:
             return
         self.closed = True
@@ -157,8 +160,6 @@ class RayBackend(Backend):
         try:
             if ray.is_initialized():
                 self.board.update.remote({}, [], [], True)
-                for ref in self._refs.values():
-                    ray.cancel(ref, force=True)
                 self._refs = {}
                 ray.kill(self.board)
         except Exception:  # pragma: no cover - Ray already going down

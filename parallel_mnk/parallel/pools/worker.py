@@ -48,8 +48,10 @@ def worker_main(index: int, conn, tt_mem, ctl_mem, slot: int, parent_pid: int, u
     """The worker loop: first the table's pages are mapped in this process and
     ``"ready"`` is sent; then each message is a task (anything with ``run(env)``,
     see :mod:`..task`) answered by its result on the same pipe; None or a closed
-    pipe ends it. Ctrl-C is the coordinator's to handle (ignored here)."""
+    pipe ends it. Ctrl-C is the coordinator's to handle (ignored here); SIGTERM
+    ends the worker (the default action, not the handler the CLI's process set)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     die_with_parent(parent_pid, use_pdeathsig)
     env = WorkerEnv(index, np.frombuffer(tt_mem, dtype=np.uint64), np.frombuffer(ctl_mem, dtype=np.int64), slot)
     prefault(env.tt)
