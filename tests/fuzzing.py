@@ -169,3 +169,35 @@ def naive_can_solve(spec, stones: int) -> bool:
     """Whether tests/naive.py answers a position of ``spec`` with ``stones`` on the board
     within a few seconds: gravity boards of at most 20 cells, free ones with at most 10 empty."""
     return spec.cells <= 20 if spec.gravity else spec.cells - stones <= 10
+
+
+# ---------------------------------------------------------------- damaged files
+byte_damage = st.one_of(   # what a disk, a copy or a careless editor does to a file
+    st.tuples(st.just("flip"), st.integers(0, 10 ** 6), st.integers(1, 255)),
+    st.tuples(st.just("zero-page"), st.integers(0, 50)),
+    st.tuples(st.just("cut"), st.integers(0, 10 ** 6)),
+    st.tuples(st.just("append"), st.binary(min_size=1, max_size=64)),
+    st.tuples(st.just("random"), st.binary(max_size=200)))
+
+
+def damage_bytes(path: Path, how: Any) -> bool:
+    """Apply ``how`` (one of :data:`byte_damage`) to the bytes of ``path``: a byte flipped,
+    a 4 KiB page zeroed, the file cut, junk appended, or random bytes for the file;
+    False (nothing done) when ``how`` is not a byte damage."""
+    name = how[0]
+    if name not in ("flip", "zero-page", "cut", "append", "random"):
+        return False
+    data = bytearray(path.read_bytes())
+    if name == "flip" and data:
+        data[how[1] % len(data)] ^= how[2]
+    elif name == "zero-page":
+        at = how[1] * 4096 % max(len(data), 1)
+        data[at:at + 4096] = bytes(len(data[at:at + 4096]))
+    elif name == "cut":
+        del data[how[1] % (len(data) + 1):]
+    elif name == "append":
+        data += how[1]
+    elif name == "random":
+        data = bytearray(how[1])
+    path.write_bytes(bytes(data))
+    return True

@@ -19,7 +19,7 @@ import sqlite3
 import pytest
 from hypothesis import strategies as st
 
-from fuzzing import BUDGETS, fuzz, one_line_error, run_cli
+from fuzzing import BUDGETS, byte_damage, damage_bytes, fuzz, one_line_error, run_cli
 from naive import naive_solver
 from parallel_mnk import GameSpec, Position
 from parallel_mnk.game.rules import format_move_list, parse_move
@@ -37,11 +37,7 @@ damage = st.one_of(
     st.tuples(st.just("entry"), st.integers(0, 10 ** 6), st.sampled_from(ENTRY), values),
     st.tuples(st.just("entry"), st.integers(0, 10 ** 6), st.sampled_from(["score", "best_move"]), st.integers(-9, 9)),
     st.tuples(st.just("row"), st.lists(values, min_size=6, max_size=6)),
-    st.tuples(st.just("flip"), st.integers(0, 10 ** 6), st.integers(1, 255)),
-    st.tuples(st.just("zero-page"), st.integers(0, 50)),
-    st.tuples(st.just("cut"), st.integers(0, 10 ** 6)),
-    st.tuples(st.just("append"), st.binary(min_size=1, max_size=64)),
-    st.tuples(st.just("random"), st.binary(max_size=200)))
+    byte_damage)
 cases = st.tuples(st.integers(0, len(GAMES) - 1), st.lists(damage, min_size=1, max_size=3),
                   st.lists(st.integers(0, 15), max_size=4)).map(list)
 
@@ -66,22 +62,9 @@ def books(tmp_path_factory):
 
 def apply(path, how) -> None:
     """Damage the book at ``path`` as ``how`` says (SQL on the file, or its bytes)."""
-    name = how[0]
-    if name in ("flip", "zero-page", "cut", "append", "random"):
-        data = bytearray(path.read_bytes())
-        if name == "flip" and data:
-            data[how[1] % len(data)] ^= how[2]
-        elif name == "zero-page":
-            at = how[1] * 4096 % max(len(data), 1)
-            data[at:at + 4096] = bytes(len(data[at:at + 4096]))
-        elif name == "cut":
-            del data[how[1] % (len(data) + 1):]
-        elif name == "append":
-            data += how[1]
-        else:
-            data = bytearray(how[1])
-        path.write_bytes(bytes(data))
+    if damage_bytes(path, how):
         return
+    name = how[0]
     try:
         with sqlite3.connect(path) as db:
             if name == "drop":

@@ -46,6 +46,12 @@ the root position may not: a checkpoint made for another one is refused. The
 final answer is then the one an uninterrupted run gives (the score is unique;
 the best move is an optimal one, maybe another optimal one).
 
+Integrity: every row of ``tasks``, ``probes`` and ``result`` carries a CRC-32 of the
+journal's fingerprint and its fields (``checksum``), checked as it is read with the
+types of its fields: a damaged page, an edited row or a row of another journal is
+an error (a one-line :class:`MnkError`, "delete it"), never a bound or an answer
+taken on trust; so is anything SQLite cannot read.
+
 Durability: WAL mode, commits at most every quarter second and after each
 probe, so a kill (even SIGKILL) loses at most the last quarter second of
 results; Ctrl-C and time limits lose nothing finished. One process at a time:
@@ -63,6 +69,7 @@ import os
 import socket
 import sqlite3
 import time
+import zlib
 from pathlib import Path
 from typing import Optional
 
@@ -72,7 +79,7 @@ from ...kernels.core.layout import TT_EXACT, TT_LOWER, TT_UPPER
 from ..task import Task, TaskResult
 from .split import SplitTree
 
-FORMAT = 1
+FORMAT = 2   # 1 had no checksums
 COMMIT_EVERY_S = 0.25
 
 _SCHEMA = """
@@ -82,16 +89,16 @@ CREATE TABLE IF NOT EXISTS tasks (
     run INTEGER NOT NULL, probe_alpha INTEGER NOT NULL, probe_beta INTEGER NOT NULL,
     own INTEGER NOT NULL, opp INTEGER NOT NULL, ply INTEGER NOT NULL,
     alpha INTEGER NOT NULL, beta INTEGER NOT NULL,
-    value INTEGER NOT NULL, kind INTEGER NOT NULL, nodes INTEGER NOT NULL);
+    value INTEGER NOT NULL, kind INTEGER NOT NULL, nodes INTEGER NOT NULL, checksum INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS tasks_position ON tasks (own, opp);
 CREATE TABLE IF NOT EXISTS handed (
     run INTEGER NOT NULL, probe_alpha INTEGER NOT NULL, probe_beta INTEGER NOT NULL,
     own INTEGER NOT NULL, opp INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS probes (
     run INTEGER NOT NULL, alpha INTEGER NOT NULL, beta INTEGER NOT NULL, value INTEGER NOT NULL,
-    best_bound INTEGER, best_cell INTEGER);
+    best_bound INTEGER, best_cell INTEGER, checksum INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS result (weak INTEGER PRIMARY KEY, score INTEGER NOT NULL, pv TEXT NOT NULL,
-                                   full_pv INTEGER NOT NULL);
+                                   full_pv INTEGER NOT NULL, checksum INTEGER NOT NULL);
 """
 
 
@@ -111,10 +118,19 @@ def fingerprint(position: Position) -> dict:
             "x": str(position.x), "o": str(position.o)}
 
 
-def _describe(fp: dict) -> str:
-    cols, rows, k, gravity = fp["game"]
-    x, o = int(fp["x"]), int(fp["o"])
-    return f"{cols}x{rows} k={k}{' gravity' if gravity else ''}, {bin(x | o).count('1')} stones"
+def _describe(fp: object) -> str:
+    """The game and stone count a fingerprint names (or that it is damaged)."""
+    try:
+        cols, rows, k, gravity = fp["game"]  # type: ignore[index]
+        x, o = int(fp["x"]), int(fp["o"])  # type: ignore[index]
+        return f"{cols}x{rows} k={k}{' gravity' if gravity else ''}, {bin(x | o).count('1')} stones"
+    except (TypeError, KeyError, ValueError):
+        return "a damaged fingerprint"
+
+
+def _ints(row: tuple, *nullable: int) -> bool:
+    """Whether every field of ``row`` is an int (those at the ``nullable`` indexes may be None)."""
+    return all(type(v) is int or v is None and i in nullable for i, v in enumerate(row))
 
 
 class Checkpoint:
@@ -125,53 +141,86 @@ class Checkpoint:
         self.path = str(path)
         self.position = position
         fp = fingerprint(position)
+        self._fp_text = json.dumps(fp, sort_keys=True)
+        self._closed = True   # (until the run is opened: close() has nothing to release)
         try:
             self.db = sqlite3.connect(self.path, timeout=5.0)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         except sqlite3.Error as e:
-            raise MnkError(f"checkpoint {self.path} is not a parallel-mnk journal ({e})") from None
-        if tables and "meta" not in tables:
-            self.db.close()
-            raise MnkError(f"checkpoint {self.path} is an SQLite file of something else (no parallel-mnk journal)")
-        with self.db:
-            self.db.executescript(_SCHEMA)
-            stored = dict(self.db.execute("SELECT key, value FROM meta"))
-            error = None
-            if "fingerprint" not in stored:
-                self.db.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (json.dumps(fp, sort_keys=True),))
-            else:
-                old = json.loads(stored["fingerprint"])
-                if old.get("format") != FORMAT:
-                    error = (f"checkpoint {self.path} has journal format {old.get('format')}, "
-                             f"this version writes {FORMAT}; use another file")
-                elif old != fp:
-                    error = (f"checkpoint {self.path} was made for another game or position "
-                             f"({_describe(old)}; this one: {_describe(fp)}); give another file, "
-                             "or delete it to start afresh")
+            raise MnkError(f"checkpoint {self.path} cannot be opened ({e})") from None
+        try:
+            error = self._open_run(fp)
             if error is None:
-                error = self._owner_error(stored.get("owner"))
-            if error is None:
-                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('owner', ?)", (self._me(),))
-                self.run = self.db.execute("INSERT INTO runs (started, pid, host) VALUES (?, ?, ?)",
-                                           (time.time(), os.getpid(), socket.gethostname())).lastrowid
+                self._known = self._read_bounds()
+        except sqlite3.Error as e:
+            error = f"checkpoint {self.path} is damaged or not a parallel-mnk journal ({e}); delete it to start afresh"
+        except MnkError as e:
+            error = str(e)
         if error is not None:
             self.db.close()
             raise MnkError(error)
-        # bounds proven by earlier runs, per position: (own, opp) -> [lo, hi]
-        self._known: dict[tuple[int, int], list[Optional[int]]] = {}
-        for own, opp, kind, value in self.db.execute("SELECT own, opp, kind, value FROM tasks"):
-            b = self._known.setdefault((_unsigned(own), _unsigned(opp)), [None, None])
-            if kind in (TT_LOWER, TT_EXACT):
-                b[0] = value if b[0] is None else max(b[0], value)
-            if kind in (TT_UPPER, TT_EXACT):
-                b[1] = value if b[1] is None else min(b[1], value)
         self.taken = 0                 # task leaves settled or bounded by earlier runs' rows
         self.handed = 0                # tasks handed out to workers in this run
         self.journaled = 0             # rows written in this run
         self._last_commit = time.monotonic()
         self._closed = False
+
+    def _open_run(self, fp: dict) -> Optional[str]:
+        """Check the file is this position's journal and free, and start a run in it;
+        the reason it cannot be used, or None."""
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if tables and "meta" not in tables:
+            return f"checkpoint {self.path} is an SQLite file of something else (no parallel-mnk journal)"
+        with self.db:
+            self.db.executescript(_SCHEMA)
+            stored = dict(self.db.execute("SELECT key, value FROM meta"))
+            if "fingerprint" not in stored:
+                self.db.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (self._fp_text,))
+            else:
+                try:
+                    old = json.loads(stored["fingerprint"])
+                except (TypeError, ValueError):
+                    old = None
+                if not isinstance(old, dict):
+                    return f"checkpoint {self.path} has a damaged fingerprint; delete it to start afresh"
+                if old.get("format") != FORMAT:
+                    return (f"checkpoint {self.path} has journal format {str(old.get('format'))[:20]}, "
+                            f"this version writes {FORMAT}; use another file")
+                if old != fp:
+                    return (f"checkpoint {self.path} was made for another game or position "
+                            f"({_describe(old)}; this one: {_describe(fp)}); give another file, "
+                            "or delete it to start afresh")
+            error = self._owner_error(stored.get("owner"))
+            if error is None:
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('owner', ?)", (self._me(),))
+                self.run = self.db.execute("INSERT INTO runs (started, pid, host) VALUES (?, ?, ?)",
+                                           (time.time(), os.getpid(), socket.gethostname())).lastrowid
+            return error
+
+    def _checksum(self, table: str, *fields: object) -> int:
+        """The CRC-32 of a row's fields, its table and this journal's fingerprint."""
+        return zlib.crc32(f"{self._fp_text}|{table}|{'|'.join(map(str, fields))}".encode())
+
+    def _damaged(self, table: str) -> MnkError:
+        return MnkError(f"checkpoint {self.path} is damaged (a row of {table} fails its checksum); "
+                        "delete it to start afresh")
+
+    def _read_bounds(self) -> dict[tuple[int, int], list[Optional[int]]]:
+        """The bounds proven by earlier runs, per position: ``(own, opp) -> [lo, hi]``."""
+        known: dict[tuple[int, int], list[Optional[int]]] = {}
+        for row in self.db.execute("SELECT probe_alpha, probe_beta, own, opp, ply, alpha, beta, value, kind, "
+                                   "checksum FROM tasks"):
+            if not _ints(row) or row[8] not in (TT_LOWER, TT_UPPER, TT_EXACT) or \
+                    row[9] != self._checksum("tasks", *row[:9]):
+                raise self._damaged("tasks")
+            own, opp, kind, value = row[2], row[3], row[8], row[7]
+            b = known.setdefault((_unsigned(own), _unsigned(opp)), [None, None])
+            if kind in (TT_LOWER, TT_EXACT):
+                b[0] = value if b[0] is None else max(b[0], value)
+            if kind in (TT_UPPER, TT_EXACT):
+                b[1] = value if b[1] is None else min(b[1], value)
+        return known
 
     # ------------------------------------------------------------ one run at a time
     @staticmethod
@@ -189,8 +238,8 @@ class Checkpoint:
             return None
         try:
             os.kill(int(pid_text), 0)
-        except ProcessLookupError:
-            return None  # the previous run is gone (crash, kill): resume
+        except (ProcessLookupError, OverflowError):
+            return None  # the previous run is gone (crash, kill), or never was a process: resume
         except PermissionError:
             pass
         return f"checkpoint {self.path} is in use by process {pid_text} (a solve still running?)"
@@ -200,9 +249,11 @@ class Checkpoint:
         """``lo``/``hi`` tightened by the finished probes of earlier runs, and their
         best root children as (proven lower bound, cell)."""
         proven = []
-        for alpha, beta, value, bound, cell in self.db.execute(
-                "SELECT alpha, beta, value, best_bound, best_cell FROM probes WHERE run < ? ORDER BY rowid",
-                (self.run,)):
+        for row in self._rows("SELECT alpha, beta, value, best_bound, best_cell, checksum FROM probes "
+                              "WHERE run < ? ORDER BY rowid", (self.run,)):
+            if not _ints(row, 3, 4) or row[5] != self._checksum("probes", *row[:5]):
+                raise self._damaged("probes")
+            alpha, beta, value, bound, cell = row[:5]
             if value <= alpha:
                 hi = min(hi, value)
             elif value >= beta:
@@ -245,47 +296,72 @@ class Checkpoint:
     def final_result(self, weak: bool, pv: bool) -> Optional[tuple[int, list[int]]]:
         """The answer of an earlier complete run with the same ``weak``, as
         (score or weak value, line), when its line is what is asked for."""
-        row = self.db.execute("SELECT score, pv, full_pv FROM result WHERE weak = ?", (int(weak),)).fetchone()
-        if row is None or (pv and not row[2]):
+        rows = self._rows("SELECT score, pv, full_pv, checksum FROM result WHERE weak = ?", (int(weak),))
+        if not rows:
+            return None
+        row = tuple(rows[0])
+        if not (_ints(row[:1] + row[2:]) and isinstance(row[1], str)) or \
+                row[3] != self._checksum("result", int(weak), *row[:3]):
+            raise self._damaged("result")
+        if pv and not row[2]:
             return None
         line = [int(m) for m in row[1].split(",")] if row[1] else []
         if not line:
             return None
         return row[0], line if pv else line[:1]
 
+    def _rows(self, sql: str, args: tuple = ()) -> list:
+        """The rows of a query; a one-line :class:`MnkError` where SQLite cannot read the file."""
+        try:
+            return self.db.execute(sql, args).fetchall()
+        except sqlite3.Error as e:
+            raise MnkError(f"checkpoint {self.path} is damaged ({e}); delete it to start afresh") from None
+
     # ------------------------------------------------------------ writing
     def handed_out(self, tree: SplitTree, task: Task) -> None:
         self.handed += 1
-        self.db.execute("INSERT INTO handed VALUES (?, ?, ?, ?, ?)",
-                        (self.run, tree.alpha0, tree.beta0, _signed(task.own), _signed(task.opp)))
+        self._write("INSERT INTO handed VALUES (?, ?, ?, ?, ?)",
+                    (self.run, tree.alpha0, tree.beta0, _signed(task.own), _signed(task.opp)))
 
     def task_done(self, tree: SplitTree, task: Task, result: TaskResult) -> None:
-        self.db.execute("INSERT INTO tasks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        (self.run, tree.alpha0, tree.beta0, _signed(task.own), _signed(task.opp), task.ply,
-                         task.alpha, task.beta, result.value, result.kind, result.nodes))
+        fields = (tree.alpha0, tree.beta0, _signed(task.own), _signed(task.opp), task.ply, task.alpha, task.beta,
+                  result.value, result.kind)
+        self._write("INSERT INTO tasks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (self.run, *fields, result.nodes, self._checksum("tasks", *fields)))
         self.journaled += 1
         if time.monotonic() - self._last_commit >= COMMIT_EVERY_S:
             self.commit()
 
     def probe_done(self, alpha: int, beta: int, value: int, best: Optional[tuple[int, int]]) -> None:
-        self.db.execute("INSERT INTO probes VALUES (?, ?, ?, ?, ?, ?)",
-                        (self.run, alpha, beta, value, None if best is None else best[0],
-                         None if best is None else best[1]))
+        fields = (alpha, beta, value, None if best is None else best[0], None if best is None else best[1])
+        self._write("INSERT INTO probes VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (self.run, *fields, self._checksum("probes", *fields)))
         self.commit()
 
     def set_final_result(self, weak: bool, value: str, score: Optional[int], line: list[int], full: bool) -> None:
         stored = (1 if value == "win" else -1 if value == "loss" else 0) if weak else score
         text = ",".join(str(m) for m in line)  # moves as the Python API gives them
-        self.db.execute("INSERT OR REPLACE INTO result VALUES (?, ?, ?, ?)", (int(weak), stored, text, int(full)))
+        fields = (int(weak), stored, text, int(full))
+        self._write("INSERT OR REPLACE INTO result VALUES (?, ?, ?, ?, ?)", (*fields, self._checksum("result", *fields)))
         self.commit()
 
+    def _write(self, sql: str, args: tuple) -> None:
+        """One write; a one-line :class:`MnkError` where SQLite cannot write the file."""
+        try:
+            self.db.execute(sql, args)
+        except sqlite3.Error as e:
+            raise MnkError(f"checkpoint {self.path} cannot be written ({e})") from None
+
     def commit(self) -> None:
-        self.db.commit()
+        try:
+            self.db.commit()
+        except sqlite3.Error as e:
+            raise MnkError(f"checkpoint {self.path} cannot be written ({e})") from None
         self._last_commit = time.monotonic()
 
     def summary(self) -> dict:
         """The figures reported with the result (JSON ``checkpoint``)."""
-        total = self.db.execute("SELECT COUNT(*) FROM tasks").fetchone()[0]
+        total = self._rows("SELECT COUNT(*) FROM tasks")[0][0]
         return {"file": self.path, "run": self.run, "tasks_from_journal": self.taken,
                 "tasks_searched": self.handed, "tasks_journaled": self.journaled, "tasks_in_journal": total}
 
@@ -296,6 +372,8 @@ class Checkpoint:
         try:
             self.db.execute("DELETE FROM meta WHERE key = 'owner' AND value = ?", (self._me(),))
             self.db.commit()
+        except sqlite3.Error:
+            pass   # a file that went bad under us: the rows committed so far are what it keeps
         finally:
             self.db.close()
 
