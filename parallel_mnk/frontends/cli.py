@@ -4,11 +4,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import signal
 import sys
-import threading
 import time
-from typing import Any, Optional, TextIO
+from typing import Optional, TextIO
 
 from ..api.options import BACKENDS, MAX_SPLIT_DEPTH, PROVERS, Limit, SolveOptions, check_workers
 from ..api.results import SolveResult
@@ -21,55 +19,17 @@ from . import solver
 from .analysis import analyze, describe_score, pons_line, render
 from .book_cli import add_book_arg, add_book_parser, best_from_book
 from .commands import check_time_limit, game_spec, position_of, printable
+from .parser import PROG, Parser
 from .play import play
 from .protocol import Session, needs_solver, parse
+from .stopping import restore_sigterm, stop_on_sigterm, was_terminated
 from .verify_cli import add_certificate_arg, add_verify_parser
 
-PROG = "parallel-mnk"
 PROOF_NAMES = {"pairing": "pairing certificates (the search cut with them)",
                "threats": "wins by continuous fours (the search closed nodes with them)",
                "search": "alpha-beta search",
                "dfpn": "depth-first proof-number search (df-pn)",
                "book": "opening book (no search)"}
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised in the main thread where Ctrl-C raises KeyboardInterrupt, so that
-    it stops a command the same way (workers stopped, a journal committed and released)."""
-
-
-_SIGTERM_SEEN = [False]   # Ray's waits turn any exception of a handler into a plain KeyboardInterrupt
-
-
-def _raise_terminated(signum, frame) -> None:
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)   # a second SIGTERM ends the process at once
-    _SIGTERM_SEEN[0] = True
-    raise Terminated()
-
-
-def _stop_on_sigterm() -> Any:
-    """Make SIGTERM stop the command as Ctrl-C does (exit 143); from the main thread
-    only (None elsewhere), else the handler it replaced. Called again after Ray starts
-    (ray.init puts in its own, which exits with a native stack dump)."""
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.signal(signal.SIGTERM, _raise_terminated)
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors (exit 2)."""
-
-    def error(self, message: str):
-        self.exit(2, f"{PROG}: error: {printable(message)} (try {self.prog} --help)\n")
-
-    def _get_values(self, action, arg_strings):
-        """An option's own value ``--`` (``--moves=--``) is that value: argparse before
-        Python 3.13 drops it as the end-of-options marker and reads no value at all."""
-        if action.option_strings and action.nargs is None and arg_strings == ["--"]:
-            value = self._get_value(action, "--")
-            self._check_value(action, value)
-            return value
-        return super()._get_values(action, arg_strings)
 
 
 def _add_game_args(p: argparse.ArgumentParser) -> None:
@@ -160,7 +120,7 @@ def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
     startup = families.load_for_solve(spec, opts).seconds
     if args.backend == "ray":  # start Ray (or join the cluster) before the clock of the first solve
         startup += solver.start_backend("ray", args.workers, args.tt_bits, args.address)
-        _stop_on_sigterm()
+        stop_on_sigterm()
     if args.moves is not None or args.board is not None:
         position = position_of(spec, args.moves, args.board)
         result = _solve_one(position, args)
@@ -476,8 +436,8 @@ def _add_warm_up_parser(sub) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
-    parser = _Parser(prog=PROG, description="Exact solver for (m,n,k)-games with and without gravity.")
-    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    parser = Parser(prog=PROG, description="Exact solver for (m,n,k)-games with and without gravity.")
+    sub = parser.add_subparsers(dest="command", parser_class=Parser)
     for add in (_add_solve_parser, _add_analyze_parser, _add_nmk_parser, _add_play_parser, _add_best_parser,
                 _add_serve_parser, _add_warm_up_parser):
         add(sub)
@@ -493,8 +453,7 @@ def main(argv: Optional[list[str]] = None, stdin: TextIO = sys.stdin, stdout: Te
     if not getattr(args, "command", None):
         parser.print_help(sys.stderr)
         return 2
-    previous_sigterm = _stop_on_sigterm()
-    _SIGTERM_SEEN[0] = False
+    previous_sigterm = stop_on_sigterm(start=True)
     try:
         if hasattr(args, "workers"):
             if args.workers is None:   # (df-pn runs in one process)
@@ -510,16 +469,15 @@ def main(argv: Optional[list[str]] = None, stdin: TextIO = sys.stdin, stdout: Te
     except MnkError as e:
         sys.stderr.write(f"{PROG}: error: {printable(str(e))}\n")
         return 2
-    except KeyboardInterrupt as e:   # Ctrl-C: 130; SIGTERM (Terminated): 143
+    except KeyboardInterrupt as e:   # Ctrl-C: 130; SIGTERM: 143
         solver.shutdown()
-        terminated = isinstance(e, Terminated) or _SIGTERM_SEEN[0]
+        terminated = was_terminated(e)
         sys.stderr.write(f"{PROG}: {'terminated' if terminated else 'interrupted'}\n")
         return 143 if terminated else 130
     except BrokenPipeError:
         return 0
     finally:
-        if previous_sigterm is not None:
-            signal.signal(signal.SIGTERM, previous_sigterm)
+        restore_sigterm(previous_sigterm)
 
 
 def entry() -> None:
