@@ -3,7 +3,8 @@
 Each parser's test calls :func:`fuzz` with a strategy and a property:
 
 * the budget: ``DEFAULT_EXAMPLES`` inputs in the default run, ``SLOW_EXAMPLES``
-  under ``-m slow`` (the ``BUDGETS`` parameters); Hypothesis' own deadline is
+  under ``-m slow`` (the ``BUDGETS`` parameters; those are marked ``fuzz`` too, so
+  that ``-m fuzz`` runs them alone); Hypothesis' own deadline is
   off, a watchdog instead fails any one input that runs past ``HANG_SECONDS``
   (a hang), whatever it does;
 * the corpus: ``tests/fuzz_corpus/<parser>.jsonl`` holds every input that once
@@ -37,8 +38,8 @@ DEFAULT_EXAMPLES = 200
 SLOW_EXAMPLES = 20_000
 HANG_SECONDS = 30.0
 CORPUS = Path(__file__).with_name("fuzz_corpus")
-BUDGETS = [pytest.param(DEFAULT_EXAMPLES, id="default"),
-           pytest.param(SLOW_EXAMPLES, id="slow", marks=pytest.mark.slow)]
+BUDGETS = [pytest.param(DEFAULT_EXAMPLES, id="default"),   # the slow budget is marked fuzz too: CI runs it last
+           pytest.param(SLOW_EXAMPLES, id="slow", marks=[pytest.mark.slow, pytest.mark.fuzz])]
 
 
 class Hang(BaseException):
