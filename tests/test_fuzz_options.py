@@ -104,3 +104,30 @@ def options_property(argv: list[str]) -> None:
 @pytest.mark.parametrize("examples", BUDGETS)
 def test_command_lines(examples):
     fuzz("command_lines", command_lines(), options_property, examples)
+
+
+PATHS = ["/nonexistent", "/etc/hostname", "/", "", "-", "thill", "x.dat", "/dev/null", "\x00"]
+others = st.one_of(
+    st.tuples(st.just("verify"), st.lists(st.sampled_from(PATHS) | junk, max_size=3)),
+    st.tuples(st.just("book"), st.sampled_from(["info", "check", "build", "", "x"]),
+              st.lists(st.sampled_from(PATHS + ["--sample=0", "--sample=-1", "--sample=x", "--seed=x", "--plies=-1",
+                                                "--plies=99", "--out=/nonexistent/b.sqlite", "--json", "--game=x",
+                                                "--leaf-book=/nonexistent", "--task-nodes=-5"]) | junk, max_size=4)),
+    st.tuples(st.just("warm-up"), st.lists(st.sampled_from(["--families=free", "--families=", "--families=x,free",
+                                                            "--families=gravity", "--json", "x"]), max_size=2)),
+    st.tuples(st.just("nmk"), st.lists(st.sampled_from(["--tt-bits=3", "--tt-bits=x", "--tt-bits=16", "--stats",
+                                                        "x"]), max_size=2)),
+).map(lambda c: [c[0], *([c[1]] if isinstance(c[1], str) else []), *c[-1]])
+
+
+def others_property(argv: list[str]) -> None:
+    """verify, book, warm-up and nmk (no input) with any arguments: an answer or one error line."""
+    code, out, err = run_cli(argv)
+    assert "Traceback" not in out + err and code in (0, 1, 2), (code, out, err)
+    if code == 2 and err:
+        one_line_error(err, "verify: error: " if err.startswith("verify:") else "parallel-mnk: error: ")
+
+
+@pytest.mark.parametrize("examples", BUDGETS)
+def test_other_command_lines(examples):
+    fuzz("other_command_lines", others, others_property, examples)
