@@ -85,8 +85,8 @@ class Board:
 
     def cell(self, name: object) -> int:
         """The cell of a name; ValueError for a bad one."""
-        digits = name[1:] if isinstance(name, str) else ""
-        if len(digits) < 1 or not (digits.isascii() and digits.isdigit()) or digits[0] == "0":
+        if not isinstance(name, str) or len(name) < 2 or not (name[1:].isascii() and name[1:].isdigit()) \
+                or name[1] == "0":
             raise ValueError(f"bad cell {name!r}")
         c, r = ord(name[0]) - ord("a"), int(name[1:])
         if not (0 <= c < self.cols and 1 <= r <= self.rows):
