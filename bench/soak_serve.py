@@ -50,6 +50,7 @@ from bench.soak_load import Load, exchange, positions, request  # noqa: E402
 
 MAX_TIME = 5.0            # the server's --max-time
 GROWTH = 10.0             # % of memory or open files the end may exceed the start by
+COMPILING = re.compile(r"^compiling the .* kernels \(first run only\)\.\.\. done in [0-9.]+ s$")
 
 
 # ---------------------------------------------------------------- the server process
@@ -128,7 +129,8 @@ def stop_server(server: subprocess.Popen, port: int, stderr_path: Path) -> tuple
     except subprocess.TimeoutExpired:
         server.kill()
         clean = False
-    stderr = stderr_path.read_text(errors="replace")
+    stderr = stderr_path.read_text(errors="replace")   # less numba's first-run notes (a fresh tree or cache)
+    stderr = "".join(line for line in stderr.splitlines(True) if not COMPILING.match(line))
     tracebacks = stderr.count("Traceback")
     for problem, text in [(not alive, "the server did not answer /api/info at the end"),
                           (not clean, f"the server did not stop cleanly on SIGINT (exit status {server.returncode})"),
