@@ -58,7 +58,7 @@ class BookFile(Book):
         try:
             db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
             meta = dict(db.execute("SELECT name, value FROM meta").fetchall())
-        except sqlite3.Error as e:
+        except (sqlite3.Error, UnicodeDecodeError) as e:   # (a damaged TEXT value is not UTF-8)
             raise MnkError(f"{path} is not a parallel-mnk book ({e})") from None
         return cls._from_meta(path, db, meta)
 
@@ -77,7 +77,7 @@ class BookFile(Book):
             db.execute("PRAGMA synchronous=NORMAL")   # a killed process loses nothing committed
             db.executescript(_SCHEMA)
             meta = dict(db.execute("SELECT name, value FROM meta").fetchall())
-        except sqlite3.Error as e:
+        except (sqlite3.Error, UnicodeDecodeError) as e:   # (a damaged TEXT value is not UTF-8)
             raise MnkError(f"cannot build a book at {path} ({e})") from None
         if existed and meta:
             book = cls._from_meta(path, db, meta)
@@ -112,7 +112,7 @@ class BookFile(Book):
         """The rows of a query; :class:`MnkError` (one line) where SQLite cannot read the file."""
         try:
             return self.db.execute(sql, args).fetchall()
-        except sqlite3.Error as e:
+        except (sqlite3.Error, UnicodeDecodeError) as e:   # (a damaged TEXT value is not UTF-8)
             raise MnkError(f"{self.path}: cannot read the book ({e})") from None
 
     def _row(self, key: str, ply: int) -> Optional[tuple[int, int]]:

@@ -151,7 +151,7 @@ class Checkpoint:
             error = self._open_run(fp)
             if error is None:
                 self._known = self._read_bounds()
-        except sqlite3.Error as e:
+        except (sqlite3.Error, UnicodeDecodeError) as e:   # (a damaged TEXT value is not UTF-8)
             error = f"checkpoint {self.path} is damaged or not a parallel-mnk journal ({e}); delete it to start afresh"
         except MnkError as e:
             error = str(e)
@@ -314,7 +314,7 @@ class Checkpoint:
         """The rows of a query; a one-line :class:`MnkError` where SQLite cannot read the file."""
         try:
             return self.db.execute(sql, args).fetchall()
-        except sqlite3.Error as e:
+        except (sqlite3.Error, UnicodeDecodeError) as e:   # (a damaged TEXT value is not UTF-8)
             raise MnkError(f"checkpoint {self.path} is damaged ({e}); delete it to start afresh") from None
 
     # ------------------------------------------------------------ writing
@@ -342,7 +342,8 @@ class Checkpoint:
         stored = (1 if value == "win" else -1 if value == "loss" else 0) if weak else score
         text = ",".join(str(m) for m in line)  # moves as the Python API gives them
         fields = (int(weak), stored, text, int(full))
-        self._write("INSERT OR REPLACE INTO result VALUES (?, ?, ?, ?, ?)", (*fields, self._checksum("result", *fields)))
+        self._write("INSERT OR REPLACE INTO result VALUES (?, ?, ?, ?, ?)",
+                    (*fields, self._checksum("result", *fields)))
         self.commit()
 
     def _write(self, sql: str, args: tuple) -> None:
