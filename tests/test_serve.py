@@ -314,6 +314,18 @@ def test_the_serve_command_prints_its_address_and_stops_on_ctrl_c():
             p.wait()
 
 
+def test_serve_loads_every_family_a_request_may_need_before_it_listens(monkeypatch):
+    """The 30-minute soak (bench/soak_serve.py) saw the proof kernels compiled in its first
+    weak free-board request, seconds of wait: they are loaded at start-up with the rest."""
+    from parallel_mnk.frontends import serve as serve_module
+    loaded = []
+    monkeypatch.setattr(serve_module.families, "load", lambda *names, **kw: loaded.extend(names) or 0.0)
+    monkeypatch.setattr(serve_module.Server, "serve_forever", lambda self: (_ for _ in ()).throw(KeyboardInterrupt))
+    out = io.StringIO()
+    assert serve_module.serve(port=0, out=out, book="none") == 0 and "stopped" in out.getvalue()
+    assert {"gravity", "free", "proofs", "limited"} <= set(loaded), loaded
+
+
 @pytest.mark.parametrize("argv, fragment", [
     (["--host", "192.0.2.1"], "cannot listen on 192.0.2.1 port"),
     (["--port", "70000"], "cannot listen"),
