@@ -92,6 +92,7 @@ def kill_loop(kills: int, positions: list[tuple[str, Position, int, float]], *, 
     module docstring). A solve past ``timeout`` s ends the process (status 1, every
     thread's stack printed)."""
     rng = random.Random(seed)
+    children_before = {c.pid for c in psutil.Process().children(recursive=True)}   # (a Ray or a server of the caller's)
     shm_before = _shm_names()
     pool = get_pool(workers, TT_BITS)
     seen_pids: set[int] = set(pool.pids())
@@ -146,7 +147,8 @@ def kill_loop(kills: int, positions: list[tuple[str, Position, int, float]], *, 
     shutdown_backends()
     time.sleep(0.5)
     left = [p for p in seen_pids if _alive(p)]
-    children = [c.pid for c in psutil.Process().children(recursive=True) if _alive(c.pid)]
+    children = [c.pid for c in psutil.Process().children(recursive=True)
+                if c.pid not in children_before and _alive(c.pid)]
     shm_new = sorted(_shm_names() - shm_before)
     return {"kills": done, "hit_running": hit_running, "hit_idle": hit_idle, "missed_rounds": missed,
             "rounds": rounds, "wrong": wrong, "hangs": 0, "orphans": len(set(left) | set(children)),
