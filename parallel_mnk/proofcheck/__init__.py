@@ -29,6 +29,7 @@ from .board import Board
 
 FORMAT = "mnk-proof/1"
 CLAIMS = ("wins", "cannot-win")
+MAX_COLS, MAX_CELLS = 26, 676   # a cell name's one letter; the solver's largest board (26x26)
 
 
 def printable(text: str) -> str:
@@ -104,6 +105,9 @@ def _header(path: Path, lines: Iterator[str]) -> tuple[Board, dict]:
             raise ValueError
     except (KeyError, ValueError):
         raise Failed("(header)", "the header's game is not cols, rows, k (positive ints) and gravity") from None
+    if cols > MAX_COLS or cols * rows > MAX_CELLS:
+        raise Failed("(header)", f"the checker takes boards of at most {MAX_COLS} columns (one letter a cell name) "
+                                 f"and {MAX_CELLS} cells")
     if head.get("attacker") not in ("x", "o") or head.get("claim") not in CLAIMS:
         raise Failed("(header)", "attacker must be x or o and claim wins or cannot-win")
     return Board(cols, rows, k, gravity), head
