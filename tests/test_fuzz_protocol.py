@@ -69,7 +69,8 @@ def inputs(draw) -> str:
 
 
 def has_line(bits: int, rows: int, cols: int, k: int) -> bool:
-    return any(bits & line == line for line in all_lines(cols, rows, k))
+    """Whether ``bits`` hold a line of ``k`` (naive's lines; a K longer than every side has none)."""
+    return k <= max(rows, cols) and any(bits & line == line for line in all_lines(cols, rows, k))
 
 
 def gen_count(q: protocol.Query) -> int:
@@ -90,15 +91,17 @@ def solve_reference(q: protocol.Query) -> str | None:
     """Naive's answer of a SOLVE query whose side to move fits the counts, on a board naive
     answers quickly (None otherwise)."""
     x, o = q.stones()
-    if has_line(x, q.rows, q.cols, q.k) or has_line(o, q.rows, q.cols, q.k) or \
-            not naive_can_solve(GameSpec(q.cols, q.rows, q.k), (x | o).bit_count()):
+    if has_line(x, q.rows, q.cols, q.k) or has_line(o, q.rows, q.cols, q.k) or q.cols > 26:
+        return None
+    spec = GameSpec(q.cols, q.rows, min(q.k, max(q.rows, q.cols) + 1))   # (a longer K: the same game)
+    if not naive_can_solve(spec, (x | o).bit_count()):
         return None
     mover, other = (x, o) if q.player == 1 else (o, x)
     a, b = mover.bit_count(), other.bit_count()
     if a == b:
-        score = naive_score(GameSpec(q.cols, q.rows, q.k), mover, other)
+        score = naive_score(spec, mover, other)
     elif a == b - 1:
-        score = naive_score(GameSpec(q.cols, q.rows, q.k), other, mover)
+        score = naive_score(spec, other, mover)
     else:
         return None
     if score == 0:
