@@ -2,7 +2,8 @@
 
 Each parser's test calls :func:`fuzz` with a strategy and a property:
 
-* the budget: ``DEFAULT_EXAMPLES`` inputs in the default run, ``SLOW_EXAMPLES``
+* the budget: ``DEFAULT_EXAMPLES`` inputs in the default run (the same ones every
+  run: Hypothesis derandomized), ``SLOW_EXAMPLES`` new ones
   under ``-m slow`` (the ``BUDGETS`` parameters; those are marked ``fuzz`` too, so
   that ``-m fuzz`` runs them alone); Hypothesis' own deadline is
   off, a watchdog instead fails any one input that runs past ``HANG_SECONDS``
@@ -124,8 +125,10 @@ def fuzz(parser: str, strategy: st.SearchStrategy, prop: Callable[[Any], None], 
             raise
 
     # Hypothesis does not run an input it has run already, yet counts it: 10 % more makes ``examples`` distinct
-    run = settings(max_examples=examples + examples // 10, deadline=None, derandomize=False, database=None,
-                   suppress_health_check=list(HealthCheck))(given(strategy)(one))
+    # the default budget tries the same inputs every run (a test run that fails at random helps nobody: new
+    # inputs are the slow budget's work, and what it finds comes back here through the corpus)
+    run = settings(max_examples=examples + examples // 10, deadline=None, derandomize=examples <= DEFAULT_EXAMPLES,
+                   database=None, suppress_health_check=list(HealthCheck))(given(strategy)(one))
     try:
         run()
     except BaseException as e:   # Hypothesis shows each distinct failure's smallest input last

@@ -81,7 +81,7 @@ def apply(path, how) -> None:
             else:
                 db.execute("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?)", tuple(how[1]))
         db.close()
-    except (sqlite3.Error, OverflowError):
+    except (sqlite3.Error, OverflowError, UnicodeDecodeError):
         pass   # an earlier damage left no such table or file: the damage is the file as it is
 
 

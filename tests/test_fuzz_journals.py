@@ -98,7 +98,7 @@ def apply(path, how) -> None:
                     else:
                         db.execute(f"INSERT INTO {how[1]} SELECT * FROM {how[1]} WHERE rowid = ?", (rowid,))
         db.close()
-    except (sqlite3.Error, OverflowError):
+    except (sqlite3.Error, OverflowError, UnicodeDecodeError):
         pass   # an earlier damage left no such table or file: the damage is the file as it is
 
 
