@@ -27,6 +27,7 @@ import io
 import json
 import os
 import signal
+import sqlite3
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -205,3 +206,18 @@ def damage_bytes(path: Path, how: Any) -> bool:
         data = bytearray(how[1])
     path.write_bytes(bytes(data))
     return True
+
+
+def damage_file(path: Path, how: Any, edit: Callable[[Any, Any], None]) -> None:
+    """Damage the SQLite file at ``path``: its bytes when ``how`` is one of :data:`byte_damage`,
+    else ``edit(connection, how)`` in one transaction. An edit SQLite or Python refuses (an
+    earlier damage left no such table, or no readable file) leaves the file as it is: that file
+    is the damage."""
+    if damage_bytes(path, how):
+        return
+    try:
+        with sqlite3.connect(path) as db:
+            edit(db, how)
+        db.close()
+    except (sqlite3.Error, OverflowError, UnicodeDecodeError):
+        pass

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import sqlite3
 
 import pytest
 from hypothesis import strategies as st
 
-from fuzzing import BUDGETS, byte_damage, damage_bytes, fuzz, one_line_error, run_cli
+from fuzzing import BUDGETS, byte_damage, damage_file, fuzz, one_line_error, run_cli
 from naive import naive_solver
 from parallel_mnk import GameSpec, Position
 from parallel_mnk.game.rules import format_move_list, parse_move
@@ -60,29 +59,27 @@ def books(tmp_path_factory):
     return paths
 
 
+def _edit(db, how) -> None:
+    """One SQL damage of a book (a table, a meta row, an entry's field, a junk row)."""
+    name = how[0]
+    if name == "drop":
+        db.execute(f"DROP TABLE {how[1]}")
+    elif name == "meta":
+        db.execute("UPDATE meta SET value = ? WHERE name = ?", (how[2], how[1]))
+    elif name == "unmeta":
+        db.execute("DELETE FROM meta WHERE name = ?", (how[1],))
+    elif name == "entry":
+        keys = [k for (k,) in db.execute("SELECT key FROM entries ORDER BY key")]
+        if keys:
+            db.execute(f"UPDATE OR REPLACE entries SET {how[2]} = ? WHERE key = ?",
+                       (how[3], keys[how[1] % len(keys)]))
+    else:
+        db.execute("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?)", tuple(how[1]))
+
+
 def apply(path, how) -> None:
     """Damage the book at ``path`` as ``how`` says (SQL on the file, or its bytes)."""
-    if damage_bytes(path, how):
-        return
-    name = how[0]
-    try:
-        with sqlite3.connect(path) as db:
-            if name == "drop":
-                db.execute(f"DROP TABLE {how[1]}")
-            elif name == "meta":
-                db.execute("UPDATE meta SET value = ? WHERE name = ?", (how[2], how[1]))
-            elif name == "unmeta":
-                db.execute("DELETE FROM meta WHERE name = ?", (how[1],))
-            elif name == "entry":
-                keys = [k for (k,) in db.execute("SELECT key FROM entries ORDER BY key")]
-                if keys:
-                    db.execute(f"UPDATE OR REPLACE entries SET {how[2]} = ? WHERE key = ?",
-                               (how[3], keys[how[1] % len(keys)]))
-            else:
-                db.execute("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?)", tuple(how[1]))
-        db.close()
-    except (sqlite3.Error, OverflowError, UnicodeDecodeError):
-        pass   # an earlier damage left no such table or file: the damage is the file as it is
+    damage_file(path, how, _edit)
 
 
 def position_in(spec: GameSpec, plies: int, choices: list[int]) -> Position:

@@ -22,7 +22,7 @@ import sqlite3
 import pytest
 from hypothesis import strategies as st
 
-from fuzzing import BUDGETS, byte_damage, damage_bytes, fuzz, one_line_error, run_cli
+from fuzzing import BUDGETS, byte_damage, damage_file, fuzz, one_line_error, run_cli
 
 GAME = ["--cols", "6", "--rows", "4", "--k", "4", "--gravity", "--moves="]   # 21 tasks, 2 probes
 HOST = socket.gethostname()
@@ -72,34 +72,32 @@ def journals(tmp_path_factory):
     return whole, partial, score
 
 
-def apply(path, how) -> None:
-    """Damage the journal at ``path`` as ``how`` says."""
-    if damage_bytes(path, how):
-        return
+def _edit(db, how) -> None:
+    """One SQL damage of a journal: a table, the fingerprint, the owner, a row (a field, deleted, copied)."""
     name = how[0]
-    try:
-        with sqlite3.connect(path) as db:
-            if name == "drop":
-                db.execute(f"DROP TABLE {how[1]}")
-            elif name == "fingerprint":
-                db.execute("UPDATE meta SET value = ? WHERE key = 'fingerprint'", (how[1],))
-            elif name == "owner":
-                db.execute("INSERT OR REPLACE INTO meta VALUES ('owner', ?)", (how[1],))
+    if name == "drop":
+        db.execute(f"DROP TABLE {how[1]}")
+    elif name == "fingerprint":
+        db.execute("UPDATE meta SET value = ? WHERE key = 'fingerprint'", (how[1],))
+    elif name == "owner":
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('owner', ?)", (how[1],))
+    else:
+        rowids = [r for (r,) in db.execute(f"SELECT rowid FROM {how[1]} ORDER BY rowid")]
+        if rowids:
+            rowid = rowids[how[2] % len(rowids)]
+            if name == "field":
+                fields = TABLES[how[1]]
+                db.execute(f"UPDATE OR REPLACE {how[1]} SET {fields[how[3] % len(fields)]} = ? WHERE rowid = ?",
+                           (how[4], rowid))
+            elif name == "delete":
+                db.execute(f"DELETE FROM {how[1]} WHERE rowid = ?", (rowid,))
             else:
-                rowids = [r for (r,) in db.execute(f"SELECT rowid FROM {how[1]} ORDER BY rowid")]
-                if rowids:
-                    rowid = rowids[how[2] % len(rowids)]
-                    if name == "field":
-                        fields = TABLES[how[1]]
-                        db.execute(f"UPDATE OR REPLACE {how[1]} SET {fields[how[3] % len(fields)]} = ? WHERE rowid = ?",
-                                   (how[4], rowid))
-                    elif name == "delete":
-                        db.execute(f"DELETE FROM {how[1]} WHERE rowid = ?", (rowid,))
-                    else:
-                        db.execute(f"INSERT INTO {how[1]} SELECT * FROM {how[1]} WHERE rowid = ?", (rowid,))
-        db.close()
-    except (sqlite3.Error, OverflowError, UnicodeDecodeError):
-        pass   # an earlier damage left no such table or file: the damage is the file as it is
+                db.execute(f"INSERT INTO {how[1]} SELECT * FROM {how[1]} WHERE rowid = ?", (rowid,))
+
+
+def apply(path, how) -> None:
+    """Damage the journal at ``path`` as ``how`` says (SQL on the file, or its bytes)."""
+    damage_file(path, how, _edit)
 
 
 def journal_property(journals, tmp_dir):
