@@ -133,3 +133,49 @@ def test_a_capped_search_says_unknown():
 def test_bad_requests_are_refused(args, message):
     with pytest.raises(MnkError, match=message):
         find_certificate(*args)
+
+
+@pytest.mark.parametrize("spec", [GameSpec(5, 4, 4), GameSpec(5, 5, 4), GameSpec(6, 5, 5), GameSpec(6, 6, 5)],
+                         ids=str)
+def test_every_move_outside_a_reply_zone_cannot_win(spec):
+    """The zone of a certificate found after a defender reply ``d`` (attacker to move):
+    it holds the certificate's cells, and the naive solver says that no attacker move
+    outside it wins."""
+    from parallel_mnk.engines.proofs.pairing import reply_zone
+
+    rng = random.Random(spec.cells * 7 + spec.k)
+    zones = outside = 0
+    for pos in _positions(spec, 40, 11, rng.randrange(1 << 30)):
+        attacker, defender = (pos.x, pos.o) if pos.turn == 1 else (pos.o, pos.x)
+        empty = [c for c in range(spec.cells) if not (pos.x | pos.o) >> c & 1]
+        for d in empty:
+            r = find_certificate(spec, attacker, defender | 1 << d)
+            if r.status != "found" or not r.pairs:
+                continue
+            zone = reply_zone(spec, attacker, defender, r.pairs)
+            assert zone is not None and all(zone >> a & 1 for pair in r.pairs for a in pair), pos.board_text()
+            zones += 1
+            for a in empty:
+                if zone >> a & 1:
+                    continue
+                outside += 1
+                x, o = (pos.x | 1 << a, pos.o) if pos.turn == 1 else (pos.x, pos.o | 1 << a)
+                assert naive_score(spec, x, o) >= 0, (pos.board_text(), d, r.pairs, a)   # the defender's view
+            break
+    assert zones >= 10 and outside >= 20, (zones, outside)
+
+
+def test_a_reply_zone_needs_a_reply_or_says_none():
+    spec = GameSpec(5, 5, 4)
+    # x to move on the empty board: one pair per row covers no column: no single reply kills them all
+    assert reply_zone_of(spec, 0, 0, [(5 * r, 5 * r + 1) for r in range(5)]) is None
+    with pytest.raises(MnkError):
+        reply_zone_of(spec, 0, 0, [(0, 0)])
+    with pytest.raises(MnkError):
+        reply_zone_of(spec, 0, 0, [(0, 1), (1, 2)])
+
+
+def reply_zone_of(spec, attacker, defender, pairs):
+    from parallel_mnk.engines.proofs.pairing import reply_zone
+
+    return reply_zone(spec, attacker, defender, pairs)

@@ -21,12 +21,14 @@ SMALL = [GameSpec(4, 4, 4), GameSpec(5, 4, 4), GameSpec(4, 5, 4), GameSpec(5, 5,
 
 
 def searcher(spec: GameSpec, min_empty: int, cap: int, tt_bits: int = 16, scan: int = 0, vcf: int = 0,
-             vcf_moves: int = 8, vcf_cap: int = 50) -> Search:
+             vcf_moves: int = 8, vcf_cap: int = 50, zone: int = 1) -> Search:
     """A search of ``spec`` testing certificates at nodes with ``min_empty`` empty cells
     (0: never), fresh searches capped at ``cap`` nodes, each move tried for one at
-    nodes with ``scan`` empty cells (0: never), and VCF at nodes with ``vcf`` empty
-    cells (0: never) with ``vcf_moves`` fours and ``vcf_cap`` nodes."""
+    nodes with ``scan`` empty cells (0: never), VCF at nodes with ``vcf`` empty
+    cells (0: never) with ``vcf_moves`` fours and ``vcf_cap`` nodes, and reply
+    zones where certificates are tested (``zone`` 1) or not."""
     s = Search(spec, np.zeros(1 << tt_bits, dtype=np.uint64))
+    s.ctx[PL.P_ZONE_ON] = zone
     s.ctx[PL.P_MIN_EMPTY] = min_empty
     s.ctx[PL.P_CAP] = cap
     s.ctx[PL.P_SCAN_MIN_EMPTY] = scan
@@ -46,21 +48,23 @@ def test_proofs_at_every_node_match_the_naive_solver(spec):
     stones = (spec.cells - 11, spec.cells - 3) if spec.k > 3 else (max(0, spec.cells - 13), max(4, spec.cells - 10))
     positions = random_positions(spec, 30, stones, seed=spec.cells + spec.k, quiet=True, exact=False)
     assert len(positions) >= 20
-    fired = wins = 0
-    for cap, tt_bits, scan, vcf, vcf_moves, vcf_cap in ((2000, 16, 0, 0, 8, 50), (1, 16, 0, 0, 8, 50),
-                                                        (2000, 6, 0, 0, 8, 50), (2000, 16, 1, 0, 8, 50),
-                                                        (3, 6, 1, 1, 1, 3), (0, 16, 0, 1, 20, 10000),
-                                                        (2000, 6, 1, 1, 8, 50)):
-        s = searcher(spec, 1 if cap else 0, cap, tt_bits, scan, vcf, vcf_moves, vcf_cap)
+    fired = wins = zoned = 0
+    for cap, tt_bits, scan, vcf, vcf_moves, vcf_cap, zone in ((2000, 16, 0, 0, 8, 50, 1), (1, 16, 0, 0, 8, 50, 1),
+                                                              (2000, 6, 0, 0, 8, 50, 1), (2000, 16, 1, 0, 8, 50, 1),
+                                                              (3, 6, 1, 1, 1, 3, 1), (0, 16, 0, 1, 20, 10000, 1),
+                                                              (2000, 6, 1, 1, 8, 50, 1), (2000, 16, 0, 0, 8, 50, 0)):
+        s = searcher(spec, 1 if cap else 0, cap, tt_bits, scan, vcf, vcf_moves, vcf_cap, zone)
         for pos in positions:
             own, opp = pos.stones()
             expected = naive_score(spec, pos.x, pos.o)
-            settings = (pos.board_text(), cap, tt_bits, scan, vcf, vcf_moves, vcf_cap)
+            settings = (pos.board_text(), cap, tt_bits, scan, vcf, vcf_moves, vcf_cap, zone)
             assert s.score(own, opp, pos.ply, False) == expected, settings
             assert s.score(own, opp, pos.ply, True) == sign(expected), settings
         fired += int(s.ctx[PL.P_FOUND]) + int(s.ctx[PL.P_REUSED])
         wins += int(s.ctx[PL.P_VCF_WINS])
+        zoned += int(s.ctx[PL.P_ZONE_SKIPS])
     assert fired > 0 or spec.k < 4   # k = 3: windows of three rarely pair
+    assert zoned > 0 or spec.k == 3 or spec.rows == 4   # (6x4, 7x4: no zone among these positions)
     assert wins > 0
 
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from ...game.geometry import build_context
 from ...game.rules import GameSpec, MnkError, UnsupportedError
-from ...kernels.proofs.layout import MAX_PAIR_K, OFF_FOUND
+from ...kernels.proofs.layout import MAX_PAIR_K, MAX_PAIRS, OFF_FOUND, OFF_RING
 from ...runtime import families
 
 Pairs = list[tuple[int, int]]
@@ -117,3 +117,29 @@ def find_certificate(spec: GameSpec, attacker: int, defender: int, cap: int = 1 
     if cap < 1:
         raise MnkError(f"cap must be at least 1, got {cap}")
     return PairingFinder(spec).find(attacker, defender, cap)
+
+
+def reply_zone(spec: GameSpec, attacker: int, defender: int, pairs: Pairs) -> Optional[int]:
+    """The reply zone the kernels' search takes from a remembered certificate ``pairs``
+    (disjoint cell pairs) in the position ``attacker``/``defender`` (bitboards), the
+    attacker to move: a bitboard ``Z`` of empty cells such that every attacker move
+    outside ``Z`` is answered by one defender move in ``Z`` after which the pairs
+    still empty form a certificate (so the attacker cannot win there); None when the
+    pairs give none (:func:`parallel_mnk.kernels.proofs.pairing.reply_zone`)."""
+    _validate(spec, attacker, defender)
+    used: set[int] = set()
+    for a, b in pairs:
+        if a == b or not (0 <= a < spec.cells and 0 <= b < spec.cells) or {a, b} & used:
+            raise MnkError(f"pair ({a}, {b}) is not two new cells of the board")
+        used |= {a, b}
+    if not pairs or len(pairs) > MAX_PAIRS:
+        raise MnkError(f"a certificate has 1 to {MAX_PAIRS} pairs, got {len(pairs)}")
+    families.load("proofs")
+    from ...kernels.proofs import pairing
+
+    ctx = build_context(spec)
+    ctx[OFF_RING] = len(pairs)
+    for i, (a, b) in enumerate(pairs):
+        ctx[OFF_RING + 1 + i] = (1 << a) | (1 << b)
+    zone = int(pairing.reply_zone(ctx, np.uint64(attacker), np.uint64(defender), 0))
+    return zone or None

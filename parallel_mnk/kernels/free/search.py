@@ -36,6 +36,10 @@ Pruning rules (each preserves the exact score):
 * free placement: a pairing certificate for one side proves that the other
   cannot win (:mod:`..proofs.pairing`; at nodes with enough empty cells, where it would cut);
   a win by continuous fours (:mod:`..proofs.threats`) proves a win of its length;
+* free placement: where the window asks only whether the side to move wins
+  (``alpha >= 0``), a remembered certificate of the opponent that one reply
+  completes answers every move outside its cells and that reply (a *reply zone*,
+  :func:`..proofs.pairing.reply_zone`): those moves score ``<= 0`` unsearched;
 * a transposition table of bounds keyed by symmetry-canonical hashes.
 
 The preconditions of :func:`negamax` are written as code in
@@ -53,7 +57,7 @@ from ..core.bounds import NO_SCORE, narrow, node_kind, result_kind, table_bound,
 from ..core.jit import called, expanded, inlined
 from ..core.layout import (
     C_ABORTED, C_BOARD, C_CELLS, C_GRAVITY, C_NODES, C_RESULT_KIND, C_TASK_ID, MAX_CELLS, OFF_MOVES, TT_EXACT,
-    TT_UPPER,
+    TT_LOWER, TT_UPPER,
 )
 from ..core.lines import has_k_run, playable_cells, winning_cells
 from ..core.moves import node_prelude, order_moves
@@ -62,13 +66,23 @@ from ..core.sharing import (
     unmark_child,
 )
 from ..core.table import canonical_key, probe, push_hashes, set_root_hashes, store, work_of
-from ..proofs.layout import P_DFS_NODES, P_MIN_EMPTY, P_VCF_MIN_EMPTY, P_VCF_TOTAL
-from ..proofs.pairing import pairing_bounds
+from ..proofs.layout import (
+    OFF_PROFILE, P_DFS_NODES, P_FOUND, P_MIN_EMPTY, P_VCF_MIN_EMPTY, P_VCF_TOTAL, P_ZONE_NODES, P_ZONE_ON,
+    P_ZONE_SKIPS,
+    PROF_ALL, PROF_CUT, PROF_KINDS, PROF_PAIRING, PROF_PRELUDE, PROF_TABLE, PROF_THREATS,
+)
+from ..proofs.pairing import pairing_bounds, reply_zone
 from ..proofs.threats import vcf_bound
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
 ABORT_POLL_MASK = np.uint64(1023)
+
+
+@inlined
+def _count(ctx, ply, kind):
+    """One more node of ``ply`` that ended as ``kind`` (``PROF_*``, :mod:`..proofs.layout`)."""
+    ctx[OFF_PROFILE + ply * PROF_KINDS + kind] += ONE
 
 
 @expanded
@@ -77,7 +91,9 @@ def _table_and_proofs(ctx, tt, own, opp, cand, ply, flag, tt_score, alpha, beta,
     stays open, a VCF and pairing certificates (free placement: :func:`_proofs`)
     add to the known bounds and the window; returns as :func:`_proofs`."""
     alpha, beta, lower, upper, kind, value = table_bound(flag, tt_score, alpha, beta, lower, upper)
-    if kind == 0 and (ctx[P_MIN_EMPTY] | ctx[P_VCF_MIN_EMPTY]) != ZERO:
+    if kind != 0:
+        _count(ctx, ply, PROF_TABLE)
+    elif (ctx[P_MIN_EMPTY] | ctx[P_VCF_MIN_EMPTY]) != ZERO:
         return _proofs(ctx, tt, own, opp, cand, ply, alpha, beta, lower, upper)
     return alpha, beta, lower, upper, kind, value
 
@@ -97,10 +113,26 @@ def _proofs(ctx, tt, own, opp, cand, ply, alpha, beta, lower, upper):
         return alpha, beta, lower, upper, 0, 0
     alpha, beta, kind, value = narrow(alpha, beta, lower2, upper2)
     if kind != 0:
+        _count(ctx, ply, PROF_THREATS if lower2 > lower and lower2 > 0 else PROF_PAIRING)
         kind = result_kind(kind, value, lower2, upper2)
         key, sym = canonical_key(ctx, ply)
         store(ctx, tt, key, sym, kind, value, -1, work_of(ctx[P_DFS_NODES] + ctx[P_VCF_TOTAL] - searched + ONE))
     return alpha, beta, lower2, upper2, kind, value
+
+
+@inlined
+def _zone_of(ctx, own, opp, ply, alpha):
+    """The moves of the side to move still to search: all (the board) unless the window
+    asks only whether it wins (``alpha >= 0``) and a remembered certificate of the
+    opponent gives a reply zone (:func:`..proofs.pairing.reply_zone`): then only the
+    moves inside the zone can win."""
+    if alpha < 0 or ctx[P_ZONE_ON] == ZERO or ctx[P_MIN_EMPTY] == ZERO or np.int64(ctx[C_CELLS]) - ply < np.int64(ctx[P_MIN_EMPTY]):
+        return ctx[C_BOARD]
+    zone = reply_zone(ctx, own, opp, 1 - (ply & 1))
+    if zone == ZERO:
+        return ctx[C_BOARD]
+    ctx[P_ZONE_NODES] += ONE
+    return zone
 
 
 # ------------------------------------------------------------------ the search
@@ -121,16 +153,19 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     #    that meets one of them is exact, whatever window it was searched with)
     cand, lower, upper = node_prelude(ctx, own, opp, ply)
     if cand == ZERO:
+        _count(ctx, ply, PROF_PRELUDE)
         ctx[C_RESULT_KIND] = TT_EXACT
         return lower
     alpha, beta, kind, value = narrow(alpha, beta, lower, upper)
     if kind != 0:
+        _count(ctx, ply, PROF_PRELUDE)
         ctx[C_RESULT_KIND] = result_kind(kind, value, lower, upper)
         return value
-    # 2. the table's bound
+    # 2. the table's bound, then proofs (a VCF, pairing certificates)
     key, sym = canonical_key(ctx, ply)
     flag, tt_score, tt_move = probe(ctx, tt, key, sym)
     if flag == TT_EXACT:
+        _count(ctx, ply, PROF_TABLE)
         ctx[C_RESULT_KIND] = TT_EXACT
         return tt_score
     alpha, beta, lower, upper, kind, value = _table_and_proofs(ctx, tt, own, opp, cand, ply, flag, tt_score,
@@ -147,12 +182,12 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
         n = 1
     else:
         n = order_moves(ctx, tt, own, opp, cand, ply, tt_move, ctx[C_GRAVITY] != ZERO)
-    player = ply & 1
-    task = np.int64(ctx[C_TASK_ID])
+    player, task = ply & 1, np.int64(ctx[C_TASK_ID])
     busy_base, busy_mask = busy_marks(ctx, ctl, np.int64(ctx[C_CELLS]) - ply)
     best, best_move, best_exact = -NO_SCORE, -1, False
-    deferred = ZERO
-    second_pass = False
+    deferred, second_pass = ZERO, False
+    # 4. a reply zone: an answer to all the moves outside its cells (they score <= 0 <= alpha)
+    zone, zone_seen, skipped = _zone_of(ctx, own, opp, ply, alpha), ctx[P_FOUND], False
     i = 0
     while True:
         if i == n:
@@ -163,6 +198,10 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
         i += 1
         bit = ONE << np.uint64(cell)
         if second_pass and (deferred & bit) == ZERO:
+            continue
+        if bit & zone == ZERO:
+            ctx[P_ZONE_SKIPS] += ONE
+            skipped = True
             continue
         alpha, beta, step = narrow_to_live_window(ctx, ctl, live_slot, task, alpha, beta, best, best_exact)
         if step == LIVE_CUT:
@@ -188,8 +227,13 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
         best, best_move, best_exact, alpha, cut = take_child(v, cell, best, best_move, best_exact, alpha, beta)
         if cut:
             break
-    # 4. store what was proven (exact when a bound meets the node's known bounds), with what it cost
+        if zone == ctx[C_BOARD] and ctx[P_FOUND] != zone_seen:   # a new certificate: a zone now?
+            zone, zone_seen = _zone_of(ctx, own, opp, ply, alpha), ctx[P_FOUND]
+    if skipped:
+        best = max(best, 0)   # (the moves the zone closed)
+    # 5. store what was proven (exact when a bound meets the node's known bounds), with what it cost
     kind = node_kind(best, best_exact, beta, lower, upper)
+    _count(ctx, ply, PROF_CUT if kind == TT_LOWER else PROF_ALL)
     store(ctx, tt, key, sym, kind, best, best_move if kind != TT_UPPER else -1, work_of(ctx[C_NODES] - nodes_before))
     ctx[C_RESULT_KIND] = kind
     return best

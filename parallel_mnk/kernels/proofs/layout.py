@@ -36,6 +36,9 @@ P_VCF_NODES = OFF_PROOF + 13       # nodes of the current VCF search
 P_VCF_CAP = OFF_PROOF + 14         # its node cap
 P_VCF_WINS = OFF_PROOF + 15        # counters: VCF wins found at negamax nodes,
 P_VCF_TOTAL = OFF_PROOF + 16       #   nodes of all VCF searches there
+P_ZONE_NODES = OFF_PROOF + 17      # nodes whose moves a reply zone cut (pairing.reply_zone),
+P_ZONE_SKIPS = OFF_PROOF + 18      #   moves it closed without a search
+P_ZONE_ON = OFF_PROOF + 19         # 1: the free-placement search looks for reply zones where it tests pairings
 P_SCALARS_END = OFF_PROOF + 24
 
 OFF_CELL_WIN = P_SCALARS_END                 # [cell][word]: the windows through a cell (read-only)
@@ -51,7 +54,16 @@ OFF_RING = OFF_FOUND + CERT_SIZE                       # [defender][RING] certif
 OFF_RING_SCORE = OFF_RING + 2 * RING * CERT_SIZE       # scratch: move-ordering scores of the candidates
 VCF_MAX_MOVES = MAX_CELLS // 2 - 1
 OFF_VCF_LINE = OFF_RING_SCORE + MAX_CAND               # the last VCF's line (proofs/threats.py)
-PROOF_END = OFF_VCF_LINE + 2 * VCF_MAX_MOVES + 3
+# where the free-placement search's nodes end, per ply (``[ply][kind]``, counted by the search):
+PROF_PRELUDE = 0     # forced lines and static bounds (no move left, or the window closed)
+PROF_TABLE = 1       # the table's bound
+PROF_THREATS = 2     # a VCF closed the window
+PROF_PAIRING = 3     # a pairing certificate closed it
+PROF_CUT = 4         # a searched move failed high
+PROF_ALL = 5         # every move searched (or closed by a reply zone), none failed high
+PROF_KINDS = 8
+OFF_PROFILE = OFF_VCF_LINE + 2 * VCF_MAX_MOVES + 3
+PROOF_END = OFF_PROFILE + (MAX_CELLS + 2) * PROF_KINDS
 assert PROOF_END <= OFF_PROOF + PROOF_SIZE, "the proof region of ctx is too small"
 assert MAX_LINES <= WORDS * 64
 
@@ -83,6 +95,7 @@ def fill_proof_tables(ctx, lines, cells: int, k: int, gravity: bool) -> None:
     if not gravity and 4 <= k <= MAX_PAIR_K:
         ctx[P_MIN_EMPTY] = PAIRING_MIN_EMPTY
         ctx[P_CAP] = PAIRING_CAP
+        ctx[P_ZONE_ON] = 1
         if k >= 5:
             ctx[P_SCAN_MIN_EMPTY] = max(1, cells - SCAN_PLIES)
     for i, line in enumerate(lines):

@@ -189,6 +189,58 @@ def certificate_holds(ctx, cert, att, dfn):
     return True
 
 
+@entry
+def reply_zone(ctx, att, dfn, defender):
+    """A *reply zone* for the side ``defender`` (stones ``dfn``) against ``att``,
+    ``att`` to move: a mask ``Z`` of empty cells such that every move of ``att``
+    outside ``Z`` is answered by one defender move after which a remembered
+    certificate holds, so that none of those moves wins for ``att`` (score <= 0).
+    0 when no remembered certificate gives one.
+
+    For a remembered certificate, the windows live for ``att`` that its pairs of
+    empty cells leave uncovered must all hold one empty cell ``d`` (the reply):
+    a defender stone on ``d`` kills them. Then ``Z`` is ``d`` and the cells of
+    those pairs: after a move ``a`` outside ``Z`` and the reply ``d``, the pairs
+    are still empty and cover every window live for ``att`` (``a`` kills none of
+    them, ``d`` kills the rest), so the certificate holds (the module docstring).
+    This is Shih et al.'s post-hoc null move with a pairing as the proof: the
+    certificate that refuted one move usually refutes all moves outside its cells."""
+    stones = att | dfn
+    empty = ctx[C_BOARD] & ~stones
+    ring = OFF_RING + defender * RING * CERT_SIZE
+    for r in range(RING):
+        cert = ring + r * CERT_SIZE
+        n = np.int64(ctx[cert])
+        if n == 0:
+            continue
+        cells = ZERO
+        c0 = c1 = c2 = c3 = ZERO
+        for j in range(n):
+            pair = ctx[cert + 1 + j]
+            if pair & stones != ZERO:
+                continue
+            cells |= pair
+            a = lowest_bit_index(pair)
+            b = lowest_bit_index(pair & (pair - ONE))
+            c0 |= _pair_covers(ctx, a, b, 0)
+            c1 |= _pair_covers(ctx, a, b, 1)
+            c2 |= _pair_covers(ctx, a, b, 2)
+            c3 |= _pair_covers(ctx, a, b, 3)
+        common = empty
+        for i in range(np.int64(ctx[C_NLINES])):
+            line = ctx[OFF_LINES + i]
+            if line & dfn == ZERO:
+                w = i >> 6
+                c = c0 if w == 0 else (c1 if w == 1 else (c2 if w == 2 else c3))
+                if (c >> np.uint64(i & 63)) & ONE == ZERO:
+                    common &= line
+                    if common == ZERO:
+                        break
+        if common != ZERO:
+            return cells | (common & (ZERO - common))
+    return ZERO
+
+
 @called
 def defender_has_certificate(ctx, att, dfn, defender, fresh):
     """Whether the side ``defender`` (0 first player, 1 second) with stones ``dfn``
