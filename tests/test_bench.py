@@ -180,3 +180,25 @@ def test_an_empty_boards_peer_runs_only_on_empty_boards():
     assert peer.runs_on(6, 6, [""]) and not peer.runs_on(6, 6, ["", "4"]) and not peer.runs_on(7, 6, [""])
     every = Peer.parse("/opt/c4")
     assert not every.empty_only and every.runs_on(7, 6, ["4", "44"]) and every.runs_on(7, 6, [""])
+
+
+def test_the_free_profile_counts_every_node_once_and_zones_keep_the_value(tmp_path, capsys):
+    """bench/free_profile.py: the kinds add up to the nodes (every node is counted where it
+    ends), the value is the published one with reply zones on and off, zones close moves
+    and save nodes on (7,7,5); a board without pairings is a one-line error."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from bench import free_profile
+
+    on = free_profile.profile(free_profile.GameSpec(7, 7, 5), "", 18, 0, True)
+    off = free_profile.profile(free_profile.GameSpec(7, 7, 5), "", 18, 0, False)
+    for r in (on, off):
+        assert r["value"] == 0 and sum(r["kinds"].values()) == r["nodes"]
+        assert sum(sum(row.values()) for row in r["per_ply"].values()) == r["nodes"]
+    assert on["zone_skips"] > 0 and off["zone_skips"] == 0 and on["nodes"] < off["nodes"]
+    assert free_profile.main(["--cols", "7", "--rows", "7", "--k", "5", "--tt-bits", "18", "--node-limit", "2000",
+                              "--json", str(tmp_path / "p.json")]) == 0
+    assert "value unknown" in capsys.readouterr().out
+    assert json.loads((tmp_path / "p.json").read_text())["value"] is None
+    assert free_profile.main(["--cols", "7", "--rows", "7", "--k", "9"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1
