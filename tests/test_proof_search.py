@@ -48,7 +48,7 @@ def test_proofs_at_every_node_match_the_naive_solver(spec):
     stones = (spec.cells - 11, spec.cells - 3) if spec.k > 3 else (max(0, spec.cells - 13), max(4, spec.cells - 10))
     positions = random_positions(spec, 30, stones, seed=spec.cells + spec.k, quiet=True, exact=False)
     assert len(positions) >= 20
-    fired = wins = zoned = 0
+    fired = wins = zoned = threats = 0
     for cap, tt_bits, scan, vcf, vcf_moves, vcf_cap, zone in ((2000, 16, 0, 0, 8, 50, 1), (1, 16, 0, 0, 8, 50, 1),
                                                               (2000, 6, 0, 0, 8, 50, 1), (2000, 16, 1, 0, 8, 50, 1),
                                                               (3, 6, 1, 1, 1, 3, 1), (0, 16, 0, 1, 20, 10000, 1),
@@ -63,9 +63,10 @@ def test_proofs_at_every_node_match_the_naive_solver(spec):
         fired += int(s.ctx[PL.P_FOUND]) + int(s.ctx[PL.P_REUSED])
         wins += int(s.ctx[PL.P_VCF_WINS])
         zoned += int(s.ctx[PL.P_ZONE_SKIPS])
+        threats += int(s.ctx[PL.P_THREAT_ZONES])
     assert fired > 0 or spec.k < 4   # k = 3: windows of three rarely pair
     assert zoned > 0 or spec.k == 3 or spec.rows == 4   # (6x4, 7x4: no zone among these positions)
-    assert wins > 0
+    assert wins > 0 and threats > 0   # threat zones found (where VCF is tried), checked by the scores above
 
 
 @pytest.mark.parametrize("spec,stones", [(GameSpec(5, 5, 4), (8, 12)), (GameSpec(4, 7, 4), (10, 14)),

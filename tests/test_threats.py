@@ -109,3 +109,38 @@ def test_the_checker_rejects_broken_lines():
 def test_bad_requests_are_refused(args, message):
     with pytest.raises(MnkError, match=message):
         find_vcf(*args)
+
+
+@pytest.mark.parametrize("spec", [GameSpec(4, 4, 3), GameSpec(5, 4, 4), GameSpec(5, 5, 4), GameSpec(6, 4, 4),
+                                  GameSpec(6, 5, 5)], ids=str)
+def test_every_move_outside_a_threat_zone_loses_to_the_line(spec):
+    """The side to move S, were it to pass, would lose to the opponent's VCF line:
+    the naive solver says each S move outside the line's threat zone loses, by at
+    least that line's worth (kernels.proofs.threats.threat_zone, as the search uses it)."""
+    from parallel_mnk.engines.proofs.threats import threat_zone
+
+    zones = outside = 0
+    for pos in random_positions(spec, 80, (spec.cells - 12, spec.cells - 4), seed=spec.cells + 11, quiet=True,
+                                exact=False):
+        mover, other = sides(pos)
+        line = find_vcf(spec, other, mover)
+        if line is None:
+            continue
+        zone = threat_zone(spec, other, mover, line)
+        assert all(zone >> c & 1 for c in line), (pos.board_text(), line)
+        zones += 1
+        for m in range(spec.cells):
+            if (pos.x | pos.o | zone) >> m & 1:
+                continue
+            outside += 1
+            x, o = (pos.x | 1 << m, pos.o) if pos.turn == 1 else (pos.x, pos.o | 1 << m)
+            # the opponent to move after m; its line ends on stone ply + 1 + len(line)
+            assert naive_score(spec, x, o) >= win_score(spec, pos.ply + 1 + len(line)), (pos.board_text(), line, m)
+    assert zones >= 5 and outside >= 10, (zones, outside)
+
+
+def test_a_threat_zone_needs_a_line():
+    from parallel_mnk.engines.proofs.threats import threat_zone
+
+    with pytest.raises(MnkError, match="not a VCF line"):
+        threat_zone(GameSpec(5, 5, 4), 0, 0, [12])

@@ -100,3 +100,19 @@ def find_vcf(spec: GameSpec, own: int, opp: int, max_moves: int = VCF_MAX_MOVES,
     if max_moves < 0 or cap < 1:
         raise MnkError("max_moves must be at least 0 and cap at least 1")
     return VcfFinder(spec).find(own, opp, max_moves, cap)
+
+
+def threat_zone(spec: GameSpec, own: int, opp: int, line: list[int]) -> int:
+    """The threat zone the kernels' search takes from a VCF ``line`` of ``own`` against
+    ``opp`` (as :func:`find_vcf` gives it, checked here by :func:`check_vcf_line`):
+    a bitboard ``Z`` of empty cells such that, with ``opp`` to move, each move of
+    ``opp`` outside ``Z`` loses to the same line
+    (:func:`parallel_mnk.kernels.proofs.threats.threat_zone`)."""
+    problem = check_vcf_line(spec, own, opp, line) if not own & opp else "the stones overlap"
+    if problem is not None:
+        raise MnkError(f"not a VCF line: {problem}")
+    finder = VcfFinder(spec)
+    ctx = finder.ctx
+    for i, cell in enumerate(line):
+        ctx[OFF_VCF_LINE + i] = cell
+    return int(finder.kernel.threat_zone(ctx, np.uint64(own), np.uint64(opp), len(line)))

@@ -53,7 +53,7 @@ a node dearer when helpers took ``ctx``/``ctl`` per node.
 import numpy as np
 
 from ..core.bits import lowest_bit_index, popcount
-from ..core.bounds import NO_SCORE, narrow, node_kind, result_kind, table_bound, take_child
+from ..core.bounds import NO_SCORE, narrow, node_kind, result_kind, table_bound, take_child, win_in
 from ..core.jit import called, expanded, inlined
 from ..core.layout import (
     C_ABORTED, C_BOARD, C_CELLS, C_GRAVITY, C_NODES, C_RESULT_KIND, C_TASK_ID, MAX_CELLS, OFF_MOVES, TT_EXACT,
@@ -67,12 +67,12 @@ from ..core.sharing import (
 )
 from ..core.table import canonical_key, probe, push_hashes, set_root_hashes, store, work_of
 from ..proofs.layout import (
-    OFF_PROFILE, P_DFS_NODES, P_FOUND, P_MIN_EMPTY, P_VCF_MIN_EMPTY, P_VCF_TOTAL, P_ZONE_NODES, P_ZONE_ON,
-    P_ZONE_SKIPS,
+    OFF_PROFILE, P_DFS_NODES, P_FOUND, P_MIN_EMPTY, P_THREAT_ZONES, P_VCF_MIN_EMPTY, P_VCF_MOVES, P_VCF_NODE_CAP,
+    P_VCF_NODES, P_VCF_TOTAL, P_ZONE_NODES, P_ZONE_ON, P_ZONE_SKIPS,
     PROF_ALL, PROF_CUT, PROF_KINDS, PROF_PAIRING, PROF_PRELUDE, PROF_TABLE, PROF_THREATS,
 )
 from ..proofs.pairing import pairing_bounds, reply_zone
-from ..proofs.threats import vcf_bound
+from ..proofs.threats import threat_zone, vcf_bound, vcf_win
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
@@ -135,6 +135,35 @@ def _zone_of(ctx, own, opp, ply, alpha):
     return zone
 
 
+@inlined
+def _threat_zone_of(ctx, own, opp, ply, alpha):
+    """``(zone, bound)``: the moves of the side to move that can score above ``bound``,
+    all (the board) unless, were it to pass, the opponent would win by continuous
+    fours (:func:`..proofs.threats.vcf_win`) and such a win from a child is worth no
+    more than ``alpha``: then each move outside the line's threat zone
+    (:func:`..proofs.threats.threat_zone`) loses to that line, scoring ``<= bound <= alpha``."""
+    cells = np.int64(ctx[C_CELLS])
+    if ctx[P_ZONE_ON] == ZERO or ctx[P_VCF_MIN_EMPTY] == ZERO or cells - ply < np.int64(ctx[P_VCF_MIN_EMPTY]):
+        return ctx[C_BOARD], 0
+    if -win_in(cells, ply + 1, 1) > alpha:
+        return ctx[C_BOARD], 0   # (no win of the opponent's could be worth that little)
+    plies = vcf_win(ctx, opp, own, np.int64(ctx[P_VCF_MOVES]), np.int64(ctx[P_VCF_NODE_CAP]))
+    ctx[P_VCF_TOTAL] += ctx[P_VCF_NODES]
+    bound = -win_in(cells, ply + 1, plies)
+    if plies == 0 or bound > alpha:
+        return ctx[C_BOARD], 0
+    ctx[P_THREAT_ZONES] += ONE
+    return threat_zone(ctx, opp, own, plies), bound
+
+
+@inlined
+def _skip(ctx, paired, bound, skip_bound):
+    """A move a zone closed: the bound of the closed moves' scores with it (0 for a
+    reply zone's, ``paired``; ``bound`` for a threat zone's)."""
+    ctx[P_ZONE_SKIPS] += ONE
+    return max(skip_bound, 0 if paired else bound)
+
+
 # ------------------------------------------------------------------ the search
 @called
 def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
@@ -186,8 +215,9 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     busy_base, busy_mask = busy_marks(ctx, ctl, np.int64(ctx[C_CELLS]) - ply)
     best, best_move, best_exact = -NO_SCORE, -1, False
     deferred, second_pass = ZERO, False
-    # 4. a reply zone: an answer to all the moves outside its cells (they score <= 0 <= alpha)
-    zone, zone_seen, skipped = _zone_of(ctx, own, opp, ply, alpha), ctx[P_FOUND], False
+    # 4. zones: one answer to all the moves outside their cells (a pairing reply, a threat line)
+    zone, zone_seen, skip_bound = _zone_of(ctx, own, opp, ply, alpha), ctx[P_FOUND], -NO_SCORE
+    tzone, tbound = _threat_zone_of(ctx, own, opp, ply, alpha)
     i = 0
     while True:
         if i == n:
@@ -199,9 +229,8 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
         bit = ONE << np.uint64(cell)
         if second_pass and (deferred & bit) == ZERO:
             continue
-        if bit & zone == ZERO:
-            ctx[P_ZONE_SKIPS] += ONE
-            skipped = True
+        if bit & zone & tzone == ZERO:
+            skip_bound = _skip(ctx, bit & zone == ZERO, tbound, skip_bound)
             continue
         alpha, beta, step = narrow_to_live_window(ctx, ctl, live_slot, task, alpha, beta, best, best_exact)
         if step == LIVE_CUT:
@@ -229,8 +258,7 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
             break
         if zone == ctx[C_BOARD] and ctx[P_FOUND] != zone_seen:   # a new certificate: a zone now?
             zone, zone_seen = _zone_of(ctx, own, opp, ply, alpha), ctx[P_FOUND]
-    if skipped:
-        best = max(best, 0)   # (the moves the zone closed)
+    best = max(best, skip_bound)   # (the moves zones closed)
     # 5. store what was proven (exact when a bound meets the node's known bounds), with what it cost
     kind = node_kind(best, best_exact, beta, lower, upper)
     _count(ctx, ply, PROF_CUT if kind == TT_LOWER else PROF_ALL)

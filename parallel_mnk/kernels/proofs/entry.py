@@ -1,6 +1,6 @@
 """The proofs family's entry points: what the validated provers of
 :mod:`parallel_mnk.engines.proofs` call (df-pn, the pairing-certificate finder, VCF,
-reply zones, the certificate walk's step).
+reply and threat zones, the certificate walk's step).
 Compiling them compiles df-pn and the proof kernels, never an exact search."""
 from numba import types
 
@@ -8,10 +8,10 @@ from ..core.jit import CTL, CTX, i64, u64
 from ..core.table import set_root_hashes
 from .dfpn import dfpn_move, dfpn_prove
 from .pairing import reply_zone, search_certificate
-from .threats import vcf_win
+from .threats import threat_zone, vcf_win
 from .walk import walk_step
 
-__all__ = ["dfpn_move", "dfpn_prove", "search_certificate", "set_root_hashes", "vcf_win", "walk_step"]
+__all__ = ["dfpn_move", "dfpn_prove", "search_certificate", "set_root_hashes", "threat_zone", "vcf_win", "walk_step"]
 
 MAPS = types.Array(types.int64, 2, "C")   # the symmetries' cell maps (canonical.py, walk.py)
 
@@ -22,5 +22,6 @@ SIGNATURES = {
     "search_certificate": (CTX, u64, u64, i64),
     "reply_zone": (CTX, u64, u64, i64),
     "vcf_win": (CTX, u64, u64, i64, i64),
+    "threat_zone": (CTX, u64, u64, i64),
     "walk_step": (CTX, MAPS, u64, u64, i64, i64, CTX),
 }

@@ -38,7 +38,9 @@ P_VCF_WINS = OFF_PROOF + 15        # counters: VCF wins found at negamax nodes,
 P_VCF_TOTAL = OFF_PROOF + 16       #   nodes of all VCF searches there
 P_ZONE_NODES = OFF_PROOF + 17      # nodes whose moves a reply zone cut (pairing.reply_zone),
 P_ZONE_SKIPS = OFF_PROOF + 18      #   moves it closed without a search
-P_ZONE_ON = OFF_PROOF + 19         # 1: the free-placement search looks for reply zones where it tests pairings
+P_ZONE_ON = OFF_PROOF + 19         # 1: the free-placement search looks for reply zones where it tests pairings,
+                                   #   and for threat zones where it looks for VCFs
+P_THREAT_ZONES = OFF_PROOF + 20    # nodes where the opponent's VCF (as if the side to move passed) gave a threat zone
 P_SCALARS_END = OFF_PROOF + 24
 
 OFF_CELL_WIN = P_SCALARS_END                 # [cell][word]: the windows through a cell (read-only)

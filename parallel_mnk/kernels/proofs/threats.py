@@ -126,3 +126,34 @@ def vcf_bound(ctx, own, opp, ply, lower):
         return lower
     ctx[P_VCF_WINS] += ONE
     return max(lower, win_in(cells, ply, d))
+
+
+@entry
+def threat_zone(ctx, own, opp, plies):
+    """After :func:`vcf_win` found a win of ``plies`` plies for ``own`` (to move)
+    against ``opp``, its line at ``ctx[OFF_VCF_LINE:]``: a mask ``Z`` of empty
+    cells such that the same line still wins after one more ``opp`` stone on any
+    empty cell outside ``Z``. ``Z`` is the line's cells and every empty cell where
+    an ``opp`` stone would make a four of ``opp`` (a window without ``own`` stones
+    holding ``k - 2`` of ``opp``'s stones and forced replies on the line). Outside
+    ``Z`` the stone lies in none of ``own``'s fours (their cells are ``own``'s
+    stones and completion cells on the line) and gives ``opp`` no four, so every
+    reply on the line is still forced and every four still stands: when ``opp``
+    is to move, each of its moves outside ``Z`` loses to that line (Allis'
+    threat-space defence: the defender must play in the threat's cells)."""
+    empty = ctx[C_BOARD] & ~(own | opp)
+    line = ZERO
+    replies = ZERO
+    for i in range(plies):
+        bit = ONE << ctx[OFF_VCF_LINE + i]
+        line |= bit
+        if i & 1 == 1:
+            replies |= bit
+    theirs = opp | replies
+    need = np.int64(ctx[C_K]) - 2
+    out = line & empty
+    for i in range(np.int64(ctx[C_NLINES])):
+        w = ctx[OFF_LINES + i]
+        if w & own == ZERO and popcount(w & theirs) >= need:
+            out |= w & empty
+    return out
