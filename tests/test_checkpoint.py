@@ -228,3 +228,39 @@ def test_cli_human_output_names_the_journal(tmp_path):
     assert first.returncode == again.returncode == 0, (first.stderr, again.stderr)
     assert "value: draw" in first.stdout and f"checkpoint {journal} (run 1)" in first.stdout
     assert "value: draw" in again.stdout and f"checkpoint {journal} (run 2)" in again.stdout
+
+
+def test_a_stopped_task_leaves_its_finished_subtrees_in_the_journal(tmp_path, monkeypatch):
+    """Snapshots of running tasks' lines (parallel/scheduling/snapshots.py): a solve
+    stopped inside its tasks has journaled positions below them (rows of 0 nodes),
+    each bound true by the serial solver; the resumed run seeds its table with every
+    journaled bound and answers right."""
+    from parallel_mnk.parallel.scheduling import snapshots
+
+    monkeypatch.setattr(snapshots, "SNAPSHOT_EVERY_S", 0.02)
+    pos = Position(GameSpec(4, 8, 4))   # a draw; about a million nodes, weak
+    for limit in (0.3, 0.6, 1.0, 1.5):
+        journal = tmp_path / f"free-{limit}.ckpt"
+        first = solve(pos, weak=True, workers=2, tt_bits=20, pv=False, progress=False, checkpoint=journal,
+                      time_limit=limit, serial_budget=0)
+        snapped = rows(journal, "SELECT own, opp, ply, value, kind FROM tasks WHERE nodes = 0")
+        if first.value == "unknown" and snapped:
+            break
+    else:
+        pytest.fail("no time limit stopped the solve after a snapshot of a running task")
+    assert first.checkpoint["line_positions_journaled"] == len(snapped)
+    spec = pos.spec
+    for own, opp, ply, value, kind in snapped[:12]:
+        x, o = (own, opp) if ply % 2 == 0 else (opp, own)
+        position = Position(spec)
+        position.x, position.o = x, o
+        truth = solve(position, weak=True, workers=1, pv=False, progress=False).value
+        sign = {"win": 1, "draw": 0, "loss": -1}[str(truth)]
+        if kind in (1, 3):   # a lower bound of the score from the side to move
+            assert sign >= (value > 0) - (value < 0), (own, opp, value, kind, truth)
+        if kind in (2, 3):
+            assert sign <= (value > 0) - (value < 0), (own, opp, value, kind, truth)
+    resumed = solve(pos, weak=True, workers=2, tt_bits=20, pv=False, progress=False, checkpoint=journal,
+                    serial_budget=0)
+    assert resumed.value == "draw"
+    assert resumed.checkpoint["bounds_seeded"] >= len({(r[0], r[1]) for r in snapped})

@@ -148,6 +148,12 @@ class Search:
         n, lo, hi = families.pool_kernels().expand(self.ctx, self.tt, np.uint64(own), np.uint64(opp), ply, out)
         return int(n), int(lo), int(hi), [int(c) for c in out[:max(int(n), 1)]]
 
+    def seed_bound(self, own: int, opp: int, ply: int, value: int, kind: int) -> None:
+        """Store a bound of a position that is not over, proven earlier (``kind`` 1
+        lower, 2 upper, 3 exact), in the table, where the search will find it
+        (``kernels.pool.split.seed_bound``; the ``pool`` family)."""
+        families.pool_kernels().seed_bound(self.ctx, self.tt, np.uint64(own), np.uint64(opp), ply, kind, value)
+
     def settled_at_once(self, own: int, opp: int, ply: int, alpha: int, beta: int) -> Optional[tuple[int, int]]:
         """What the table and the static rules alone prove of a position that is not
         over for the window ``(alpha, beta)``: ``(value, kind)`` as :meth:`window`

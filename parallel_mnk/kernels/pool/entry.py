@@ -1,10 +1,12 @@
 """The pool family's entry points: what a parallel solve needs beyond its exact
-family (the coordinator's split expansion). Compiling them compiles no search."""
+family (the coordinator's split expansion, a resumed solve's table seeds).
+Compiling them compiles no search."""
 from ..core.jit import CTL, CTX, i64, u64
-from .split import expand
+from .split import expand, seed_bound
 
-__all__ = ["expand"]
+__all__ = ["expand", "seed_bound"]
 
 SIGNATURES = {
     "expand": (CTX, CTX, u64, u64, i64, CTL),
+    "seed_bound": (CTX, CTX, u64, u64, i64, i64, i64),
 }

@@ -11,7 +11,7 @@ from ..core.jit import entry
 from ..core.layout import C_BOARD, C_CELLS, C_GRAVITY, MAX_CELLS, OFF_MOVES
 from ..core.lines import playable_cells, winning_cells
 from ..core.moves import node_prelude, order_moves
-from ..core.table import canonical_key, probe, set_root_hashes
+from ..core.table import MAX_WORK, canonical_key, probe, set_root_hashes, store
 
 ZERO = np.uint64(0)
 
@@ -48,3 +48,17 @@ def expand(ctx, tt, own, opp, ply, out):
     for i in range(n):
         out[i] = np.int64(ctx[OFF_MOVES + ply * MAX_CELLS + i])
     return n, lo, hi
+
+
+@entry
+def seed_bound(ctx, tt, own, opp, ply, kind, value):
+    """Store in the table a bound proven earlier of a position that is not over
+    (``kind`` 1 lower, 2 upper, 3 exact; ``value`` from the side to move), as the
+    search stores what it proves, with the most work an entry can show (so that
+    the table keeps it): a resumed solve finds there what an earlier run finished."""
+    if ply & 1 == 0:
+        set_root_hashes(ctx, own, opp, ply)
+    else:
+        set_root_hashes(ctx, opp, own, ply)
+    key, sym = canonical_key(ctx, ply)
+    store(ctx, tt, key, sym, kind, value, -1, MAX_WORK)

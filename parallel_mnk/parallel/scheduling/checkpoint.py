@@ -39,6 +39,18 @@ probe loop starts where the interrupted run was, and their best children as
 candidates for the best move. Only bounds journaled by *earlier* runs are
 applied (a run does not re-read its own rows; its table has them).
 
+Long tasks
+----------
+One task can run for hours on a big free board. While a journal is open, the
+driver walks the line each running task publishes (``pools/shm.path_of``) every
+``SNAPSHOT_EVERY_S`` seconds (``driver.py``) and writes, as ``tasks`` rows with 0
+nodes, each position one move off that line whose bound the shared table proves
+in a search of one node (``Search.settled_at_once``): the subtrees the task
+finished. A later run stores every journaled bound in its table before it
+searches (:meth:`Checkpoint.earlier_bounds`, ``Search.seed_bound``), so the task
+searched again finds its finished subtrees there: a kill loses the work since the
+last snapshot and below the deepest node of the line, not the whole task.
+
 Because everything stored is a proven bound of some position of this game,
 options that change how the search runs but not what is true (workers, split
 depth, backend, table size, weak or exact) may differ between runs; the game or
@@ -161,6 +173,8 @@ class Checkpoint:
         self.taken = 0                 # task leaves settled or bounded by earlier runs' rows
         self.handed = 0                # tasks handed out to workers in this run
         self.journaled = 0             # rows written in this run
+        self.from_lines = 0            #   of them, positions below running tasks (snapshots of their lines)
+        self.seeded = 0                # bounds of earlier runs handed to the table (earlier_bounds)
         self._last_commit = time.monotonic()
         self._closed = False
 
@@ -293,6 +307,22 @@ class Checkpoint:
         self.taken += count
         return count
 
+    def earlier_bounds(self) -> list[tuple[int, int, int, int]]:
+        """Every bound earlier runs proved, as ``(own, opp, value, kind)``: what a run
+        seeds its table with before it searches (a position's lower and upper bound
+        are two rows, or one exact row when they meet)."""
+        rows = []
+        for (own, opp), (lo, hi) in self._known.items():
+            if lo is not None and lo == hi:
+                rows.append((own, opp, lo, TT_EXACT))
+                continue
+            if lo is not None:
+                rows.append((own, opp, lo, TT_LOWER))
+            if hi is not None:
+                rows.append((own, opp, hi, TT_UPPER))
+        self.seeded = len(rows)
+        return rows
+
     def final_result(self, weak: bool, pv: bool) -> Optional[tuple[int, list[int]]]:
         """The answer of an earlier complete run with the same ``weak``, as
         (score or weak value, line), when its line is what is asked for."""
@@ -324,11 +354,20 @@ class Checkpoint:
                     (self.run, tree.alpha0, tree.beta0, _signed(task.own), _signed(task.opp)))
 
     def task_done(self, tree: SplitTree, task: Task, result: TaskResult) -> None:
-        fields = (tree.alpha0, tree.beta0, _signed(task.own), _signed(task.opp), task.ply, task.alpha, task.beta,
-                  result.value, result.kind)
+        self.bound_proven(tree, task.own, task.opp, task.ply, task.alpha, task.beta, result.value, result.kind,
+                          result.nodes)
+
+    def bound_proven(self, tree: SplitTree, own: int, opp: int, ply: int, alpha: int, beta: int, value: int,
+                     kind: int, nodes: int = 0) -> None:
+        """A ``tasks`` row: the fail-soft ``value`` (what it proves: ``kind``) of a
+        position searched with the window ``(alpha, beta)`` in the probe of ``tree``;
+        a finished task's, or one below a running task that the shared table proves
+        (a snapshot of the task's line: ``nodes`` 0)."""
+        fields = (tree.alpha0, tree.beta0, _signed(own), _signed(opp), ply, alpha, beta, value, kind)
         self._write("INSERT INTO tasks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (self.run, *fields, result.nodes, self._checksum("tasks", *fields)))
+                    (self.run, *fields, nodes, self._checksum("tasks", *fields)))
         self.journaled += 1
+        self.from_lines += nodes == 0
         if time.monotonic() - self._last_commit >= COMMIT_EVERY_S:
             self.commit()
 
@@ -364,7 +403,8 @@ class Checkpoint:
         """The figures reported with the result (JSON ``checkpoint``)."""
         total = self._rows("SELECT COUNT(*) FROM tasks")[0][0]
         return {"file": self.path, "run": self.run, "tasks_from_journal": self.taken,
-                "tasks_searched": self.handed, "tasks_journaled": self.journaled, "tasks_in_journal": total}
+                "tasks_searched": self.handed, "tasks_journaled": self.journaled, "tasks_in_journal": total,
+                "line_positions_journaled": self.from_lines, "bounds_seeded": self.seeded}
 
     def close(self) -> None:
         if self._closed:

@@ -26,6 +26,7 @@ from ...runtime.ttable import new_salt
 from . import registry
 from .checkpoint import Checkpoint
 from .coordinator import Coordinator, SearchTimeout
+from .snapshots import LineSnapshots
 from .split import Node, SplitTree
 
 DEFAULT_SPLIT_DEPTH = 1  # plies always split; more while there are under MIN_TASKS tasks
@@ -93,9 +94,13 @@ class ParallelSolve:
         # proven lower bounds through root children, with the child's cell (best-move candidates)
         self.proven: list[tuple[int, int]] = []
         self.lo, self.hi = generic_bounds(self.spec.cells, self.ply)
-        if journal is not None:  # what earlier runs proved about the root
+        self.snapshots: Optional[LineSnapshots] = None
+        if journal is not None:  # what earlier runs proved: about the root, and in the table
             self.lo, self.hi, earlier = journal.root_bounds(self.lo, self.hi)
             self.proven += earlier
+            for own, opp, value, kind in journal.earlier_bounds():
+                self.search.seed_bound(own, opp, bin(own | opp).count("1"), value, kind)
+            self.snapshots = LineSnapshots(self.search, journal)
 
     def run(self) -> SolveResult:
         """The result (``unknown`` when a limit stopped it)."""
@@ -216,6 +221,8 @@ class ParallelSolve:
             self.search.set_node_limit(self.search.nodes + max(1, self.opts.limit.nodes - self._nodes()))
 
     def _after_turn(self) -> None:
+        if self.snapshots is not None and self.tree is not None and self.snapshots.due():
+            self.snapshots.take(self.coordinator, self.tree)
         if self.opts.watch is not None:
             self.opts.watch.count(self._nodes())
         self._check_nodes()
