@@ -264,3 +264,17 @@ def test_a_stopped_task_leaves_its_finished_subtrees_in_the_journal(tmp_path, mo
                     serial_budget=0)
     assert resumed.value == "draw"
     assert resumed.checkpoint["bounds_seeded"] >= len({(r[0], r[1]) for r in snapped})
+
+
+def test_a_running_tasks_progress_reads_its_line_as_an_odometer():
+    """The status line's estimate (snapshots.progress_text): finished moves of the
+    task's root, plus the running move's share of its own node, and so on down."""
+    from parallel_mnk.parallel.scheduling.snapshots import progress_text
+
+    assert progress_text(1, [(0, 10)]).endswith("about 0.0 %")
+    assert progress_text(1, [(5, 10)]).endswith("about 50.0 %")
+    assert progress_text(3, [(16, 40), (3, 22), (0, 18)]) == \
+        "task at ply 3: moves done 16/40 3/22 0/18, about 40.3 %"
+    text = progress_text(1, [(1, 2)] * 8)
+    assert text.count("1/2") == 6 and " ..." in text and text.endswith("about 99.6 %")
+    assert progress_text(1, [(0, 0)]).endswith("about 0.0 %")   # (a node without moves: no division by zero)

@@ -131,7 +131,9 @@ def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
             if result.checkpoint is not None:
                 c = result.checkpoint
                 stdout.write(f"checkpoint {c['file']} (run {c['run']}): {c['tasks_from_journal']} tasks taken from "
-                             f"the journal, {c['tasks_searched']} searched, {c['tasks_in_journal']} journaled in all\n")
+                             f"the journal, {c['tasks_searched']} searched, {c['tasks_in_journal']} journaled in all "
+                             f"({c['line_positions_journaled']} positions below running tasks in this run, "
+                             f"{c['bounds_seeded']} bounds seeded)\n")
             if startup > 0:
                 what = "kernel and Ray" if args.backend == "ray" else "kernel"
                 stdout.write(f"({what} start-up: {startup:.2f} s, not counted above)\n")

@@ -94,13 +94,12 @@ class ParallelSolve:
         # proven lower bounds through root children, with the child's cell (best-move candidates)
         self.proven: list[tuple[int, int]] = []
         self.lo, self.hi = generic_bounds(self.spec.cells, self.ply)
-        self.snapshots: Optional[LineSnapshots] = None
+        self.snapshots = LineSnapshots(self.search, journal)   # (without a journal: the progress line)
         if journal is not None:  # what earlier runs proved: about the root, and in the table
             self.lo, self.hi, earlier = journal.root_bounds(self.lo, self.hi)
             self.proven += earlier
             for own, opp, value, kind in journal.earlier_bounds():
                 self.search.seed_bound(own, opp, bin(own | opp).count("1"), value, kind)
-            self.snapshots = LineSnapshots(self.search, journal)
 
     def run(self) -> SolveResult:
         """The result (``unknown`` when a limit stopped it)."""
@@ -221,7 +220,7 @@ class ParallelSolve:
             self.search.set_node_limit(self.search.nodes + max(1, self.opts.limit.nodes - self._nodes()))
 
     def _after_turn(self) -> None:
-        if self.snapshots is not None and self.tree is not None and self.snapshots.due():
+        if self.tree is not None and self.snapshots.due():
             self.snapshots.take(self.coordinator, self.tree)
         if self.opts.watch is not None:
             self.opts.watch.count(self._nodes())
@@ -229,14 +228,15 @@ class ParallelSolve:
         self.status.update(self._status_text)
 
     def _status_text(self) -> str:
-        """The status line: tasks, nodes, rate, elapsed."""
+        """The status line: tasks, nodes, rate, elapsed; the oldest running task's progress."""
         co = self.coordinator
         nodes = sum(st.nodes for st in co.stats)
         tasks = sum(st.tasks for st in co.stats)
         total = self.tree.tasks_total if self.tree is not None else 0
         elapsed = self.status.elapsed()
+        line = f"; {self.snapshots.progress}" if self.snapshots.progress else ""
         return (f"{self.label}: {tasks} tasks done ({total} in this split), {co.running} running, "
-                f"{nodes / 1e6:.1f} M nodes, {nodes / max(elapsed, 1e-9) / 1e6:.1f} M nodes/s, {elapsed:.1f} s")
+                f"{nodes / 1e6:.1f} M nodes, {nodes / max(elapsed, 1e-9) / 1e6:.1f} M nodes/s, {elapsed:.1f} s{line}")
 
     def _result(self, score: Optional[int], line: list[int], serial: bool = False) -> SolveResult:
         """The SolveResult (``score`` None: unknown)."""
