@@ -111,8 +111,9 @@ def test_bad_requests_are_refused(args, message):
         find_vcf(*args)
 
 
-@pytest.mark.parametrize("spec", [GameSpec(4, 4, 3), GameSpec(5, 4, 4), GameSpec(5, 5, 4), GameSpec(6, 4, 4),
-                                  GameSpec(6, 5, 5)], ids=str)
+@pytest.mark.parametrize("spec", [GameSpec(4, 4, 3), GameSpec(5, 4, 4), GameSpec(6, 5, 5),
+                                  pytest.param(GameSpec(5, 5, 4), marks=pytest.mark.slow),
+                                  pytest.param(GameSpec(6, 4, 4), marks=pytest.mark.slow)], ids=str)
 def test_every_move_outside_a_threat_zone_loses_to_the_line(spec):
     """The side to move S, were it to pass, would lose to the opponent's VCF line:
     the naive solver says each S move outside the line's threat zone loses, by at

@@ -345,7 +345,8 @@ def _add_solve_parser(sub) -> None:
     p.add_argument("--address", help="with --backend ray: the Ray cluster to join (default: start a local Ray "
                                      "with --workers CPUs); give --workers as the cluster's CPUs")
     p.add_argument("--checkpoint", metavar="FILE",
-                   help="SQLite journal of finished tasks: the same command run again (after a crash, kill or "
+                   help="SQLite journal of finished tasks (and, every 30 s, of what running tasks finished): "
+                        "the same command run again (after a crash, kill or "
                         "Ctrl-C) resumes from it; a journal of another game or position is refused. Ctrl-C "
                         "(SIGINT) exits 130, SIGTERM 143: both stop the workers and commit the journal first")
     p.add_argument("--prover", choices=PROVERS, default="auto",
