@@ -161,25 +161,33 @@ def search_certificate(ctx, att, dfn, cap):
             lvl -= 1
 
 
-@called
-def certificate_holds(ctx, cert, att, dfn):
-    """Whether the certificate stored at ``ctx[cert]`` (count, then pair masks) is
-    one in the position ``att``/``dfn``: its pairs with both cells empty cover
-    every window live for ``att`` (checked in full, so any earlier certificate
-    may be tried in any position)."""
-    stones = att | dfn
-    n = np.int64(ctx[cert])
-    c0 = c1 = c2 = c3 = ZERO
-    for j in range(n):
+@inlined
+def _empty_pairs_cover(ctx, cert, stones):
+    """The pairs of the certificate at ``ctx[cert]`` (count, then pair masks) with
+    both cells empty (no bit of ``stones``): ``(cells, w0, w1, w2, w3)``, their
+    cells and the four words of the windows they cover."""
+    cells = c0 = c1 = c2 = c3 = ZERO
+    for j in range(np.int64(ctx[cert])):
         pair = ctx[cert + 1 + j]
         if pair & stones != ZERO:
             continue
+        cells |= pair
         a = lowest_bit_index(pair)
         b = lowest_bit_index(pair & (pair - ONE))
         c0 |= _pair_covers(ctx, a, b, 0)
         c1 |= _pair_covers(ctx, a, b, 1)
         c2 |= _pair_covers(ctx, a, b, 2)
         c3 |= _pair_covers(ctx, a, b, 3)
+    return cells, c0, c1, c2, c3
+
+
+@called
+def certificate_holds(ctx, cert, att, dfn):
+    """Whether the certificate stored at ``ctx[cert]`` (count, then pair masks) is
+    one in the position ``att``/``dfn``: its pairs with both cells empty cover
+    every window live for ``att`` (checked in full, so any earlier certificate
+    may be tried in any position)."""
+    _, c0, c1, c2, c3 = _empty_pairs_cover(ctx, cert, att | dfn)
     for i in range(np.int64(ctx[C_NLINES])):
         if ctx[OFF_LINES + i] & dfn == ZERO:
             w = i >> 6
@@ -210,22 +218,9 @@ def reply_zone(ctx, att, dfn, defender):
     ring = OFF_RING + defender * RING * CERT_SIZE
     for r in range(RING):
         cert = ring + r * CERT_SIZE
-        n = np.int64(ctx[cert])
-        if n == 0:
+        if ctx[cert] == ZERO:
             continue
-        cells = ZERO
-        c0 = c1 = c2 = c3 = ZERO
-        for j in range(n):
-            pair = ctx[cert + 1 + j]
-            if pair & stones != ZERO:
-                continue
-            cells |= pair
-            a = lowest_bit_index(pair)
-            b = lowest_bit_index(pair & (pair - ONE))
-            c0 |= _pair_covers(ctx, a, b, 0)
-            c1 |= _pair_covers(ctx, a, b, 1)
-            c2 |= _pair_covers(ctx, a, b, 2)
-            c3 |= _pair_covers(ctx, a, b, 3)
+        cells, c0, c1, c2, c3 = _empty_pairs_cover(ctx, cert, stones)
         common = empty
         for i in range(np.int64(ctx[C_NLINES])):
             line = ctx[OFF_LINES + i]
