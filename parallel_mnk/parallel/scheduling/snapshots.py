@@ -57,7 +57,7 @@ class LineSnapshots:
             node = job.node
             line = coordinator.backend.path_of(slot.index, job.task.task_id, node.ply)
             levels: list[tuple[int, int]] = []
-            written += self._walk(tree, node.own, node.opp, node.ply, job.task.alpha, job.task.beta, line, levels)
+            written += self._walk(tree, node.own, node.opp, node.ply, node.alpha, node.beta, line, levels)
             if levels and (oldest is None or job.started < oldest[0]):
                 oldest = (job.started, node.ply, levels)
         self.progress = "" if oldest is None else progress_text(oldest[1], oldest[2])
