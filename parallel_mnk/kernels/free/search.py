@@ -40,6 +40,9 @@ Pruning rules (each preserves the exact score):
   (``alpha >= 0``), a remembered certificate of the opponent that one reply
   completes answers every move outside its cells and that reply (a *reply zone*,
   :func:`..proofs.pairing.reply_zone`): those moves score ``<= 0`` unsearched;
+* free placement: were the side to move to pass and the opponent win by continuous
+  fours, each move outside that line's *threat zone* (:func:`..proofs.threats.threat_zone`)
+  loses to the same line: unsearched where that loss fails low;
 * a transposition table of bounds keyed by symmetry-canonical hashes.
 
 The preconditions of :func:`negamax` are written as code in
