@@ -216,8 +216,7 @@ def damage_file(path: Path, how: Any, edit: Callable[[Any, Any], None]) -> None:
     if damage_bytes(path, how):
         return
     try:
-        with sqlite3.connect(path) as db:
+        with contextlib.closing(sqlite3.connect(path)) as db, db:   # closed now, even when the edit fails
             edit(db, how)
-        db.close()
     except (sqlite3.Error, OverflowError, UnicodeDecodeError):
         pass

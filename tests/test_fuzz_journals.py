@@ -107,7 +107,7 @@ def journal_property(journals, tmp_dir):
         which, damages = case
         path = tmp_dir / "damaged.sqlite"
         for stale in tmp_dir.glob("damaged.sqlite*"):
-            stale.unlink()
+            stale.unlink(missing_ok=True)   # SQLite may remove its -wal file first
         shutil.copyfile(whole if which else partial, path)
         for how in damages:
             apply(path, how)
