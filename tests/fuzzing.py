@@ -26,6 +26,7 @@ import contextlib
 import io
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import time
@@ -206,6 +207,15 @@ def damage_bytes(path: Path, how: Any) -> bool:
         data = bytearray(how[1])
     path.write_bytes(bytes(data))
     return True
+
+
+def fresh_copy(source: Path, path: Path) -> None:
+    """Copy the SQLite file ``source`` to ``path``, first removing ``path`` with the
+    -wal, -shm and -journal files an earlier case may have left beside it (SQLite
+    would otherwise read a stale -wal into the new copy)."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    shutil.copyfile(source, path)
 
 
 def damage_file(path: Path, how: Any, edit: Callable[[Any, Any], None]) -> None:

@@ -13,12 +13,11 @@ never a traceback, never a hang.
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 from hypothesis import strategies as st
 
-from fuzzing import BUDGETS, byte_damage, damage_file, fuzz, one_line_error, run_cli
+from fuzzing import BUDGETS, byte_damage, damage_file, fresh_copy, fuzz, one_line_error, run_cli
 from naive import naive_solver
 from parallel_mnk import GameSpec, Position
 from parallel_mnk.game.rules import format_move_list, parse_move
@@ -98,7 +97,7 @@ def book_property(books, tmp_dir):
         which, damages, choices = case
         spec, plies = GAMES[which]
         path = tmp_dir / f"damaged{which}.sqlite"
-        shutil.copyfile(books[which], path)
+        fresh_copy(books[which], path)
         for how in damages:
             apply(path, how)
         from parallel_mnk.engines.books import choose

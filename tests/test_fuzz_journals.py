@@ -22,7 +22,7 @@ import sqlite3
 import pytest
 from hypothesis import strategies as st
 
-from fuzzing import BUDGETS, byte_damage, damage_file, fuzz, one_line_error, run_cli
+from fuzzing import BUDGETS, byte_damage, damage_file, fresh_copy, fuzz, one_line_error, run_cli
 
 GAME = ["--cols", "6", "--rows", "4", "--k", "4", "--gravity", "--moves="]   # 21 tasks, 2 probes
 HOST = socket.gethostname()
@@ -106,9 +106,7 @@ def journal_property(journals, tmp_dir):
     def prop(case) -> None:
         which, damages = case
         path = tmp_dir / "damaged.sqlite"
-        for stale in tmp_dir.glob("damaged.sqlite*"):
-            stale.unlink(missing_ok=True)   # SQLite may remove its -wal file first
-        shutil.copyfile(whole if which else partial, path)
+        fresh_copy(whole if which else partial, path)
         for how in damages:
             apply(path, how)
         code, out, err = solve_with(path)
