@@ -292,16 +292,18 @@ def grid_line_weights(k: int) -> list[int]:
 
 
 @lru_cache(maxsize=32)
-def build_grid_geometry(spec: GameSpec) -> np.ndarray:
+def build_grid_geometry(spec: GameSpec, whole_game: bool = False) -> np.ndarray:
     """The read-only ``geo`` array of the depth-limited engine for ``spec`` (any
-    board up to 26x26; see :mod:`parallel_mnk.kernels.limited.layout`)."""
+    board up to 26x26; see :mod:`parallel_mnk.kernels.limited.layout`); its per-ply
+    move lists reach :data:`MAX_LIMITED_DEPTH` plies, or every ply of the game with
+    ``whole_game`` (the exact search of big boards, :mod:`parallel_mnk.kernels.big`)."""
     cells, cols, rows, k = spec.cells, spec.cols, spec.rows, spec.k
     lines = [[c for c in range(cells) if m >> c & 1] for m in line_masks(spec)]
     through: list[list[int]] = [[] for _ in range(cells)]
     for i, line in enumerate(lines):
         for c in line:
             through[c].append(i)
-    max_ply = min(cells, MAX_LIMITED_DEPTH) + 2
+    max_ply = (cells if whole_game else min(cells, MAX_LIMITED_DEPTH)) + 2
     off = GL.G_HEADER
     parts = {}
     for name, size in (("lines", len(lines) * k), ("cstart", cells + 1), ("clines", sum(map(len, through))),

@@ -8,6 +8,7 @@ missing.
 | ``free`` | ``kernels/free`` (+ ``proofs/pairing``, ``proofs/threats``) | exact solves of free-placement boards |
 | ``proofs`` | ``kernels/proofs`` | df-pn, pairing certificates and VCF (:mod:`parallel_mnk.engines.proofs`) |
 | ``limited`` | ``kernels/limited`` | the depth-limited engine (``best``, big boards in ``play``/``serve``) |
+| ``big`` | ``kernels/big`` (+ ``limited``'s board) | exact solves of boards past 64 cells |
 | ``pool`` | ``kernels/pool`` | a parallel solve's split expansion |
 | ``book`` | ``kernels/book`` | searching Connect Four down to Thill's 12-ply database (:mod:`parallel_mnk.engines.books.thill`) |
 | ``gravity@7x6k4`` | a per-board build of ``gravity`` (:mod:`.boards`) | exact solves of that board |
@@ -59,6 +60,7 @@ FAMILIES = {f.name: f for f in (
     Family("free", "free-placement search", "parallel_mnk.kernels.free.entry", 10.0),
     Family("proofs", "proof", "parallel_mnk.kernels.proofs.entry", 4.0),
     Family("limited", "depth-limited engine", "parallel_mnk.kernels.limited.entry", 6.0),
+    Family("big", "big-board search", "parallel_mnk.kernels.big.entry", 3.0),
     Family("pool", "parallel pool", "parallel_mnk.kernels.pool.entry", 1.0),
     Family("book", "opening book", "parallel_mnk.kernels.book.entry", 2.0),
 )}
@@ -110,7 +112,9 @@ def for_solve(spec: GameSpec, opts: SolveOptions = SolveOptions()) -> list[str]:
     """The families an exact solve of ``spec`` with ``opts`` needs: the exact search of
     ``spec`` (:func:`exact_family`), df-pn's where the solve may ask it first
     (:meth:`SolveOptions.may_ask_dfpn`), the pool's where it runs on workers
-    (:attr:`SolveOptions.parallel`)."""
+    (:attr:`SolveOptions.parallel`); past 64 cells the array board's and the big-board search's."""
+    if not spec.exact_solvable:   # past 64 cells: the array board's search, on one process or several
+        return ["limited", "big"]
     return ([exact_family(spec)] + (["proofs"] if opts.may_ask_dfpn(spec) else [])
             + (["pool"] if opts.parallel else []))
 
@@ -151,6 +155,14 @@ def proof_kernels() -> ModuleType:
     """df-pn and the proof finders: ``kernels/proofs/entry.py``."""
     load("proofs")
     from ..kernels.proofs import entry
+    return entry
+
+
+def big_kernels() -> ModuleType:
+    """The exact search of boards past 64 cells: ``kernels/big/entry.py`` (with the
+    array board's kernels, ``kernels/limited``)."""
+    load("limited", "big")
+    from ..kernels.big import entry
     return entry
 
 
