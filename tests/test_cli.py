@@ -245,7 +245,7 @@ def test_stdin_without_trailing_newline_and_crlf():
 @pytest.mark.parametrize("argv", [
     ["--cols", "3", "--rows", "3", "--k", "0", "--moves", ""],                 # k < 1
     ["--cols", "0", "--rows", "3", "--k", "3", "--moves", ""],                 # zero board
-    ["--cols", "9", "--rows", "9", "--k", "5", "--moves", ""],                 # too big
+    ["--cols", "3", "--rows", "3", "--k", "4", "--moves", ""],                 # no line fits
     ["--cols", "27", "--rows", "1", "--k", "3", "--moves", ""],                # too wide
     [*TTT, "--moves", "b2,d4"],                                                # cell off the board
     [*TTT, "--moves", "b2,q"],                                                 # not a cell
@@ -298,8 +298,8 @@ def test_error_messages_name_the_problem(capsys):
     assert "already taken" in assert_one_line_error(capsys, code, out)
     code, out = run([*G44, "--moves", "11111"])
     assert "full" in assert_one_line_error(capsys, code, out)
-    code, out = run(["--cols", "9", "--rows", "9", "--k", "5", "--moves", ""])
-    assert "64" in assert_one_line_error(capsys, code, out)
+    code, out = run(["--cols", "27", "--rows", "9", "--k", "5", "--moves", ""])
+    assert "26" in assert_one_line_error(capsys, code, out)
 
 
 @pytest.mark.parametrize("extra", [["--k", "0"], ["--cols", "0"], ["--rows", "0"]])

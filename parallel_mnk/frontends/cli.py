@@ -107,7 +107,6 @@ def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
     or board text with '/') and write one result line each: 'input score best_move nodes time_us'
     (JSON Lines with --json)."""
     spec = _spec_from_args(args)
-    spec.require_exact()
     if args.address is not None and args.backend != "ray":
         raise MnkError("--address is for --backend ray")
     for option in ("checkpoint", "certificate"):
@@ -174,7 +173,10 @@ def cmd_analyze(args, stdin: TextIO, stdout: TextIO) -> int:
     for a full column or a taken cell, '?' for a move not solved within --time-limit, 1/0/-1 for
     win/draw/loss with --weak (JSON Lines with --json)."""
     spec = _spec_from_args(args)
-    spec.require_exact()
+    if not spec.exact_solvable and args.workers > 1:
+        sys.stderr.write(f"{PROG}: note: analyze of boards over 64 cells runs on one process "
+                         f"(not {args.workers} workers)\n")
+        args.workers = 1
     args.tt_bits = resolve_tt_bits(args.tt_bits, args.tt_size, spec.cells, spec.gravity,
                                    args.workers)  # a table too big is refused before any work
     book = open_book(spec, args.book)

@@ -18,18 +18,24 @@ from ..game.rules import PRESETS, GameSpec, MnkError
 def game_spec(game: Optional[str], cols: Optional[int], rows: Optional[int], k: Optional[int],
               gravity: bool) -> GameSpec:
     """The game of ``--game`` (a preset; ``cols``/``rows``/``k`` given override its
-    sizes, ``gravity`` adds gravity) or of ``--cols --rows --k [--gravity]``."""
+    sizes, ``gravity`` adds gravity) or of ``--cols --rows --k [--gravity]``. A k
+    longer than both sides (no line fits: every game a draw) is refused as a
+    mistake (the Python API takes it)."""
     if game is not None:
         base = PRESETS.get(game)
         if base is None:
             raise MnkError(f"unknown game {game!r} (choose from {', '.join(sorted(PRESETS))})")
-        return GameSpec(base.cols if cols is None else cols, base.rows if rows is None else rows,
+        spec = GameSpec(base.cols if cols is None else cols, base.rows if rows is None else rows,
                         base.k if k is None else k, base.gravity or gravity)
-    missing = [f"--{name}" for name, value in (("cols", cols), ("rows", rows), ("k", k)) if value is None]
-    if missing:
-        raise MnkError(f"give the game: {', '.join(missing)} missing (or --game connect4|tictactoe)")
-    assert cols is not None and rows is not None and k is not None
-    return GameSpec(cols, rows, k, gravity)
+    else:
+        missing = [f"--{name}" for name, value in (("cols", cols), ("rows", rows), ("k", k)) if value is None]
+        if missing:
+            raise MnkError(f"give the game: {', '.join(missing)} missing (or --game connect4|tictactoe)")
+        assert cols is not None and rows is not None and k is not None
+        spec = GameSpec(cols, rows, k, gravity)
+    if spec.k > max(spec.cols, spec.rows):
+        raise MnkError(f"k={spec.k} is longer than both sides of {spec.cols}x{spec.rows}: no line fits")
+    return spec
 
 
 def position_of(spec: GameSpec, moves: Optional[str], board: Optional[str]) -> Position:

@@ -14,15 +14,18 @@ from ..api.results import LimitedResult, SolveResult, WorkerStats
 from ..engines.books.base import Book, BookAnswer
 from ..engines.books.choose import open_book
 from ..engines.books.store import BookFile
+from ..engines.exact.big import solve_big
 from ..engines.exact.search import Search
 from ..engines.limited import DEFAULT_TT_BITS as LIMITED_TT_BITS
 from ..engines.limited import LimitedSearch
+from ..engines.proofs.big_certificate import extract_big
 from ..engines.proofs.certificate import claims_of, extract
 from ..engines.serial import solve_serial
 from ..game.position import Position
 from ..game.rules import GameSpec, MnkError, UnsupportedError, value_of_score
 from ..parallel.scheduling import registry
 from ..parallel.scheduling.driver import solve_parallel
+from ..parallel.uses.big import solve_big_parallel
 from ..parallel.uses.book_build import BuildReport, build
 from ..parallel.uses.certify import extract_parallel
 from ..parallel.uses.limited import best_move_parallel
@@ -74,11 +77,12 @@ def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = Fal
     file of finished tasks, from which the same solve run again resumes (always
     parallel). Raises :class:`MnkError` for what cannot be solved or asked.
     """
-    position.spec.require_exact()
     opts = SolveOptions(weak=weak, limit=Limit.of(limit, time=time_limit), workers=workers,
                         tt_bits=resolve_tt_bits(tt_bits, tt_size, position.spec.cells, position.spec.gravity, workers), pv=pv, progress=progress,
                         split_depth=split_depth, serial_budget=serial_budget, backend=backend, address=address,
                         checkpoint=checkpoint, watch=watch, prover=prover)
+    if not position.spec.exact_solvable:
+        return _solve_big(position, opts, certificate)
     if certificate is not None:
         return _certified(position, opts, Path(certificate))
     opened = open_book(position.spec, book) if book is None or isinstance(book, str) else book
@@ -90,12 +94,36 @@ def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = Fal
     return solve_parallel(position, opts) if opts.parallel else solve_serial(position, opts)
 
 
-def _certified(position: Position, opts: SolveOptions, folder: Path) -> SolveResult:
-    """Solve, then write the certificates of the value into ``folder``."""
+def _solve_big(position: Position, opts: SolveOptions, certificate: Union[str, Path, None]) -> SolveResult:
+    """:func:`solve` past 64 cells (:func:`parallel_mnk.engines.exact.big.solve_big`); with
+    ``certificate``, the value's certificates written there too."""
+    if opts.checkpoint is not None or opts.backend != "process":
+        raise UnsupportedError("boards over 64 cells are solved on the process pool, without --checkpoint")
+    if opts.prover == "dfpn":
+        raise UnsupportedError("--prover dfpn takes boards of at most 64 cells; past them threat-space "
+                               "search and alpha-beta prove values")
+    if certificate is not None:
+        _check_certifiable(position, opts)
+    families.load_for_solve(position.spec, opts)
+    result = solve_big_parallel(position, opts) if opts.workers > 1 else solve_big(position, opts)
+    if certificate is not None and result.value.known and not result.terminal:
+        result.certificates = [str(extract_big(position, attacker, claim, Path(certificate), opts.tt_bits,
+                                               opts.progress).path)
+                               for attacker, claim in claims_of(position, result.value)]
+    return result
+
+
+def _check_certifiable(position: Position, opts: SolveOptions) -> None:
+    """Raise :class:`MnkError` when a certificate of ``position`` cannot be asked with ``opts``."""
     if position.spec.cols > 26:
         raise UnsupportedError("certificates name columns a-z: at most 26 columns")
     if opts.limit.nodes is not None or opts.limit.time is not None:
         raise UnsupportedError("a certificate needs the whole value: no time or node limit")
+
+
+def _certified(position: Position, opts: SolveOptions, folder: Path) -> SolveResult:
+    """Solve, then write the certificates of the value into ``folder``."""
+    _check_certifiable(position, opts)
     families.load_for_solve(position.spec, opts)
     result = solve_parallel(position, opts) if opts.parallel else solve_serial(position, opts)
     if result.value.known and not result.terminal:

@@ -1,0 +1,284 @@
+"""The exact search of boards past 64 cells (up to 26x26, free placement and
+gravity): a :class:`BigSearch` asks the big-board kernel (:mod:`parallel_mnk.kernels.big.prove`)
+for values, windows and best moves, and :func:`solve_big` is the serial solve
+:func:`parallel_mnk.solve` runs on such boards.
+
+The board is the depth-limited engine's array board (per-line stone counts:
+:mod:`parallel_mnk.kernels.limited.layout`), where a node costs the same on 9x8 as on
+26x26 lines; the bitboard families stay the ones for boards of at most 64 cells.
+A weak solve of a free-placement position asks threat-space search first
+(:func:`parallel_mnk.kernels.limited.tss.vct`: fours and threes, every defence
+accounted for), then the search, which looks for a win by continuous fours at
+each of its nodes. A table entry costs 24 bytes (key, score, flags and move).
+"""
+from __future__ import annotations
+
+import time
+from typing import Optional
+
+import numpy as np
+
+from ...api.options import Limit, SolveOptions
+from ...api.results import SolveResult, WorkerStats
+from ...game.geometry import build_grid_geometry
+from ...game.position import Position
+from ...game.rules import GameSpec, Value, value_of_score
+from ...kernels.core.layout import CTL_SIZE
+from ...kernels.limited import layout as GL
+from ...kernels.limited.tss import LINE_MAX, MAX_FOURS, scratch_size
+from ...runtime import families, running
+from ...runtime.ttable import LimitedTable
+from .search import terminal_result
+
+ENTRY_BYTES = 24          # a table entry: key, score, flags and move (int64 each)
+FAIL_BITS = 16            # failures of the searches for wins by fours remembered
+THREES = 3                # three-moves threat-space search tries at the root, fewest first
+THREAT_SHARE = 0.25       # of a node limit for it (2**22 nodes without one)
+THREAT_NODES = 1 << 22
+
+
+def table_bits(tt_bits: int) -> int:
+    """Entries (log2) of the big-board table in the bytes of ``2**tt_bits`` 8-byte
+    entries (the exact engine's unit, :func:`parallel_mnk.runtime.ttable.resolve_tt_bits`):
+    a quarter as many, each :data:`ENTRY_BYTES` bytes."""
+    return max(10, tt_bits - 2)
+
+
+class BigSearch:
+    """One exact search of ``spec`` (past 64 cells, or any board: the array board
+    takes all) with a table of ``2**bits`` entries per kind of score (weak, exact)
+    and a control array ``ctl`` whose abort word stops it. Positions are given as
+    ``x``/``o`` cell sets (Python ints, bit ``cell`` set), the side to move by their
+    counts. Not thread-safe."""
+
+    def __init__(self, spec: GameSpec, bits: int, ctl: Optional[np.ndarray] = None) -> None:
+        self.kernels = families.big_kernels()
+        self.board = families.entries("limited")
+        self.spec = spec
+        self.geo = build_grid_geometry(spec, whole_game=True)
+        self.bits = bits
+        self.tables: dict[bool, LimitedTable] = {}
+        self.ctl = np.zeros(CTL_SIZE, dtype=np.int64) if ctl is None else ctl
+        self.fours_scratch = np.zeros(LINE_MAX, dtype=np.int64)   # the kernel's VCF line
+        self.threat_scratch = np.zeros(scratch_size(spec.cells), dtype=np.int64)
+        self.fail = np.zeros(2 << FAIL_BITS, dtype=np.int64)
+        self.nodes = 0
+        self.node_limit: Optional[int] = None
+        self.aborted = False
+        self.threat_wins = 0
+
+    def table(self, weak: bool) -> LimitedTable:
+        """The table of ``weak`` (or exact) scores, made on first use."""
+        if weak not in self.tables:
+            self.tables[weak] = LimitedTable(self.bits)
+        return self.tables[weak]
+
+    def state(self, x: int, o: int) -> np.ndarray:
+        """The kernel state of the position ``x``/``o`` (the side to move by the counts)."""
+        spec, geo, board = self.spec, self.geo, self.board
+        st = np.zeros(int(geo[GL.G_S_SIZE]), dtype=np.int64)
+        if spec.k == 1:
+            st[GL.S_THREAT + 1] = st[GL.S_THREAT + 2] = geo[GL.G_NLINES]
+        for player, stones in ((1, x), (2, o)):
+            while stones:
+                low = stones & -stones
+                board.set_stone(geo, st, low.bit_length() - 1, player)
+                stones ^= low
+        turn = 1 if bin(x).count("1") == bin(o).count("1") else 2
+        st[GL.S_TURN] = turn
+        if turn == 2:
+            st[GL.S_HASH] ^= geo[geo[GL.G_OFF_ZOB] + 2 * spec.cells]
+        st[GL.S_BEST] = -1
+        return st
+
+    def _run(self, st: np.ndarray, alpha: int, beta: int, weak: bool) -> int:
+        """One kernel search of ``st`` within the node limit; counts its nodes."""
+        if self.node_limit is not None:
+            st[GL.S_NODE_LIMIT] = max(1, self.node_limit - self.nodes)
+        tt = self.table(weak)
+        fours = MAX_FOURS if not self.spec.gravity else 0
+        score = self.kernels.prove(self.geo, st, tt.keys, tt.data, self.ctl, np.int64(alpha), np.int64(beta),
+                                   weak, np.int64(fours), self.fours_scratch, self.fail, np.int64(0))
+        self.nodes += int(st[GL.S_NODES])
+        if st[GL.S_ABORTED]:
+            self.aborted = True
+        return int(score)
+
+    def window(self, x: int, o: int, alpha: int, beta: int, weak: bool, cell: Optional[int] = None) -> int:
+        """The value of ``x``/``o`` for the side to move, fail-soft in ``(alpha, beta)``;
+        with ``cell``, of the move ``cell`` from the mover's view (the position after
+        it searched with the window negated). 0 with :attr:`aborted` set when stopped."""
+        if cell is None:
+            return self._run(self.state(x, o), alpha, beta, weak)
+        st = self.state(x, o)
+        ply = int(st[GL.S_PLY])
+        self.nodes += 1
+        if self.board.play(self.geo, st, cell):
+            return 1 if weak else (self.spec.cells + 1 - ply) // 2
+        if ply + 1 == self.spec.cells:
+            return 0
+        st[GL.S_NODES] = 0
+        return -self._run(st, -beta, -alpha, weak)
+
+    def bounds(self, x: int, o: int, weak: bool) -> tuple[int, int]:
+        """The widest window of the position's score: weak -1..1, exact the scores
+        of a loss on the opponent's next stone and a win on the mover's."""
+        if weak:
+            return -1, 1
+        ply = bin(x).count("1") + bin(o).count("1")
+        return -((self.spec.cells - ply) // 2), (self.spec.cells + 1 - ply) // 2
+
+    def score(self, x: int, o: int, weak: bool) -> int:
+        """The position's score (weak -1/0/1, or exact) for the side to move."""
+        lo, hi = self.bounds(x, o, weak)
+        return self.window(x, o, lo - 1, hi + 1, weak)
+
+    def legal_cells(self, x: int, o: int) -> list[int]:
+        """The cells the side to move may play, in natural order."""
+        st = self.state(x, o)
+        out = np.zeros(self.spec.cells, dtype=np.int64)
+        n = self.board.candidate_moves(self.geo, st, False, out)
+        return [int(c) for c in out[:n]]
+
+    def best_cell(self, x: int, o: int, score: int, weak: bool) -> int:
+        """A cell that keeps the position's known ``score``: the one a null-window
+        search of the position proves (its order: the table's move, then the static
+        order), else the first legal cell a null-window search of it proves; with a
+        weak loss every move keeps it, and one after which the opponent has no win in
+        one is preferred. -1 when stopped."""
+        hint = self.stored_move(x, o, weak)
+        order = sorted(self.legal_cells(x, o), key=lambda c: c != hint)
+        if weak and score < 0:
+            return next((c for c in order if not self.loses_at_once(x, o, c)), order[0])
+        st = self.state(x, o)
+        if self._run(st, score - 1, score, weak) >= score and st[GL.S_BEST] >= 0:
+            return int(st[GL.S_BEST])   # the move the root search proved (its order: table, then static)
+        if self.aborted:
+            return -1
+        for cell in order:
+            if self.window(x, o, score - 1, score, weak, cell=cell) >= score:
+                return cell
+            if self.aborted:
+                return -1
+        raise RuntimeError("no move keeps the score: the solved value was wrong")
+
+    def loses_at_once(self, x: int, o: int, cell: int) -> bool:
+        """Whether the side to move, taking ``cell``, lets the opponent complete a line next."""
+        st = self.state(x, o)
+        turn = int(st[GL.S_TURN])
+        if self.board.play(self.geo, st, cell):
+            return False
+        return self.board.winning_cells(self.geo, st, 3 - turn, np.zeros(2, dtype=np.int64)) > 0
+
+    def stored_move(self, x: int, o: int, weak: bool) -> int:
+        """The table's move of ``x``/``o`` (-1: none)."""
+        key = int(self.state(x, o)[GL.S_HASH])
+        tt = self.table(weak)
+        slot = key & ((1 << self.bits) - 1)
+        return int((tt.data[2 * slot + 1] >> 8) - 1) if tt.keys[slot] == key else -1
+
+    def threat_win(self, x: int, o: int, node_budget: int) -> Optional[int]:
+        """The first move of a win of the side to move by fours and at most
+        :data:`THREES` threes (threat-space search, free placement), within
+        ``node_budget`` nodes; None when none was found."""
+        if self.spec.gravity:
+            return None
+        fail = np.zeros(2 << FAIL_BITS, dtype=np.int64)
+        spent = 0
+        for threes in range(THREES + 1):
+            st = self.state(x, o)
+            st[GL.S_NODE_LIMIT] = max(1, node_budget - spent)
+            plies = self.board.vct(self.geo, st, self.ctl, np.int64(st[GL.S_TURN]), np.int64(threes),
+                                   np.int64(MAX_FOURS), self.threat_scratch, fail, np.int64(0))
+            spent += int(st[GL.S_NODES])
+            self.nodes += int(st[GL.S_NODES])
+            if plies > 0 and not st[GL.S_ABORTED]:
+                self.threat_wins += 1
+                return int(st[GL.S_BEST])
+            if st[GL.S_ABORTED] or spent >= node_budget:
+                return None
+        return None
+
+    def fours_line(self, x: int, o: int) -> Optional[list[int]]:
+        """A win of the side to move by continuous fours (free placement): its moves
+        and the forced replies alternating, the winning stone last; None when there
+        is none (or on a gravity board)."""
+        if self.spec.gravity:
+            return None
+        st = self.state(x, o)
+        plies = self.board.vct(self.geo, st, self.ctl, np.int64(st[GL.S_TURN]), np.int64(0), np.int64(MAX_FOURS),
+                               self.threat_scratch, self.fail, np.int64(0))
+        self.nodes += int(st[GL.S_NODES])
+        return None if plies <= 0 or st[GL.S_ABORTED] else [int(c) for c in self.threat_scratch[:plies]]
+
+    def line(self, position: Position, score: int, weak: bool, first: int, pv: bool) -> Optional[list[int]]:
+        """The moves of a perfect game from ``position`` whose ``score`` is known,
+        ``first`` its first cell (only that move without ``pv``); None when stopped.
+        Where the winner of a weak score has a win by continuous fours, the line
+        ends with it (the loser's replies forced)."""
+        walk = position.copy()
+        moves: list[int] = []
+        cell = first
+        while True:
+            fours = self.fours_line(walk.x, walk.o) if pv and weak and score > 0 and moves else None
+            if fours is not None:
+                return moves + [walk.move_of_cell(c) for c in fours]
+            move = walk.move_of_cell(cell)
+            moves.append(move)
+            walk.push(move)
+            score = -score
+            if not pv or walk.is_game_over():
+                return moves
+            cell = self.best_cell(walk.x, walk.o, score, weak)
+            if cell < 0:
+                return None
+
+
+def threat_budget(limit: Limit) -> int:
+    """Nodes of the threat-space search that a weak solve asks first: a share of the
+    node limit, else :data:`THREAT_NODES`."""
+    return THREAT_NODES if limit.nodes is None else max(1, int(limit.nodes * THREAT_SHARE))
+
+
+def solve_big(position: Position, opts: SolveOptions) -> SolveResult:
+    """:func:`parallel_mnk.solve` of a position of a board past 64 cells (see there):
+    its value within ``opts.limit`` (else ``unknown``, never a guess), the exact
+    score unless ``opts.weak``, the best move and (``opts.pv``) a perfect line."""
+    started = time.perf_counter()
+    if position.is_game_over():
+        return terminal_result(position, started)
+    search = BigSearch(position.spec, table_bits(opts.tt_bits))
+    limit = opts.limit
+    search.node_limit = limit.nodes
+    cpu0 = time.process_time()
+    x, o = position.x, position.o
+
+    def run() -> Optional[tuple[int, list[int]]]:
+        first = None
+        if opts.weak:
+            first = search.threat_win(x, o, threat_budget(limit))   # its own node budget never stops the search below
+        if first is not None:
+            score = 1
+        else:
+            score = search.score(x, o, opts.weak)
+            if search.aborted:
+                return None
+            first = search.best_cell(x, o, score, opts.weak)
+        line = None if search.aborted else search.line(position, score, opts.weak, first, opts.pv)
+        return None if line is None else (score, line)
+
+    def status() -> str:
+        elapsed = time.perf_counter() - started
+        return f"solving {position.spec.describe()}: {search.nodes / 1e6:.1f} M nodes, {elapsed:.1f} s"
+
+    result, _ = running.run_with_status(run, search.ctl, limit.time, opts.progress, status, opts.watch,
+                                        lambda: search.nodes)
+    elapsed = time.perf_counter() - started
+    stats = [WorkerStats(0, 1, search.nodes, time.process_time() - cpu0, 0, 0, search.threat_wins)]
+    if result is None:
+        return SolveResult(position.spec, Value.UNKNOWN, None, None, [], search.nodes, elapsed, stats)
+    score, line = result
+    value = value_of_score(score)
+    proof = "threats" if search.threat_wins and value is Value.WIN else "search"
+    return SolveResult(position.spec, value, None if opts.weak else score, line[0], line, search.nodes, elapsed,
+                       stats, proof=proof)
