@@ -1,0 +1,178 @@
+"""Writing mnk-proof/1 certificates (``docs/proof-format.md``) of values of boards
+past 64 cells, proven by the big-board search (:mod:`parallel_mnk.engines.exact.big`).
+
+The walk is :mod:`.certificate`'s (the checker's rules, its memo by canonical
+form, records as they are found), on the array board:
+
+* game over, or the claimant completing a line at once: nothing to write;
+* the claimant to move: an ``m`` record of a move that keeps the claim, the first of
+  1. the next move of a win by continuous fours (``wins``, free placement) found
+     earlier or now (the defender's other replies lose at once: the checker's rule
+     2, so a VCF costs one record a four);
+  2. the first move of a win by fours and threes found by threat-space search
+     (``wins``, free placement; every defence is walked below it);
+  3. a move proven by a null-window search (the table's move first);
+* the refuter to move: every legal move is walked.
+
+A position reached against the claim means the value was wrong: RuntimeError.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+from ...game.geometry import symmetries
+from ...game.position import Position
+from ...game.rules import GameSpec, cell_name
+from ...kernels.limited import layout as GL
+from ...runtime.running import StatusLine
+from ..exact.big import BigSearch, table_bits
+from .certificate import Certificate, RecordFile, header, new_certificate
+
+VCT_NODES = 1 << 16       # threat-space search nodes at a claimant's position of a win
+PLAN_MAX = 1 << 16        # VCF moves remembered ahead
+
+
+class BigWalk:
+    """The extraction's state on a big board: the search, the symmetries, the memo
+    of canonical forms walked and the VCF moves planned ahead."""
+
+    def __init__(self, spec: GameSpec, attacker: str, claim: str, tt_bits: int, records: RecordFile,
+                 cert: Certificate) -> None:
+        self.spec, self.attacker, self.claim = spec, attacker, claim
+        self.claimant = attacker if claim == "wins" else ("o" if attacker == "x" else "x")
+        self.search = BigSearch(spec, table_bits(tt_bits))
+        self.perms = symmetries(spec)
+        self.proved: set[str] = set()
+        self.plan: dict[tuple[int, int], int] = {}
+        self.records, self.cert = records, cert
+
+    def canonical(self, x: int, o: int) -> tuple[str, list[int]]:
+        """The canonical board text of ``x``/``o`` and the symmetry that gives it (a
+        cell's image in the canonical frame)."""
+        spec = self.spec
+        chars = ["x" if x >> c & 1 else "o" if o >> c & 1 else "." for c in range(spec.cells)]
+        best: Optional[tuple[str, list[int]]] = None
+        for perm in self.perms:
+            image = ["."] * spec.cells
+            for c in range(spec.cells):
+                image[perm[c]] = chars[c]
+            text = "/".join("".join(image[r * spec.cols:(r + 1) * spec.cols]) for r in range(spec.rows))
+            if best is None or text < best[0]:
+                best = (text, perm)
+        assert best is not None
+        return best
+
+    def settled(self, x: int, o: int, ply: int) -> bool:
+        """Whether the checker's rules 1 and 2 settle ``x``/``o`` for the claim;
+        RuntimeError when the game is over against it."""
+        search, geo = self.search, self.search.geo
+        st = search.state(x, o)
+        k, nlines, cnt = self.spec.k, int(geo[GL.G_NLINES]), int(geo[GL.G_S_CNT])
+        counts = st[cnt:cnt + 2 * nlines].reshape(nlines, 2)
+        line_x, line_o = bool((counts[:, 0] >= k).any()), bool((counts[:, 1] >= k).any())
+        attacker_line = line_x if self.attacker == "x" else line_o
+        if line_x or line_o or ply == self.spec.cells:
+            if attacker_line == (self.claim == "wins"):
+                return True
+            raise RuntimeError(f"the walk reached a finished game where {self.attacker} {self.claim} fails: "
+                               "the solved value was wrong")
+        mover = "x" if ply % 2 == 0 else "o"
+        if mover == self.claimant:
+            pair = np.zeros(2, dtype=np.int64)
+            return search.board.winning_cells(geo, st, 1 if mover == "x" else 2, pair) > 0
+        return False
+
+    def children(self, x: int, o: int, ply: int) -> list[tuple[int, int, int]]:
+        """What the checker needs after ``x``/``o``; records written on the way."""
+        if self.settled(x, o, ply):
+            self.cert.leaves += 1
+            return []
+        key, perm = self.canonical(x, o)
+        if key in self.proved:
+            return []
+        self.proved.add(key)
+        mover = "x" if ply % 2 == 0 else "o"
+        if mover == self.claimant:
+            cell = self.keeping_move(x, o)
+            self.records.add({"p": key, "m": cell_name(self.spec, perm[cell])})
+            self.cert.records += 1
+            self.cert.moves += 1
+            return [self.play(x, o, ply, cell)]
+        return [self.play(x, o, ply, c) for c in self.search.legal_cells(x, o)]
+
+    def play(self, x: int, o: int, ply: int, cell: int) -> tuple[int, int, int]:
+        """The position after the side to move takes ``cell``."""
+        return (x | 1 << cell, o, ply + 1) if ply % 2 == 0 else (x, o | 1 << cell, ply + 1)
+
+    def keeping_move(self, x: int, o: int) -> int:
+        """A move of the claimant that keeps the claim (the module docstring's order)."""
+        planned = self.plan.pop((x, o), None)
+        if planned is not None:
+            return planned
+        search = self.search
+        if self.claim == "wins" and not self.spec.gravity:
+            line = search.fours_line(x, o)
+            if line is not None:
+                self.follow(x, o, line)
+                return line[0]
+            first = search.threat_win(x, o, VCT_NODES)
+            if first is not None:
+                return first
+        need = 1 if self.claim == "wins" else 0
+        hint = search.stored_move(x, o, True)
+        for cell in sorted(search.legal_cells(x, o), key=lambda c: c != hint):
+            if search.window(x, o, need - 1, need, True, cell=cell) >= need:
+                return cell
+        raise RuntimeError("no move keeps the claim: the solved value was wrong")
+
+    def follow(self, x: int, o: int, line: list[int]) -> None:
+        """Remember the claimant's later moves of a VCF ``line`` under the positions
+        where they are played (after each forced reply)."""
+        if len(self.plan) > PLAN_MAX:
+            self.plan.clear()
+        mover_is_x = bin(x).count("1") == bin(o).count("1")
+        for i in range(0, len(line) - 3, 2):
+            if mover_is_x:
+                x, o = x | 1 << line[i], o | 1 << line[i + 1]
+            else:
+                o, x = o | 1 << line[i], x | 1 << line[i + 1]
+            self.plan[(x, o)] = line[i + 2]
+
+    def run(self, x: int, o: int, ply: int, status: Optional[StatusLine] = None) -> None:
+        """Walk everything the checker needs below ``x``/``o``, depth first."""
+        cert = self.cert
+        stack = [(x, o, ply, 0)]
+        while stack:
+            x, o, ply, d = stack.pop()
+            cert.depth = max(cert.depth, d)
+            stack.extend((cx, co, cp, d + 1) for cx, co, cp in self.children(x, o, ply))
+            if status is not None:
+                status.update(lambda: f"certificate {self.attacker} {self.claim}: {len(self.proved):,} positions, "
+                                      f"{cert.records:,} records, {status.elapsed():.0f} s")
+
+
+def extract_big(position: Position, attacker: str, claim: str, directory: Path, tt_bits: int = 22,
+                progress: Optional[bool] = False) -> Certificate:
+    """:func:`.certificate.extract` for a board past 64 cells: the certificate of
+    ``attacker``'s ``claim`` from ``position`` written as ``<attacker>-<claim>.jsonl.xz``
+    in ``directory``; RuntimeError (and no file) when the claim does not hold."""
+    started = time.perf_counter()
+    cert = new_certificate(position, attacker, claim, directory)
+    records = RecordFile(cert.path)
+    status = StatusLine(progress)
+    try:
+        walk = BigWalk(position.spec, attacker, claim, tt_bits, records, cert)
+        walk.run(position.x, position.o, position.ply, status if status.show else None)
+    except BaseException:
+        records.discard()
+        raise
+    finally:
+        status.finish()
+    cert.positions, cert.nodes = len(walk.proved), walk.search.nodes
+    cert.seconds = time.perf_counter() - started
+    records.finish(header(cert))
+    return cert
