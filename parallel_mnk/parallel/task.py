@@ -8,6 +8,8 @@ call and never needs to know the kinds:
   tree (:mod:`.scheduling.split`), answered by a :class:`TaskResult`;
 * :class:`LimitedTask`: one root move of the depth-limited engine searched to
   a depth (:mod:`.uses.limited`), answered by a :class:`LimitedTaskResult`;
+* :class:`BigTask`: one root move of a board past 64 cells proven with a window
+  (:mod:`.uses.big`), answered by a :class:`BigTaskResult`;
 * :class:`PositionTask`: one whole position solved exactly, score and best move
   (an opening book's entry, :mod:`.uses.book_build`), answered by a :class:`PositionResult`.
 
@@ -24,6 +26,7 @@ import numpy as np
 
 from ..engines import limited
 from ..engines.books.choose import open_book
+from ..engines.exact.big import BigSearch
 from ..engines.exact.search import Search
 from ..game.position import Position
 from ..game.rules import GameSpec, format_board_text
@@ -44,12 +47,22 @@ class WorkerEnv:
     ctl: np.ndarray
     slot: int
     searches: dict = field(default_factory=dict)   # GameSpec -> Search on tt and ctl
+    big_searches: dict = field(default_factory=dict)   # (GameSpec, bits) -> BigSearch on ctl
 
     def search(self, spec: GameSpec) -> Search:
         """This worker's :class:`Search` of ``spec`` (made once)."""
         s = self.searches.get(spec)
         if s is None:
             s = self.searches[spec] = Search(spec, self.tt, self.ctl, salt=np.uint64(0))
+        return s
+
+    def big_search(self, spec: GameSpec, bits: int) -> BigSearch:
+        """This worker's :class:`BigSearch` of ``spec`` with tables of ``2**bits``
+        entries of its own, stopped by ``ctl``'s stop word (made once; its proven
+        entries serve every later task of the board)."""
+        s = self.big_searches.get((spec, bits))
+        if s is None:
+            s = self.big_searches[(spec, bits)] = BigSearch(spec, bits, self.ctl)
         return s
 
 
@@ -175,6 +188,66 @@ class LimitedTask:
 
 
 @dataclass(frozen=True)
+class BigTaskResult:
+    """The value of a root move from the root's view in the task's window (exact
+    when above ``alpha``: then ``line`` is the move and a perfect line after it,
+    when asked), or ``aborted``; plus the work it cost."""
+
+    task_id: int
+    worker: int
+    cell: int
+    value: int
+    aborted: bool
+    nodes: int
+    cpu_s: float
+    line: tuple = ()
+    peak_rss: int = 0
+
+
+@dataclass(frozen=True)
+class BigTask:
+    """Prove the value of root move ``cell`` of the position ``x``/``o`` of a board
+    past 64 cells (:class:`parallel_mnk.engines.exact.big.BigSearch`), weak or exact, fail-soft in
+    ``(alpha, beta)`` from the root's view, on the worker's own tables of ``2**bits``
+    entries; ``pv``: with a value inside the window, the line after the move too."""
+
+    task_id: int
+    cols: int
+    rows: int
+    k: int
+    gravity: bool
+    x: int
+    o: int
+    cell: int
+    weak: bool
+    alpha: int
+    beta: int
+    bits: int
+    pv: bool
+
+    live_window = None   # its window is fixed when it is handed out
+
+    def skipped(self, worker: int) -> BigTaskResult:
+        """The answer of the task stopped before it started."""
+        return BigTaskResult(self.task_id, worker, self.cell, 0, True, 0, 0.0)
+
+    def run(self, env: WorkerEnv) -> BigTaskResult:
+        """Search the move in this process (``env.ctl``'s stop word stops it)."""
+        cpu = time.process_time()
+        spec = GameSpec(self.cols, self.rows, self.k, self.gravity)
+        search = env.big_search(spec, self.bits)
+        search.nodes, search.aborted = 0, False
+        value = search.window(self.x, self.o, self.alpha, self.beta, self.weak, cell=self.cell)
+        line: tuple = ()
+        if not search.aborted and value > self.alpha:
+            position = Position.from_board(spec, format_board_text(spec, self.x, self.o))
+            found = search.line(position, value, self.weak, self.cell, self.pv)
+            line = () if found is None else tuple(found)
+        return BigTaskResult(self.task_id, env.index, self.cell, value, search.aborted, search.nodes,
+                             time.process_time() - cpu, line, peak_rss())
+
+
+@dataclass(frozen=True)
 class PositionResult:
     """A position's exact ``score`` and a best ``move`` (a column with gravity, else a
     cell), or ``unfinished`` (stopped, or past the task's node limit); the work it cost."""
@@ -241,5 +314,5 @@ class PositionTask:
                               time.process_time() - cpu, peak_rss())
 
 
-AnyTask = Union[Task, LimitedTask, PositionTask]
-AnyResult = Union[TaskResult, LimitedTaskResult, PositionResult]
+AnyTask = Union[Task, LimitedTask, BigTask, PositionTask]
+AnyResult = Union[TaskResult, LimitedTaskResult, BigTaskResult, PositionResult]
