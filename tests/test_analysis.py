@@ -11,7 +11,7 @@ import pytest
 
 from checks import C4, random_positions
 from naive import naive_score
-from parallel_mnk import GameSpec, MnkError, Position, solve
+from parallel_mnk import GameSpec, Limit, MnkError, Position, solve
 from parallel_mnk.frontends import analysis as analysis_module
 from parallel_mnk.frontends.analysis import ILLEGAL, analyze, pons_line
 from parallel_mnk.frontends.cli import main
@@ -114,7 +114,7 @@ def test_finished_game_has_nothing_to_analyse():
 
 def test_bad_arguments():
     with pytest.raises(MnkError):
-        analyze(Position(GameSpec(9, 9, 5)))
+        analyze(Position(GameSpec(9, 9, 5)), Limit(nodes=10))
     with pytest.raises(MnkError):
         analyze(Position(GameSpec(3, 3, 3)), workers=0)
     with pytest.raises(MnkError):
@@ -279,7 +279,8 @@ def test_stdin_lines_weak_and_json():
 
 # ---------------------------------------------------------------- CLI: errors and time limit
 @pytest.mark.parametrize("argv", [
-    ["--cols", "9", "--rows", "9", "--k", "5", "--moves", ""],   # too big for the exact solver
+    ["--cols", "27", "--rows", "9", "--k", "5", "--moves", ""],  # too wide (cell names a-z)
+    ["--cols", "9", "--rows", "9", "--k", "10", "--moves", ""],  # no line fits
     [*TTT, "--moves", "b2,b2"],                                  # repeated move
     [*TTT, "--moves", "b2", "--board", "x../.../..."],           # both inputs
     [*TTT, "--board", "xxx/ooo/x.."],                            # impossible board

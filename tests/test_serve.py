@@ -164,10 +164,11 @@ def cli_error(argv) -> str:
     ("/api/analyze?game=tictactoe&moves=b2,b2", ["analyze", "--game", "tictactoe", "--moves", "b2,b2"]),
     ("/api/solve?cols=4&rows=4&moves=", ["solve", "--cols", "4", "--rows", "4", "--moves", ""]),
     ("/api/solve?game=connect4&moves=48", ["solve", "--game", "connect4", "--moves", "48"]),
-    ("/api/analyze?cols=9&rows=9&k=5", ["analyze", "--cols", "9", "--rows", "9", "--k", "5", "--moves", ""]),
+    ("/api/analyze?cols=27&rows=9&k=5", ["analyze", "--cols", "27", "--rows", "9", "--k", "5", "--moves", ""]),
     ("/api/analyze?cols=9&rows=9&k=5&moves=z9&time_limit=0",    # the first of several errors, as there
      ["analyze", "--cols", "9", "--rows", "9", "--k", "5", "--moves", "z9", "--time-limit", "0"]),
     ("/api/solve?cols=9&rows=9&k=5&moves=z9", ["solve", "--cols", "9", "--rows", "9", "--k", "5", "--moves", "z9"]),
+    ("/api/solve?cols=9&rows=9&k=10", ["solve", "--cols", "9", "--rows", "9", "--k", "10", "--moves", ""]),
     ("/api/solve?game=tictactoe&moves=&board=.../.../...",
      ["solve", "--game", "tictactoe", "--moves", "", "--board", ".../.../..."]),
     ("/api/analyze?game=tictactoe&board=xx./.../...", ["analyze", "--game", "tictactoe", "--board", "xx./.../..."]),

@@ -25,8 +25,10 @@ from typing import Optional, Union
 from ..api.options import Limit, SolveOptions, Watch
 from ..engines.books.base import Book
 from ..engines.books.choose import open_book
+from ..engines.exact.big import BigSearch, table_bits
 from ..engines.exact.search import Search, terminal_result
 from ..game.position import Position
+from ..kernels.core.layout import CTL_ABORT
 from ..game.rules import GameSpec, MnkError, Value, format_move, ply_of_score, value_of_score, win_score
 from ..runtime import families, running
 from ..runtime.ttable import resolve_tt_bits, transposition_table
@@ -34,6 +36,7 @@ from .solver import solve
 
 ILLEGAL = -1000  # the plain line's entry for a full column / taken cell (Pons' INVALID_MOVE)
 UNKNOWN = "?"    # the plain line's (and the grid's) entry for a move not solved in time
+BIG_FIRST_BUDGET = 1 << 12   # nodes per move of the first pass over the moves of a board past 64 cells
 
 
 @dataclass
@@ -190,10 +193,11 @@ def analyze(position: Position, limit: Optional[Limit] = None, *, workers: int =
     ``watch``: a :class:`Watch` another thread stops the analysis with (moves not
     solved by then are ``unknown``, as with a time limit) and reads its nodes from.
     ``book``: an opening book (or its name, as :func:`solve` takes it) that scores
-    the moves whose positions it covers (``book`` set on their entries).
+    the moves whose positions it covers (``book`` set on their entries). Past 64
+    cells the moves are proven in this process, whatever ``workers`` says
+    (:func:`_search_big`).
     """
     spec = position.spec
-    spec.require_exact()
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise MnkError(f"workers must be at least 1, got {workers!r}")
     limit = Limit.of(limit, time=time_limit)
@@ -226,6 +230,8 @@ def analyze(position: Position, limit: Optional[Limit] = None, *, workers: int =
     nodes = sum(e.nodes for e in entries.values())   # the book's searches
     if not to_search:
         pass
+    elif not spec.exact_solvable:
+        nodes += _search_big(pos, to_search, entries, weak, limit.time, tt_bits, progress, started, watch)
     elif workers == 1:
         nodes += _search_serial(pos, to_search, entries, weak, limit.time, tt_bits, progress, started, watch)
     else:
@@ -269,6 +275,51 @@ def _search_serial(pos: Position, to_search: list[tuple[int, Position]], entries
     def status() -> str:
         move = format_move(spec, to_search[state["i"]][0])
         return (f"analysing: move {state['i'] + 1}/{len(to_search)} ({move}), "
+                f"{search.nodes / 1e6:.1f} M nodes, {time.perf_counter() - started:.1f} s")
+
+    running.run_with_status(run, search.ctl, time_limit, progress, status, watch, lambda: search.nodes)
+    return search.nodes
+
+
+def _search_big(pos: Position, to_search: list[tuple[int, Position]], entries: dict[int, MoveAnalysis],
+                weak: bool, time_limit: Optional[float], tt_bits: int, progress: Optional[bool],
+                started: float, watch: Optional[Watch]) -> int:
+    """Past 64 cells (:class:`parallel_mnk.engines.exact.big.BigSearch`, one table for
+    all): the children in passes of growing node budgets (:data:`BIG_FIRST_BUDGET`,
+    then 8 times more each pass), so that a move hard to prove does not keep the
+    others from being proved before the time limit; returns the nodes."""
+    spec = pos.spec
+    search = BigSearch(spec, table_bits(tt_bits))
+    state = {"pass": 0, "open": len(to_search)}
+
+    def run() -> None:
+        budget = BIG_FIRST_BUDGET
+        while True:
+            open_moves = [(m, c) for m, c in to_search if m not in entries]
+            state["open"] = len(open_moves)
+            if not open_moves:
+                return
+            for move, child in open_moves:
+                n0, t0 = search.nodes, time.perf_counter()
+                search.node_limit = search.nodes + budget
+                child_score = None
+                if weak and search.threat_win(child.x, child.o, budget) is not None:
+                    child_score = 1   # the opponent wins by threats after the move
+                if child_score is None and not search.aborted:
+                    child_score = search.score(child.x, child.o, weak)
+                if search.ctl[CTL_ABORT]:
+                    return
+                if search.aborted:   # this pass's budget: the move waits for the next pass
+                    search.aborted = False
+                    continue
+                score = None if weak else -child_score
+                entries[move] = MoveAnalysis(spec, move, value_of_score(child_score).negated(), score,
+                                             search.nodes - n0, time.perf_counter() - t0)
+            budget *= 8
+            state["pass"] += 1
+
+    def status() -> str:
+        return (f"analysing: pass {state['pass'] + 1}, {state['open']} moves open, "
                 f"{search.nodes / 1e6:.1f} M nodes, {time.perf_counter() - started:.1f} s")
 
     running.run_with_status(run, search.ctl, time_limit, progress, status, watch, lambda: search.nodes)

@@ -100,12 +100,11 @@ def _flag(params: dict[str, str], name: str) -> bool:
     raise MnkError(f"{name} is a yes/no parameter (1 or 0), got {text!r}")
 
 
-def _position(params: dict[str, str], exact: bool) -> Position:
-    """The position of ``params``; with ``exact``, refused first if the exact solver does not take the board."""
+def _position(params: dict[str, str]) -> Position:
+    """The position of ``params`` (any board up to 26x26: past 64 cells ``solve`` and
+    ``analyze`` use the big-board search)."""
     spec = game_spec(params.get("game"), _number(params, "cols", int), _number(params, "rows", int),
                      _number(params, "k", int), _flag(params, "gravity"))
-    if exact:
-        spec.require_exact()
     return position_of(spec, params.get("moves"), params.get("board"))
 
 
@@ -172,14 +171,14 @@ class Server(ThreadingHTTPServer):
     # -------------------------------------------------------------- the API
     def api_analyze(self, params: dict[str, str]) -> dict[str, Any]:
         """What ``parallel-mnk analyze --json`` prints for the position of ``params``."""
-        limit, weak, position = self.limit(params), _flag(params, "weak"), _position(params, exact=True)
+        limit, weak, position = self.limit(params), _flag(params, "weak"), _position(params)
         return self.jobs.run(_client(params), "analyze", lambda watch: analyze(
             position, limit, workers=self.workers, weak=weak, tt_bits=self.tt_bits, progress=False,
             watch=watch, book=self.book).to_dict())
 
     def api_solve(self, params: dict[str, str]) -> dict[str, Any]:
         """What ``parallel-mnk solve --json`` prints for the position of ``params``."""
-        limit, weak, position = self.limit(params), _flag(params, "weak"), _position(params, exact=True)
+        limit, weak, position = self.limit(params), _flag(params, "weak"), _position(params)
         return self.jobs.run(_client(params), "solve", lambda watch: solver.solve(
             position, limit, workers=self.workers, weak=weak, tt_bits=self.tt_bits, progress=False,
             watch=watch, book=self.book).to_dict())
@@ -188,7 +187,7 @@ class Server(ThreadingHTTPServer):
         """What ``parallel-mnk best --json`` prints: ``depth`` plies (4 when neither
         a depth nor a time limit is given, as there), within the time limit."""
         time_limit = self.limit(params).time
-        position, depth, width = _position(params, exact=False), _number(params, "depth", int), \
+        position, depth, width = _position(params), _number(params, "depth", int), \
             _number(params, "width", int)
         if depth is None and "time_limit" not in params:
             depth = DEFAULT_DEPTH
