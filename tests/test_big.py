@@ -1,0 +1,216 @@
+"""Exact answers past 64 cells (the big-board search, kernels/big): values, scores,
+windows and moves against naive.py on small boards and on endgames of big ones,
+wins by continuous fours and threats on 9x9 to 19x19 certified and checked by the
+certificate checker, the limits, and bad input as one-line errors."""
+from __future__ import annotations
+
+import io
+import random
+
+import pytest
+
+from bench.big_positions import endgames, fours_positions, threes_positions
+from checks import check_fail_soft, random_positions, sign, spec_id
+from naive import naive_solver
+from parallel_mnk import GameSpec, Limit, Position, proofcheck, solve
+from parallel_mnk.engines.exact.big import BigSearch
+from parallel_mnk.frontends.cli import main
+from parallel_mnk.game.rules import Value
+
+SMALL = [GameSpec(4, 4, 3), GameSpec(4, 4, 4), GameSpec(4, 3, 3), GameSpec(3, 5, 3), GameSpec(4, 4, 3, True),
+         GameSpec(5, 3, 3, True), GameSpec(4, 4, 4, True)]
+WIDE = [GameSpec(9, 8, 4, True), GameSpec(8, 9, 4, True), GameSpec(10, 7, 4, True)]
+
+
+def run(argv: list[str]) -> tuple[int, str]:
+    out = io.StringIO()
+    try:
+        return main(argv, stdin=io.StringIO(""), stdout=out), out.getvalue()
+    except SystemExit as e:
+        return int(e.code or 0), out.getvalue()
+
+
+@pytest.mark.parametrize("spec", SMALL, ids=spec_id)
+def test_scores_and_windows_match_naive_on_small_boards(spec):
+    """Every rule of the search (win in one, the opponent's threats, the window, the
+    table, fours) on boards naive.py solves whole: exact and weak scores of random
+    positions, and fail-soft results in random windows."""
+    naive = naive_solver(spec)
+    rng = random.Random(7)
+    search = BigSearch(spec, 14)
+    for pos in random_positions(spec, 40, (max(0, spec.cells - 10), spec.cells - 2), seed=11, exact=False):
+        truth = naive.score(pos.x, pos.o)
+        assert search.score(pos.x, pos.o, weak=False) == truth, pos.board_text()
+        assert search.score(pos.x, pos.o, weak=True) == sign(truth), pos.board_text()
+        lo, hi = search.bounds(pos.x, pos.o, weak=False)
+        alpha = rng.randint(lo - 1, hi)
+        beta = rng.randint(alpha + 1, hi + 1)
+        check_fail_soft(search.window(pos.x, pos.o, alpha, beta, weak=False), truth, alpha, beta, pos.board_text())
+        check_fail_soft(search.window(pos.x, pos.o, 0, 1, weak=True), sign(truth), 0, 1, pos.board_text())
+
+
+def _check_line(pos: Position, result, weak: bool) -> None:
+    """``result``'s value and score against naive.py, and each move of its line keeping them."""
+    naive = naive_solver(pos.spec)
+    truth = naive.score(pos.x, pos.o)
+    assert result.value == Value.WIN if truth > 0 else Value.LOSS if truth < 0 else Value.DRAW
+    assert result.score == (None if weak else truth)
+    walk = pos.copy()
+    want = truth
+    for move in result.pv:
+        assert sign(naive.child_scores(walk.x, walk.o)[move]) == sign(want) if weak else \
+            naive.child_scores(walk.x, walk.o)[move] == want, (pos.board_text(), result.pv)
+        walk.push(move)
+        want = -want
+        if walk.is_game_over():
+            break
+    assert walk.is_game_over() or weak and not result.pv[1:], result.pv
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("spec", WIDE, ids=spec_id)
+def test_wide_gravity_endgames_match_naive(spec, workers):
+    """9x8, 8x9, 10x7 Connect Four positions with 9-11 empty cells: solve's value,
+    score, best move and line as naive.py's minimax says (the target's boards), on
+    one process and split at the root over two."""
+    for pos in endgames(spec, 8, seed=3, empty=(9, 11)):
+        _check_line(pos, solve(pos, tt_bits=18, workers=workers), weak=False)
+        _check_line(pos, solve(pos, weak=True, tt_bits=18, workers=workers), weak=True)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_free_big_board_endgames_match_naive(workers):
+    """9x8 k=5 (free placement, 72 cells) with 7-8 empty cells: weak and exact."""
+    spec = GameSpec(9, 8, 5)
+    for pos in endgames(spec, 6, seed=5, empty=(7, 8)):
+        _check_line(pos, solve(pos, tt_bits=18, workers=workers), weak=False)
+        _check_line(pos, solve(pos, weak=True, tt_bits=18, workers=workers), weak=True)
+
+
+@pytest.mark.parametrize("size", [9, 15, 19])
+def test_wins_by_fours_are_certified(size, tmp_path):
+    """k=5 positions whose side to move wins by continuous fours (3-14 of them):
+    solve answers win with a first move, and its certificate passes the checker."""
+    for i, (pos, fours) in enumerate(fours_positions(size, 3, seed=size)):
+        folder = tmp_path / f"{i}"
+        result = solve(pos, weak=True, certificate=folder)
+        assert result.value is Value.WIN and result.proof == "threats", (pos.board_text(), fours)
+        assert result.best_move in pos.legal_moves()
+        out = io.StringIO()
+        assert proofcheck.main([str(folder)], out=out) == 0, out.getvalue()
+        assert out.getvalue().startswith("verified: ")
+        assert (folder / f"{'x' if pos.turn == 1 else 'o'}-wins.jsonl.xz").stat().st_size < 4096
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_wins_by_fours_on_two_workers(workers):
+    """The same on the pool: a win, its line a legal game that ends in the mover's line."""
+    for pos, _ in fours_positions(15, 3, seed=21):
+        result = solve(pos, weak=True, workers=workers)
+        assert result.value is Value.WIN
+        walk = pos.copy()
+        for move in result.pv:
+            walk.push(move)
+        assert walk.outcome() is not None and walk.outcome().winner == pos.turn
+
+
+@pytest.mark.slow
+def test_wins_by_threats_are_certified(tmp_path):
+    """15x15 positions that need threes as well (threat-space search): win, certified."""
+    for i, (pos, threes) in enumerate(threes_positions(15, 3, seed=4)):
+        folder = tmp_path / f"{i}"
+        result = solve(pos, weak=True, certificate=folder)
+        assert result.value is Value.WIN, (pos.board_text(), threes)
+        out = io.StringIO()
+        assert proofcheck.main([str(folder)], out=out) == 0, out.getvalue()
+
+
+def test_gravity_values_past_64_cells_are_certified(tmp_path):
+    """Wins, losses and draws of 9x8 endgames: the certificates of each value pass the checker."""
+    for i, pos in enumerate(endgames(GameSpec(9, 8, 4, True), 6, seed=9, empty=(9, 10))):
+        folder = tmp_path / f"{i}"
+        result = solve(pos, weak=True, certificate=folder, tt_bits=18)
+        assert result.certificates
+        out = io.StringIO()
+        assert proofcheck.main([str(folder)], out=out) == 0, out.getvalue()
+
+
+def test_a_limit_answers_unknown():
+    """The empty 15x15 board within 2,000 nodes: unknown, no move, never a guess."""
+    result = solve(Position(GameSpec(15, 15, 5)), Limit(nodes=2000), weak=True)
+    assert result.value is Value.UNKNOWN and result.best_move is None and result.nodes >= 2000
+
+
+def test_cli_solves_a_gomoku_position():
+    pos, _ = fours_positions(15, 1, seed=15)[0]
+    rc, out = run(["solve", "--cols", "15", "--rows", "15", "--k", "5", "--board", pos.board_text(), "--weak"])
+    assert rc == 0 and "value: win" in out and "proof: wins by continuous fours" in out, out
+
+
+def test_a_finished_big_position_says_game_over():
+    board = "xxxxx........../oooo.........../" + "/".join(["..............."] * 13)
+    rc, out = run(["solve", "--cols", "15", "--rows", "15", "--k", "5", "--board", board])
+    assert rc == 0 and "game over: loss for O" in out, out
+
+
+def test_cli_limit_on_the_empty_board_exits_3():
+    rc, out = run(["solve", "--cols", "15", "--rows", "15", "--k", "5", "--moves", "", "--weak",
+                   "--time-limit", "0.5"])
+    assert rc == 3 and "unknown" in out
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--cols", "27", "--rows", "3", "--k", "3"], "26"),
+    (["--cols", "15", "--rows", "15", "--k", "16"], "k"),
+    (["--cols", "15", "--rows", "15", "--k", "5", "--board",
+      "xxxxx........../ooooo........../" + "/".join(["..............."] * 13)], "both players"),
+    (["--cols", "15", "--rows", "15", "--k", "5", "--moves", "h8,a1,i8,a2,j8,a3,k8,a4,l8,a5,m8"], "ended"),
+    (["--cols", "15", "--rows", "15", "--k", "5", "--moves", "", "--prover", "dfpn", "--weak"], "64 cells"),
+    (["--cols", "15", "--rows", "15", "--k", "5", "--moves", "", "--checkpoint", "/tmp/x.journal"], "64 cells"),
+])
+def test_bad_input_past_64_cells_is_one_line(argv, words, capsys):
+    rc, _ = run(["solve", *argv])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1 and "Traceback" not in err and words in err, err
+
+
+def test_analyze_wide_gravity_matches_naive():
+    """analyze on 9x8 endgames: every move's exact score as naive.py's, all proved."""
+    from parallel_mnk import analyze
+    spec = GameSpec(9, 8, 4, True)
+    for pos in endgames(spec, 3, seed=13, empty=(9, 10)):
+        a = analyze(pos, tt_bits=18)
+        assert a.complete
+        truth = naive_solver(spec).child_scores(pos.x, pos.o)
+        assert {m.move: m.score for m in a.moves} == truth, pos.board_text()
+
+
+def test_analyze_a_gomoku_position_finds_the_winning_fours():
+    """analyze --weak within a time limit on a 15x15 position with a win by fours:
+    every move it proves a win is a win (its solve after the move is a loss for the
+    opponent), and some move is proved a win."""
+    from parallel_mnk import analyze
+    pos, _ = fours_positions(15, 1, seed=31)[0]
+    a = analyze(pos, Limit(time=8), weak=True)
+    wins = [m.move for m in a.moves if m.value is Value.WIN]
+    assert wins
+    for move in wins[:3]:
+        child = pos.copy()
+        child.push(move)
+        assert child.outcome() is not None or solve(child, weak=True).value is Value.LOSS
+
+
+def test_serve_solves_past_64_cells():
+    """The web API's solve and analyze on a 9x8 endgame: naive.py's value."""
+    import http.client
+    import json
+    from checks import web_server
+    pos = endgames(GameSpec(9, 8, 4, True), 1, seed=17, empty=(9, 9))[0]
+    truth = naive_solver(pos.spec).score(pos.x, pos.o)
+    want = "win" if truth > 0 else "loss" if truth < 0 else "draw"
+    with web_server(max_time=30, book="none") as server:
+        conn = http.client.HTTPConnection(*server.server_address[:2], timeout=60)
+        conn.request("GET", f"/api/solve?cols=9&rows=8&k=4&gravity=1&board={pos.board_text()}")
+        body = json.loads(conn.getresponse().read())
+        conn.close()
+    assert body["value"] == want and body["score"] == truth, body
