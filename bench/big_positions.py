@@ -106,7 +106,9 @@ def threes_positions(size: int, count: int, seed: int, stones: tuple[int, int] =
 
 def endgames(spec: GameSpec, count: int, seed: int, empty: tuple[int, int] = (9, 13)) -> list[Position]:
     """``count`` distinct positions of ``spec`` by random play with ``empty`` empty
-    cells left (drawn in that range), the game not over; reproducible by ``seed``."""
+    cells left (drawn in that range), the game not over and neither side with a line
+    to complete at once (so that the value takes a search); reproducible by ``seed``."""
+    search = BigSearch(spec, 10)
     rng = random.Random(seed)
     out: list[Position] = []
     seen: set[tuple[int, int]] = set()
@@ -123,7 +125,8 @@ def endgames(spec: GameSpec, count: int, seed: int, empty: tuple[int, int] = (9,
                 pos.pop()
             else:
                 break
-        if pos.ply == spec.cells - left and not pos.is_game_over() and (pos.x, pos.o) not in seen:
+        if pos.ply == spec.cells - left and not pos.is_game_over() and (pos.x, pos.o) not in seen \
+                and not _in_one(search, pos):
             seen.add((pos.x, pos.o))
             out.append(pos)
     return out
