@@ -16,14 +16,14 @@ import sys
 import time
 from pathlib import Path
 
-from bench import (common, plots, suite_books, suite_boards, suite_certificates, suite_cluster, suite_connect4,
-                   suite_gravity, suite_many_cores, suite_scaling, suite_seed, suite_startup)
+from bench import (common, plots, suite_big, suite_books, suite_boards, suite_certificates, suite_cluster,
+                   suite_connect4, suite_gravity, suite_many_cores, suite_scaling, suite_seed, suite_startup)
 from bench.peers import Peer
 from parallel_mnk.game.rules import MnkError
 from parallel_mnk.runtime.ttable import parse_size
 
 SUITES = ["startup", "connect4", "gravity", "boards", "scaling", "seed1", "seed2", "connect4-empty", "cluster", "books",
-          "certificates", "many-cores"]
+          "certificates", "many-cores", "big"]
 QUICK_SUITES = ["startup", "connect4", "boards", "scaling", "seed1", "seed2"]
 
 
@@ -142,6 +142,9 @@ def main(argv=None) -> int:
             rows += suite_books.run(quick=args.quick, log=log)
         elif suite == "certificates":
             rows += suite_certificates.run(quick=args.quick, log=log)
+        elif suite == "big":
+            rows += suite_big.run(quick=args.quick, workers=max(args.workers) if args.workers != [1, 2] else 1,
+                                  log=log)
         elif suite == "many-cores":
             counts = args.workers if args.workers != [1, 2] else suite_many_cores.WORKERS
             rows += suite_many_cores.run(counts, peers=args.peer, tt_size=args.tt_size, log=log)
@@ -196,6 +199,9 @@ def main(argv=None) -> int:
                                 ["case", "claim", "solve_s", "records", "pairing_records", "positions", "rule_leaves",
                                  "depth", "bytes", "extract_s", "check_s", "check_positions_per_s", "check_peak_mb",
                                  "error"]))
+    print()
+    print(common.markdown_table(suite_big.summary(rows), ["case", "positions", "ok", "median_s", "max_s",
+                                                          "median_bytes", "max_check_s"]))
     print(f"\nresults written to {out}" + (f" ({len(written)} plots)" if written else ""))
     return 0
 

@@ -25,13 +25,14 @@ from ...game.position import Position
 from ...game.rules import GameSpec, Value, value_of_score
 from ...kernels.core.layout import CTL_SIZE
 from ...kernels.limited import layout as GL
-from ...kernels.limited.tss import LINE_MAX, MAX_FOURS, scratch_size
+from ...kernels.limited.tss import LINE_MAX, scratch_size
 from ...runtime import families, running
 from ...runtime.ttable import LimitedTable
 from .search import terminal_result
 
 ENTRY_BYTES = 24          # a table entry: key, score, flags and move (int64 each)
 FAIL_BITS = 16            # failures of the searches for wins by fours remembered
+FOURS = 20                # fours a search for a win by continuous fours may play (longer ones: rare, and costly)
 THREES = 3                # three-moves threat-space search tries at the root, fewest first
 THREAT_SHARE = 0.25       # of a node limit for it (2**22 nodes without one)
 THREAT_NODES = 1 << 22
@@ -96,7 +97,7 @@ class BigSearch:
         if self.node_limit is not None:
             st[GL.S_NODE_LIMIT] = max(1, self.node_limit - self.nodes)
         tt = self.table(weak)
-        fours = MAX_FOURS if not self.spec.gravity else 0
+        fours = FOURS if not self.spec.gravity else 0
         score = self.kernels.prove(self.geo, st, tt.keys, tt.data, self.ctl, np.int64(alpha), np.int64(beta),
                                    weak, np.int64(fours), self.fours_scratch, self.fail, np.int64(0))
         self.nodes += int(st[GL.S_NODES])
@@ -141,15 +142,20 @@ class BigSearch:
         return [int(c) for c in out[:n]]
 
     def best_cell(self, x: int, o: int, score: int, weak: bool) -> int:
-        """A cell that keeps the position's known ``score``: the one a null-window
-        search of the position proves (its order: the table's move, then the static
-        order), else the first legal cell a null-window search of it proves; with a
-        weak loss every move keeps it, and one after which the opponent has no win in
-        one is preferred. -1 when stopped."""
+        """A cell that keeps the position's known ``score``: with a weak win, the first
+        move of a threat-space win if there is one; else the one a null-window search
+        of the position proves (its order: the table's move, then the static order),
+        else the first legal cell a null-window search of it proves; with a weak loss
+        every move keeps it, and one after which the opponent has no win in one is
+        preferred. -1 when stopped."""
         hint = self.stored_move(x, o, weak)
         order = sorted(self.legal_cells(x, o), key=lambda c: c != hint)
         if weak and score < 0:
             return next((c for c in order if not self.loses_at_once(x, o, c)), order[0])
+        if weak and score > 0:   # a win threat-space search finds needs no search of the tree
+            first = self.threat_win(x, o, THREAT_NODES)
+            if first is not None:
+                return first
         st = self.state(x, o)
         if self._run(st, score - 1, score, weak) >= score and st[GL.S_BEST] >= 0:
             return int(st[GL.S_BEST])   # the move the root search proved (its order: table, then static)
@@ -189,7 +195,7 @@ class BigSearch:
             st = self.state(x, o)
             st[GL.S_NODE_LIMIT] = max(1, node_budget - spent)
             plies = self.board.vct(self.geo, st, self.ctl, np.int64(st[GL.S_TURN]), np.int64(threes),
-                                   np.int64(MAX_FOURS), self.threat_scratch, fail, np.int64(0))
+                                   np.int64(FOURS), self.threat_scratch, fail, np.int64(0))
             spent += int(st[GL.S_NODES])
             self.nodes += int(st[GL.S_NODES])
             if plies > 0 and not st[GL.S_ABORTED]:
@@ -206,7 +212,7 @@ class BigSearch:
         if self.spec.gravity:
             return None
         st = self.state(x, o)
-        plies = self.board.vct(self.geo, st, self.ctl, np.int64(st[GL.S_TURN]), np.int64(0), np.int64(MAX_FOURS),
+        plies = self.board.vct(self.geo, st, self.ctl, np.int64(st[GL.S_TURN]), np.int64(0), np.int64(FOURS),
                                self.threat_scratch, self.fail, np.int64(0))
         self.nodes += int(st[GL.S_NODES])
         return None if plies <= 0 or st[GL.S_ABORTED] else [int(c) for c in self.threat_scratch[:plies]]

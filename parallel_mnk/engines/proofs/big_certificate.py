@@ -11,7 +11,8 @@ form, records as they are found), on the array board:
      2, so a VCF costs one record a four);
   2. the first move of a win by fours and threes found by threat-space search
      (``wins``, free placement; every defence is walked below it);
-  3. a move proven by a null-window search (the table's move first);
+  3. the move a null-window search of the position proves (its order: the
+     table's move, then the static order);
 * the refuter to move: every legal move is walked.
 
 A position reached against the claim means the value was wrong: RuntimeError.
@@ -32,7 +33,7 @@ from ...runtime.running import StatusLine
 from ..exact.big import BigSearch, table_bits
 from .certificate import Certificate, RecordFile, header, new_certificate
 
-VCT_NODES = 1 << 16       # threat-space search nodes at a claimant's position of a win
+VCT_NODES = 1 << 18       # threat-space search nodes at a claimant's position of a win
 PLAN_MAX = 1 << 16        # VCF moves remembered ahead
 
 
@@ -123,11 +124,10 @@ class BigWalk:
             if first is not None:
                 return first
         need = 1 if self.claim == "wins" else 0
-        hint = search.stored_move(x, o, True)
-        for cell in sorted(search.legal_cells(x, o), key=lambda c: c != hint):
-            if search.window(x, o, need - 1, need, True, cell=cell) >= need:
-                return cell
-        raise RuntimeError("no move keeps the claim: the solved value was wrong")
+        cell = search.best_cell(x, o, need, True)
+        if cell < 0 or search.window(x, o, need - 1, need, True, cell=cell) < need:
+            raise RuntimeError("no move keeps the claim: the solved value was wrong")
+        return cell
 
     def follow(self, x: int, o: int, line: list[int]) -> None:
         """Remember the claimant's later moves of a VCF ``line`` under the positions
