@@ -2,7 +2,7 @@
 position of any board up to 26x26, free placement or gravity.
 
 The bitboard searches stop at 64 cells; past them this search proves values on
-the board kept as per-line stone counts (``docs/kernels.md``, "Big boards").
+the board kept as per-line stone counts (``docs/big-boards.md``).
 It reads top-down, one step per rule:
 
 1. **A win in one**: the side to move completes a line (a playable cell of a line
