@@ -70,19 +70,29 @@ def _check_line(pos: Position, result, weak: bool) -> None:
 @pytest.mark.parametrize("workers", [1, 2])
 @pytest.mark.parametrize("spec", WIDE, ids=spec_id)
 def test_wide_gravity_endgames_match_naive(spec, workers):
-    """9x8, 8x9, 10x7 Connect Four positions with 9-11 empty cells: solve's value,
-    score, best move and line as naive.py's minimax says (the target's boards), on
-    one process and split at the root over two."""
-    for pos in endgames(spec, 8, seed=3, empty=(9, 11)):
+    """9x8, 8x9, 10x7 Connect Four positions with 9 empty cells (quiet: no line to
+    complete at once): solve's value, score, best move and line as naive.py's
+    minimax says (the target's boards), on one process and split at the root over two."""
+    for pos in endgames(spec, 1, seed=3, empty=(9, 9)):
         _check_line(pos, solve(pos, tt_bits=18, workers=workers), weak=False)
         _check_line(pos, solve(pos, weak=True, tt_bits=18, workers=workers), weak=True)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", WIDE, ids=spec_id)
+def test_more_wide_gravity_endgames_match_naive(spec):
+    """The same on 8 positions a board with 9-11 empty cells, 1 and 2 workers."""
+    for pos in endgames(spec, 8, seed=4, empty=(9, 11)):
+        for workers in (1, 2):
+            _check_line(pos, solve(pos, tt_bits=18, workers=workers), weak=False)
+            _check_line(pos, solve(pos, weak=True, tt_bits=18, workers=workers), weak=True)
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_free_big_board_endgames_match_naive(workers):
-    """9x8 k=5 (free placement, 72 cells) with 7-8 empty cells: weak and exact."""
+    """9x8 k=5 (free placement, 72 cells) with 6-7 empty cells: weak and exact."""
     spec = GameSpec(9, 8, 5)
-    for pos in endgames(spec, 6, seed=5, empty=(7, 8)):
+    for pos in endgames(spec, 4, seed=5, empty=(6, 7)):
         _check_line(pos, solve(pos, tt_bits=18, workers=workers), weak=False)
         _check_line(pos, solve(pos, weak=True, tt_bits=18, workers=workers), weak=True)
 
@@ -127,7 +137,7 @@ def test_wins_by_threats_are_certified(tmp_path):
 
 def test_gravity_values_past_64_cells_are_certified(tmp_path):
     """Wins, losses and draws of 9x8 endgames: the certificates of each value pass the checker."""
-    for i, pos in enumerate(endgames(GameSpec(9, 8, 4, True), 6, seed=9, empty=(9, 10))):
+    for i, pos in enumerate(endgames(GameSpec(9, 8, 4, True), 2, seed=9, empty=(8, 8))):
         folder = tmp_path / f"{i}"
         result = solve(pos, weak=True, certificate=folder, tt_bits=18)
         assert result.certificates
@@ -178,7 +188,7 @@ def test_analyze_wide_gravity_matches_naive():
     """analyze on 9x8 endgames: every move's exact score as naive.py's, all proved."""
     from parallel_mnk import analyze
     spec = GameSpec(9, 8, 4, True)
-    for pos in endgames(spec, 3, seed=13, empty=(9, 10)):
+    for pos in endgames(spec, 2, seed=13, empty=(9, 9)):
         a = analyze(pos, tt_bits=18)
         assert a.complete
         truth = naive_solver(spec).child_scores(pos.x, pos.o)
