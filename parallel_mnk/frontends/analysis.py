@@ -302,10 +302,9 @@ def _search_big(pos: Position, to_search: list[tuple[int, Position]], entries: d
             for move, child in open_moves:
                 n0, t0 = search.nodes, time.perf_counter()
                 search.node_limit = search.nodes + budget
-                child_score = None
                 if weak and search.threat_win(child.x, child.o, budget) is not None:
                     child_score = 1   # the opponent wins by threats after the move
-                if child_score is None and not search.aborted:
+                else:
                     child_score = search.score(child.x, child.o, weak)
                 if search.ctl[CTL_ABORT]:
                     return
