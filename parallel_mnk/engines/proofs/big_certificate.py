@@ -19,7 +19,6 @@ A position reached against the claim means the value was wrong: RuntimeError.
 """
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Optional
 
@@ -31,7 +30,7 @@ from ...game.rules import GameSpec, cell_name
 from ...kernels.limited import layout as GL
 from ...runtime.running import StatusLine
 from ..exact.big import BigSearch, table_bits
-from .certificate import Certificate, RecordFile, header, new_certificate
+from .certificate import Certificate, RecordFile, write_certificate
 
 VCT_NODES = 1 << 18       # threat-space search nodes at a claimant's position of a win
 PLAN_MAX = 1 << 16        # VCF moves remembered ahead
@@ -160,19 +159,9 @@ def extract_big(position: Position, attacker: str, claim: str, directory: Path, 
     """:func:`.certificate.extract` for a board past 64 cells: the certificate of
     ``attacker``'s ``claim`` from ``position`` written as ``<attacker>-<claim>.jsonl.xz``
     in ``directory``; RuntimeError (and no file) when the claim does not hold."""
-    started = time.perf_counter()
-    cert = new_certificate(position, attacker, claim, directory)
-    records = RecordFile(cert.path)
-    status = StatusLine(progress)
-    try:
+    def walk_all(records: RecordFile, cert: Certificate, status: Optional[StatusLine]) -> tuple[int, int]:
         walk = BigWalk(position.spec, attacker, claim, tt_bits, records, cert)
-        walk.run(position.x, position.o, position.ply, status if status.show else None)
-    except BaseException:
-        records.discard()
-        raise
-    finally:
-        status.finish()
-    cert.positions, cert.nodes = len(walk.proved), walk.search.nodes
-    cert.seconds = time.perf_counter() - started
-    records.finish(header(cert))
-    return cert
+        walk.run(position.x, position.o, position.ply, status)
+        return len(walk.proved), walk.search.nodes
+
+    return write_certificate(position, attacker, claim, directory, progress, walk_all)

@@ -38,7 +38,7 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -340,20 +340,33 @@ def extract(position: Position, attacker: str, claim: str, directory: Path, tt_b
     docstring); RuntimeError (and no file) when the claim does not hold.
     ``progress``: a status line on stderr (None: when stderr is a terminal).
     :func:`parallel_mnk.parallel.uses.certify.extract_parallel` is the same on workers."""
+    def walk_all(records: RecordFile, cert: Certificate, status: Optional[StatusLine]) -> tuple[int, int]:
+        walk = Walk(position.spec, attacker, claim, tt_bits, records, cert)
+        for x, o, ply, depth in frontier(walk, position, FRONTIER):
+            walk.run(x, o, ply, depth, status)   # (no closure a position unseen)
+        return len(walk.proved), walk.search.nodes
+
+    return write_certificate(position, attacker, claim, directory, progress, walk_all)
+
+
+def write_certificate(position: Position, attacker: str, claim: str, directory: Path, progress: Optional[bool],
+                      walk_all: Callable[[RecordFile, Certificate, Optional[StatusLine]], tuple[int, int]]
+                      ) -> Certificate:
+    """The file of ``attacker``'s ``claim`` from ``position`` in ``directory``, its
+    records written by ``walk_all(records, cert, status)`` (which returns the positions
+    it walked and the nodes it searched; ``status`` None without a status line): the
+    header goes first once the walk is done; on any error no file is left."""
     started = time.perf_counter()
     cert = new_certificate(position, attacker, claim, directory)
     records = RecordFile(cert.path)
     status = StatusLine(progress)
     try:
-        walk = Walk(position.spec, attacker, claim, tt_bits, records, cert)
-        for x, o, ply, depth in frontier(walk, position, FRONTIER):
-            walk.run(x, o, ply, depth, status if status.show else None)   # (no closure a position unseen)
+        cert.positions, cert.nodes = walk_all(records, cert, status if status.show else None)
     except BaseException:
         records.discard()
         raise
     finally:
         status.finish()
-    cert.positions, cert.nodes = len(walk.proved), walk.search.nodes
     cert.seconds = time.perf_counter() - started
     records.finish(header(cert))
     return cert
