@@ -236,7 +236,7 @@ GOOD = query(S, "000/000/000", 1)
     ("GEN_ALL_POS_MOV 0 3 3 1", "at least one row"),
     ("GEN_ALL_POS_MOV three 3 3 1 0 0 0 0 0 0 0 0 0", "N (rows) must be an integer"),
     ("GEN_ALL_POS_MOV 3 3 3 1.0 0 0 0 0 0 0 0 0 0", "P (player to move) must be an integer"),
-    ("SOLVE_GAME_STATE 9 9 5 1 " + "0 " * 81, "at most 64 cells"),
+    ("SOLVE_GAME_STATE 27 27 5 1 " + "0 " * 729, "at most 676 cells"),
     ("SOLVE_GAME_STATE 3 3 3 1\n1 1 1\n2 2 2\n0 0 0", "both players"),
     ("GEN_ALL_POS_MOV 100000 100000 3 1 0 0", "needs 10000000000 cells"),
 ])
@@ -416,3 +416,31 @@ def test_official_test_files_match_byte_for_byte(name):
         pytest.fail(f"{name}: output differs from line {first + 1} "
                     f"(got {got[first:first + 1]}, expected {want[first:first + 1]}; "
                     f"{len(got)} vs {len(want)} lines)")
+
+
+def test_solve_past_64_cells_matches_naive():
+    """SOLVE_GAME_STATE on 9x8 k=5 (72 cells) and a 30-row board wider than 26 columns
+    once transposed: the big-board search's answers, naive.py's values."""
+    from bench.big_positions import endgames
+    spec = GameSpec(9, 8, 5)
+    cases = endgames(spec, 3, seed=8, empty=(6, 7))
+    texts, wants = [], []
+    for pos in cases:
+        board = "/".join("".join("1" if pos.x >> (r * 9 + c) & 1 else "2" if pos.o >> (r * 9 + c) & 1 else "0"
+                                 for c in range(9)) for r in range(8))
+        texts.append(query("SOLVE_GAME_STATE", board, pos.turn, k=5))
+        v = naive_solver(spec).score(pos.x, pos.o)
+        mover_wins = "FIRST_PLAYER_WINS" if pos.turn == 1 else "SECOND_PLAYER_WINS"
+        other_wins = "SECOND_PLAYER_WINS" if pos.turn == 1 else "FIRST_PLAYER_WINS"
+        wants.append(mover_wins if v > 0 else other_wins if v < 0 else "BOTH_PLAYERS_TIE")
+    # 20 rows of 30 columns (transposed inside: 26 columns at most): X's open four on row 6,
+    # O to move, O's three stones far away: O blocks one end, X completes the other
+    grid = [["0"] * 30 for _ in range(20)]
+    for c in range(10, 14):
+        grid[5][c] = "1"
+    for r, c in ((15, 2), (17, 25), (0, 29)):
+        grid[r][c] = "2"
+    texts.append(query("SOLVE_GAME_STATE", "/".join("".join(row) for row in grid), 2, k=5))
+    wants.append("FIRST_PLAYER_WINS")
+    code, out = nmk("".join(texts))
+    assert code == 0 and out.split() == wants, (out, wants)

@@ -22,10 +22,11 @@ Commands and output (LF, no trailing spaces, no blank lines):
   gives its winner, a full board with no line a tie, a board on which both
   players have a line is refused. Solved by :class:`parallel_mnk.engines.exact.search.Search`
   (weak solve: win/draw/loss) with one transposition table for all queries,
-  and answers memoised per board.
+  and answers memoised per board; past 64 cells (up to 676 cells, a side of at
+  most 26) by :class:`parallel_mnk.engines.exact.big.BigSearch`, one per shape.
 
 The GEN commands are plain Python on bitboards held in Python ints, so they
-work on boards of any size; SOLVE needs a board of at most 64 cells.
+work on boards of any size.
 
 Inside, cell ``row * M + col`` (row 0 at the top) is bit ``row * M + col`` of
 a bitboard: the protocol's row-major order is the project's cell index.
@@ -35,9 +36,10 @@ from __future__ import annotations
 import re
 from typing import NamedTuple, Optional
 
+from ..engines.exact.big import BigSearch, table_bits
 from ..engines.exact.search import Search
 from ..game.geometry import has_line, winning_cells
-from ..game.rules import MAX_CELLS, GameSpec, MnkError, UnsupportedError
+from ..game.rules import MAX_CELLS, MAX_SIDE, GameSpec, MnkError, UnsupportedError
 from ..runtime.running import run_abortable
 from ..runtime.ttable import DEFAULT_TT_BITS, transposition_table
 
@@ -113,9 +115,9 @@ def _header(tokens: tuple[str, ...], fail) -> tuple[str, int, int, int, int]:
 
 
 def _check_solvable(rows: int, cols: int) -> None:
-    if rows * cols > MAX_CELLS:
-        raise UnsupportedError(f"{SOLVE} handles boards of at most {MAX_CELLS} cells (one 64-bit word per player), "
-                       f"N={rows} M={cols} has {rows * cols}")
+    if rows * cols > MAX_SIDE * MAX_SIDE or min(rows, cols) > MAX_SIDE:
+        raise UnsupportedError(f"{SOLVE} handles boards of at most {MAX_SIDE * MAX_SIDE} cells with a side of at "
+                               f"most {MAX_SIDE}, N={rows} M={cols} has {rows * cols}")
 
 
 def parse(text: str) -> list[Query]:
@@ -190,6 +192,7 @@ class Session:
         self.tt_bits = tt_bits
         self._searches: dict[tuple[int, int, int], tuple[Search, bool]] = {}
         self._answers: dict[Query, str] = {}  # e.g. NMKSolver16: 52,318 queries, 9,704 distinct
+        self._big: dict[tuple[int, int, int], tuple[BigSearch, bool]] = {}   # past 64 cells
 
     def _search(self, rows: int, cols: int, k: int) -> tuple[Search, bool]:
         """The search for a shape, and whether it is on the transposed board.
@@ -225,6 +228,8 @@ class Session:
     def _search_value(self, query: Query, x: int, o: int) -> str:
         n = query.rows * query.cols
         _check_solvable(query.rows, query.cols)
+        if n > MAX_CELLS:
+            return self._big_value(query, x, o)
         search, transpose = self._search(query.rows, query.cols, query.k)
         own, opp = (x, o) if query.player == 1 else (o, x)
         if transpose:
@@ -239,6 +244,23 @@ class Session:
         if value == 0:
             return TIE
         return FIRST_WINS if (value > 0) == (query.player == 1) else SECOND_WINS
+
+    def _big_value(self, query: Query, x: int, o: int) -> str:
+        """A SOLVE past 64 cells: the big-board search (one per shape), weak, ``P`` to move."""
+        rows, cols = query.rows, query.cols
+        key = (rows, cols, min(query.k, max(rows, cols) + 1))
+        if key not in self._big:
+            transpose = cols > MAX_SIDE
+            spec = GameSpec(cols=rows, rows=cols, k=key[2]) if transpose else GameSpec(cols=cols, rows=rows, k=key[2])
+            self._big[key] = (BigSearch(spec, table_bits(self.tt_bits)), transpose)
+        search, transpose = self._big[key]
+        if transpose:
+            x, o = _transpose(x, rows, cols), _transpose(o, rows, cols)
+        found, _ = run_abortable(lambda: search.score(x, o, True, query.player), search.ctl, None)
+        assert found is not None, "an untimed search always answers"
+        if found == 0:
+            return TIE
+        return FIRST_WINS if (found > 0) == (query.player == 1) else SECOND_WINS
 
     def answer(self, query: Query) -> str:
         """The output of one query (lines joined by LF, no final newline); memoised."""

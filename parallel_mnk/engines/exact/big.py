@@ -74,8 +74,9 @@ class BigSearch:
             self.tables[weak] = LimitedTable(self.bits)
         return self.tables[weak]
 
-    def state(self, x: int, o: int) -> np.ndarray:
-        """The kernel state of the position ``x``/``o`` (the side to move by the counts)."""
+    def state(self, x: int, o: int, turn: Optional[int] = None) -> np.ndarray:
+        """The kernel state of the position ``x``/``o``, ``turn`` (1: x, 2: o) to move
+        (None: by the counts)."""
         spec, geo, board = self.spec, self.geo, self.board
         st = np.zeros(int(geo[GL.G_S_SIZE]), dtype=np.int64)
         if spec.k == 1:
@@ -85,7 +86,8 @@ class BigSearch:
                 low = stones & -stones
                 board.set_stone(geo, st, low.bit_length() - 1, player)
                 stones ^= low
-        turn = 1 if bin(x).count("1") == bin(o).count("1") else 2
+        if turn is None:
+            turn = 1 if bin(x).count("1") == bin(o).count("1") else 2
         st[GL.S_TURN] = turn
         if turn == 2:
             st[GL.S_HASH] ^= geo[geo[GL.G_OFF_ZOB] + 2 * spec.cells]
@@ -129,10 +131,13 @@ class BigSearch:
         ply = bin(x).count("1") + bin(o).count("1")
         return -((self.spec.cells - ply) // 2), (self.spec.cells + 1 - ply) // 2
 
-    def score(self, x: int, o: int, weak: bool) -> int:
-        """The position's score (weak -1/0/1, or exact) for the side to move."""
+    def score(self, x: int, o: int, weak: bool, turn: Optional[int] = None) -> int:
+        """The position's score (weak -1/0/1, or exact) for the side to move (``turn``,
+        1 or 2; None: by the counts)."""
         lo, hi = self.bounds(x, o, weak)
-        return self.window(x, o, lo - 1, hi + 1, weak)
+        if turn is None:
+            return self.window(x, o, lo - 1, hi + 1, weak)
+        return self._run(self.state(x, o, turn), lo - 1, hi + 1, weak)
 
     def legal_cells(self, x: int, o: int) -> list[int]:
         """The cells the side to move may play, in natural order."""
