@@ -224,3 +224,14 @@ def test_serve_solves_past_64_cells():
         body = json.loads(conn.getresponse().read())
         conn.close()
     assert body["value"] == want and body["score"] == truth, body
+
+
+@pytest.mark.parametrize("board", ["15x15", "3x3"])
+def test_a_certificate_path_that_is_a_file_is_refused_before_the_search(board, tmp_path, capsys):
+    """Issue 46's FileExistsError after the solve: now a one-line error before it, on both paths."""
+    path = tmp_path / "r.md"
+    path.write_text("")
+    game = ["--cols", "15", "--rows", "15", "--k", "5"] if board == "15x15" else ["--game", "tictactoe"]
+    rc, out = run(["solve", *game, "--moves", "", "--weak", "--workers", "1", "--certificate", str(path)])
+    err = capsys.readouterr().err
+    assert rc == 2 and out == "" and err.count("\n") == 1 and "is a file" in err, err

@@ -5,6 +5,7 @@ the only module of the front ends that imports :mod:`parallel_mnk.parallel`.
 """
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Optional, Union
@@ -103,7 +104,7 @@ def _solve_big(position: Position, opts: SolveOptions, certificate: Union[str, P
         raise UnsupportedError("--prover dfpn takes boards of at most 64 cells; past them threat-space "
                                "search and alpha-beta prove values")
     if certificate is not None:
-        _check_certifiable(position, opts)
+        _check_certifiable(position, opts, Path(certificate))
     families.load_for_solve(position.spec, opts)
     result = solve_big_parallel(position, opts) if opts.workers > 1 else solve_big(position, opts)
     if certificate is not None and result.value.known and not result.terminal:
@@ -113,8 +114,14 @@ def _solve_big(position: Position, opts: SolveOptions, certificate: Union[str, P
     return result
 
 
-def _check_certifiable(position: Position, opts: SolveOptions) -> None:
-    """Raise :class:`MnkError` when a certificate of ``position`` cannot be asked with ``opts``."""
+def _check_certifiable(position: Position, opts: SolveOptions, folder: Path) -> None:
+    """Raise :class:`MnkError` when a certificate of ``position`` cannot be asked with
+    ``opts`` or written into ``folder`` (checked before any search)."""
+    existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    if folder.exists() and not folder.is_dir():
+        raise MnkError(f"--certificate {folder} is a file: give a folder")
+    if existing is None or not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise MnkError(f"--certificate {folder}: cannot write there")
     if position.spec.cols > 26:
         raise UnsupportedError("certificates name columns a-z: at most 26 columns")
     if opts.limit.nodes is not None or opts.limit.time is not None:
@@ -123,7 +130,7 @@ def _check_certifiable(position: Position, opts: SolveOptions) -> None:
 
 def _certified(position: Position, opts: SolveOptions, folder: Path) -> SolveResult:
     """Solve, then write the certificates of the value into ``folder``."""
-    _check_certifiable(position, opts)
+    _check_certifiable(position, opts, folder)
     families.load_for_solve(position.spec, opts)
     result = solve_parallel(position, opts) if opts.parallel else solve_serial(position, opts)
     if result.value.known and not result.terminal:
