@@ -3,11 +3,17 @@
 Each parser's test calls :func:`fuzz` with a strategy and a property:
 
 * the budget: ``DEFAULT_EXAMPLES`` inputs in the default run (the same ones every
-  run: Hypothesis derandomized), ``SLOW_EXAMPLES`` new ones
-  under ``-m slow`` (the ``BUDGETS`` parameters; those are marked ``fuzz`` too, so
-  that ``-m fuzz`` runs them alone); Hypothesis' own deadline is
+  run: Hypothesis derandomized), new ones under ``-m slow`` up to ``SLOW_EXAMPLES``
+  or ``SLOW_SECONDS``, whichever comes first (the ``BUDGETS`` parameters; those are
+  marked ``fuzz`` too, so that ``-m fuzz`` runs them alone): the fuzz stage of CI ends
+  by its own clock, never cut by a timeout; Hypothesis' own deadline is
   off, a watchdog instead fails any one input that runs past ``HANG_SECONDS``
-  (a hang), whatever it does;
+  (a hang), whatever it does (and hands pytest-timeout's alarm on);
+* valid inputs: a property returns True for an input that reached an answer (not an
+  error message), and a test fails when fewer than ``min_valid`` of its inputs (a
+  share) did: a strategy that only makes junk checks nothing about the answers;
+* Hypothesis' health checks are on (a strategy that filters out most of what it
+  draws, or draws too slowly, fails);
 * the corpus: ``tests/fuzz_corpus/<parser>.jsonl`` holds every input that once
   failed (one JSON value a line, with the error it gave). They run first, every
   time; a new failure's smallest input is appended there by the harness, to be
@@ -39,6 +45,10 @@ from hypothesis import strategies as st
 
 DEFAULT_EXAMPLES = 200
 SLOW_EXAMPLES = 20_000
+SLOW_SECONDS = 60.0      # a slow budget's clock: 11 properties, about 12 minutes in all on 2 cores
+SLOW_CHUNK = 500         # the slow budget runs Hypothesis in chunks of this many inputs until a limit
+MIN_VALID_SHARE = 0.1    # the share of inputs that must reach an answer, unless a test says otherwise
+SUPPRESSED: list[HealthCheck] = []   # every health check on
 HANG_SECONDS = 30.0
 CORPUS = Path(__file__).with_name("fuzz_corpus")
 BUDGETS = [pytest.param(DEFAULT_EXAMPLES, id="default"),   # the slow budget is marked fuzz too: CI runs it last
@@ -90,24 +100,40 @@ def _keep(parser: str, value: Any, error: BaseException) -> None:
 # ---------------------------------------------------------------- the run
 @contextlib.contextmanager
 def watchdog(seconds: float = HANG_SECONDS):
-    """Raise :class:`Hang` in this (the main) thread if the block runs past ``seconds``."""
+    """Raise :class:`Hang` in this (the main) thread if the block runs past ``seconds``.
+    An alarm already set (pytest-timeout's bound on the whole test) is kept: when it
+    falls due first, its own handler runs then; after the block it is set again
+    for the time it had left."""
+    began = time.monotonic()
+    outer_left = signal.getitimer(signal.ITIMER_REAL)[0]
+    outer = signal.getsignal(signal.SIGALRM)
+    outer_first = 0 < outer_left <= seconds
+
     def alarm(signum, frame):
+        if outer_first and callable(outer):
+            outer(signum, frame)   # the test's own time is up (pytest-timeout fails it, naming it)
         raise Hang(f"no answer within {seconds:g} s")
 
-    old = signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, outer_left if outer_first else seconds)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+        signal.signal(signal.SIGALRM, outer)
+        if outer_left > 0:
+            signal.setitimer(signal.ITIMER_REAL, max(outer_left - (time.monotonic() - began), 1e-3))
 
 
-def fuzz(parser: str, strategy: st.SearchStrategy, prop: Callable[[Any], None], examples: int) -> int:
+def fuzz(parser: str, strategy: st.SearchStrategy, prop: Callable[[Any], bool], examples: int,
+         min_valid: float = MIN_VALID_SHARE) -> int:
     """Check ``prop`` on every corpus input of ``parser``, then on ``examples``
-    inputs drawn from ``strategy``; returns how many inputs were tried. A failing
-    input (after Hypothesis shrinks it) is appended to the corpus, and the test fails."""
-    tried = [0]
+    inputs drawn from ``strategy`` (the slow budget: until ``SLOW_SECONDS`` too);
+    returns how many inputs were tried. ``prop`` returns True when the input reached
+    an answer; fewer than ``min_valid`` (a share) of such inputs fails the test. A
+    failing input (after Hypothesis shrinks it) is appended to the corpus, and the
+    test fails."""
+    tried, valid = [0], [0]
     failures: list[tuple[Any, BaseException]] = []
     started = time.perf_counter()
     kept = corpus(parser)
@@ -119,20 +145,25 @@ def fuzz(parser: str, strategy: st.SearchStrategy, prop: Callable[[Any], None], 
         tried[0] += 1
         try:
             with watchdog():
-                prop(value)
+                valid[0] += bool(prop(value))
         except BaseException as e:
             failures.append((value, e))
             if isinstance(e, Hang):   # Hypothesis lets BaseExceptions through unshrunk
                 raise AssertionError(str(e)) from e
             raise
 
-    # Hypothesis does not run an input it has run already, yet counts it: 10 % more makes ``examples`` distinct
-    # the default budget tries the same inputs every run (a test run that fails at random helps nobody: new
-    # inputs are the slow budget's work, and what it finds comes back here through the corpus)
-    run = settings(max_examples=examples + examples // 10, deadline=None, derandomize=examples <= DEFAULT_EXAMPLES,
-                   database=None, suppress_health_check=list(HealthCheck))(given(strategy)(one))
+    def run(count: int, derandomize: bool) -> None:
+        # Hypothesis does not run an input it has run already, yet counts it: 10 % more makes ``count`` distinct
+        settings(max_examples=count + count // 10, deadline=None, derandomize=derandomize, database=None,
+                 suppress_health_check=SUPPRESSED)(given(strategy)(one))()
+
+    slow = examples > DEFAULT_EXAMPLES
     try:
-        run()
+        if not slow:   # the same inputs every run (a test run that fails at random helps nobody: new inputs
+            run(examples, derandomize=True)   # are the slow budget's work, and come back here through the corpus)
+        else:          # new inputs, chunk after chunk, until the count or the clock runs out
+            while tried[0] < examples and time.perf_counter() - started < SLOW_SECONDS:
+                run(min(SLOW_CHUNK, examples - tried[0]), derandomize=False)
     except BaseException as e:   # Hypothesis shows each distinct failure's smallest input last
         distinct = len(getattr(e, "exceptions", [e]))   # an exception group: one a failure
         for value, error in failures[-distinct:]:
@@ -142,9 +173,12 @@ def fuzz(parser: str, strategy: st.SearchStrategy, prop: Callable[[Any], None], 
         report = os.environ.get("PARALLEL_MNK_FUZZ_REPORT")
         if report:
             with open(report, "a") as f:
-                f.write(json.dumps({"parser": parser, "tried": tried[0], "corpus": len(kept),
+                f.write(json.dumps({"parser": parser, "tried": tried[0], "valid": valid[0], "corpus": len(kept),
                                     "seconds": round(time.perf_counter() - started, 2)}) + "\n")
-    assert tried[0] >= min(examples, 1), f"{parser}: no input was tried"
+    floor = DEFAULT_EXAMPLES if slow else examples
+    assert tried[0] >= floor, f"{parser}: {tried[0]} inputs tried, fewer than {floor}"
+    assert valid[0] >= min_valid * tried[0], \
+        f"{parser}: {valid[0]} of {tried[0]} inputs reached an answer, under {min_valid:.0%}"
     return tried[0]
 
 

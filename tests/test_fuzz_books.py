@@ -93,7 +93,7 @@ def position_in(spec: GameSpec, plies: int, choices: list[int]) -> Position:
 
 
 def book_property(books, tmp_dir):
-    def prop(case) -> None:
+    def prop(case) -> bool:   # True: the solve answered (from what is left of the book, or by search)
         which, damages, choices = case
         spec, plies = GAMES[which]
         path = tmp_dir / f"damaged{which}.sqlite"
@@ -107,6 +107,7 @@ def book_property(books, tmp_dir):
                                   "--book", str(path), "--workers", "1", "--json", "--no-progress"])
         choose._open.clear()
         assert "Traceback" not in err and code in (0, 2), (code, out, err)
+        answered = code == 0
         if code == 2:
             one_line_error(err)
         else:
@@ -121,6 +122,7 @@ def book_property(books, tmp_dir):
         assert "Traceback" not in err and code in (0, 2), (code, out, err)
         if code == 2:
             one_line_error(err)
+        return answered
     return prop
 
 

@@ -129,7 +129,7 @@ def claim_holds(head: dict, root: str, attacker: str, claim: str) -> bool | None
 
 
 def certificate_property(tmp_dir, texts):
-    def prop(case) -> None:
+    def prop(case) -> bool:   # True: the checker gave a verdict (verified, or FAILED at a record)
         source, ops, how = case
         text = mutate(texts[source % len(texts)], ops)
         suffix, data = encode(text, how)
@@ -140,17 +140,18 @@ def certificate_property(tmp_dir, texts):
         if code == 2:
             assert out == "" and err.count("\n") == 1 and err.startswith("verify: error: "), err
             assert err.rstrip("\n").isprintable(), err
-            return
+            return False
         assert err == "", err
         lines = out.splitlines()
         if code == 1:
             assert len(lines) == 1 and lines[0].startswith("FAILED at ") and lines[0].isprintable(), out
-            return
+            return True
         assert lines and lines[0].startswith("verified: "), out
         words = lines[0].split()   # verified: ATTACKER CLAIM from ROOT (...)
         head = json.loads(text.splitlines()[0])
         holds = claim_holds(head, words[4], words[1], words[2])
         assert holds is not False, f"verified a false claim: {lines[0]} ({head})"
+        return True
     return prop
 
 

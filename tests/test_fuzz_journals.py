@@ -103,7 +103,7 @@ def apply(path, how) -> None:
 def journal_property(journals, tmp_dir):
     whole, partial, score = journals
 
-    def prop(case) -> None:
+    def prop(case) -> bool:   # True: the solve answered from what is left of the journal
         which, damages = case
         path = tmp_dir / "damaged.sqlite"
         fresh_copy(whole if which else partial, path)
@@ -113,8 +113,9 @@ def journal_property(journals, tmp_dir):
         assert "Traceback" not in err and code in (0, 2), (code, out, err)
         if code == 2:
             one_line_error(err)
-            return
+            return False
         assert json.loads(out)["score"] == score, (out, damages)
+        return True
     return prop
 
 

@@ -112,7 +112,7 @@ def solve_property(option: str):
     and answers the rest with naive's score."""
     read = Position.from_moves if option == "moves" else Position.from_board
 
-    def prop(case) -> None:
+    def prop(case) -> bool:   # True: the text was a position (and was solved)
         spec, text = case
         spec = GameSpec(*spec) if isinstance(spec, list) else spec
         try:
@@ -124,12 +124,13 @@ def solve_property(option: str):
         if expected is None:
             assert code == 2 and not out, (code, out, err)
             one_line_error(err)
-            return
+            return False
         assert code == 0 and "Traceback" not in err, (code, err)
         check_position_answer(spec, expected, json.loads(out))
         again = Position.from_moves(spec, expected.move_stack) if option == "moves" else \
             Position.from_board(spec, expected.board_text())
         assert again == expected   # what is read writes back to the same position
+        return True
     return prop
 
 
@@ -148,8 +149,9 @@ def test_board_text(examples):
     fuzz("board_text", as_case(board_texts()), solve_property("board"), examples)
 
 
-def stdin_property(case) -> None:
-    """``solve`` reading positions from stdin: one JSON line each, an error line for a bad one, exit 1 if any."""
+def stdin_property(case) -> bool:
+    """``solve`` reading positions from stdin: one JSON line each, an error line for a bad one, exit 1 if any;
+    True when at least one line was a position."""
     spec, lines = case
     spec = GameSpec(*spec)
     code, out, err = run_cli(["solve", *game_args(spec), "--workers", "1", "--json", "--no-progress",
@@ -168,6 +170,7 @@ def stdin_property(case) -> None:
             continue
         check_position_answer(spec, pos, answer)
     assert code == (1 if bad else 0)
+    return bad < len(lines)
 
 
 stdin_cases = st.builds(lambda spec, lines: ([spec.cols, spec.rows, spec.k, spec.gravity], lines),

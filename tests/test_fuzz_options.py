@@ -14,16 +14,17 @@ later on the line wins, and those are at most 1 s), and boards are mostly small.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from hypothesis import strategies as st
 
 from fuzzing import BUDGETS, fuzz, naive_can_solve, one_line_error, run_cli
 from naive import naive_score
-from parallel_mnk import GameSpec
+from parallel_mnk import GameSpec, Position
 from parallel_mnk.frontends.cli import _spec_from_args, build_parser
 from parallel_mnk.frontends.commands import position_of
-from parallel_mnk.game.rules import MnkError, value_of_score
+from parallel_mnk.game.rules import MnkError, format_move, parse_move, value_of_score
 
 junk = st.text(max_size=8)
 small_int = st.integers(-3, 9).map(str)
@@ -64,6 +65,8 @@ def command_lines(draw) -> list[str]:
     if draw(st.integers(0, 3)):   # mostly a small game, so that the searches are quick
         argv += ["--cols", str(draw(st.integers(1, 4))), "--rows", str(draw(st.integers(1, 4))),
                  "--k", str(draw(st.integers(1, 4)))]
+        if draw(st.booleans()):   # and a position (else solve and analyze read stdin, which is empty)
+            argv.append(f"--moves={draw(st.sampled_from(['', 'a1', 'a1,b2', 'b1,a1']))}")
     own = sorted(OPTIONS.keys() & options_of(command))
     for option in draw(st.lists(st.sampled_from(own * 12 + sorted(OPTIONS)), max_size=6)):   # a foreign one now and then
         values = OPTIONS[option]
@@ -76,38 +79,69 @@ def command_lines(draw) -> list[str]:
     return argv
 
 
-def options_property(argv: list[str]) -> None:
-    """An answer or one error line; ``solve --json`` of a small board has naive's answer."""
+def options_property(argv: list[str]) -> bool:
+    """An answer or one error line; the moves an answer prints are legal; ``solve --json``
+    of a small board has naive's answer. True when a position was answered."""
     code, out, err = run_cli(argv)
-    assert "Traceback" not in err and code in (0, 2, 3), (code, err)
+    assert "Traceback" not in out + err and code in (0, 2, 3), (code, err)
     if code == 2:
         assert not out.strip() or argv[0] == "analyze", out
         one_line_error(err)
-        return
-    if code != 0 or argv[0] != "solve":
-        return
+        return False
     args = build_parser().parse_args(argv)
     try:
         spec = _spec_from_args(args)
-        position = position_of(spec, args.moves, args.board)
+        given = args.moves is not None or args.board is not None
+        position = position_of(spec, args.moves, args.board) if given or argv[0] == "best" else None
     except MnkError as e:   # pragma: no cover - the CLI answered, so the library reads it too
         raise AssertionError(f"the CLI answered what the library refuses: {e}") from e
-    if not args.json or not naive_can_solve(spec, position.ply) or args.moves is None and args.board is None:
-        return
-    answer = json.loads(out)
+    if position is None:   # solve and analyze read positions from stdin, and it is empty: nothing to answer
+        assert not out.strip(), out
+        return False
+    assert out.strip(), (argv, code, "an answer with no output")
+    answer = json.loads(out) if args.json else None
+    check_printed_moves(argv[0], spec, position, out, answer)
+    if answer is not None and argv[0] == "solve":
+        assert (answer["value"] == "unknown") == (code == 3), (argv, code, answer)
+    if code != 0 or argv[0] != "solve" or answer is None or not naive_can_solve(spec, position.ply):
+        return True
     truth = naive_score(GameSpec(spec.cols, spec.rows, spec.k, spec.gravity), position.x, position.o)
     assert answer["value"] == value_of_score(truth).value, (argv, answer, truth)
     if not args.weak:
         assert answer["score"] == truth, (argv, answer, truth)
+    return True
+
+
+def check_printed_moves(command: str, spec: GameSpec, position: Position, out: str, answer) -> None:
+    """Every move an answer names is legal where it is played: the best move, the line
+    (solve), every analysed move and no other (analyze), the chosen move (best)."""
+    legal = {format_move(spec, m) for m in position.legal_moves()}
+    if answer is None:   # the human-readable answer: its 'best move:' line
+        named = re.findall(r"^best move: (\S+)", out, re.M)
+        assert all(m in legal for m in named), (named, legal)
+        return
+    if answer.get("best_move") is not None:
+        assert answer["best_move"] in legal, (answer["best_move"], legal)
+    if command == "analyze":
+        assert {m["move"] for m in answer["moves"]} == legal, (answer["moves"], legal)
+        assert set(answer["best_moves"]) <= legal, (answer["best_moves"], legal)
+    line = position.copy()
+    for text in answer.get("pv", []):   # the perfect line is played move after move, until the game ends
+        assert line.outcome() is None, (answer["pv"], "a move after the end of the game")
+        move = parse_move(spec, text)
+        assert move in line.legal_moves(), (answer["pv"], text)
+        line.push(move)
 
 
 @pytest.mark.parametrize("examples", BUDGETS)
 def test_command_lines(examples):
-    fuzz("command_lines", command_lines(), options_property, examples)
+    fuzz("command_lines", command_lines(), options_property, examples, min_valid=0.05)   # (most lines are wrong)
 
 
 PATHS = ["/nonexistent", "/etc/hostname", "/", "", "-", "thill", "x.dat", "/dev/null", "\x00"]
-others = st.one_of(
+RIGHT = [["warm-up", "--families=free"], ["warm-up", "--json", "--families=gravity,free"], ["nmk"],
+         ["nmk", "--tt-bits=16"], ["nmk", "--stats"], ["warm-up", "--families=big"]]   # lines that get an answer
+wrong = st.one_of(
     st.tuples(st.just("verify"), st.lists(st.sampled_from(PATHS) | junk, max_size=3)),
     st.tuples(st.just("book"), st.sampled_from(["info", "check", "build", "", "x"]),
               st.lists(st.sampled_from(PATHS + ["--sample=0", "--sample=-1", "--sample=x", "--seed=x", "--plies=-1",
@@ -118,16 +152,23 @@ others = st.one_of(
     st.tuples(st.just("nmk"), st.lists(st.sampled_from(["--tt-bits=3", "--tt-bits=x", "--tt-bits=16", "--stats",
                                                         "x"]), max_size=2)),
 ).map(lambda c: [c[0], *([c[1]] if isinstance(c[1], str) else []), *c[-1]])
+others = st.one_of(wrong, st.sampled_from(RIGHT).map(list))
 
 
-def others_property(argv: list[str]) -> None:
-    """verify, book, warm-up and nmk (no input) with any arguments: an answer or one error line."""
+def others_property(argv: list[str]) -> bool:
+    """verify, book, warm-up and nmk (no input) with any arguments: an answer (exit 0),
+    a rejection that says why (exit 1: a line on stderr or stdout), or one error line
+    (exit 2). True for exit 0 and 1."""
     code, out, err = run_cli(argv)
     assert "Traceback" not in out + err and code in (0, 1, 2), (code, out, err)
-    if code == 2 and err:
+    if code == 2:
         one_line_error(err, "verify: error: " if err.startswith("verify:") else "parallel-mnk: error: ")
+        return False
+    if code == 1:
+        assert (out + err).strip(), (argv, "exit 1 without a word")
+    return True
 
 
 @pytest.mark.parametrize("examples", BUDGETS)
 def test_other_command_lines(examples):
-    fuzz("other_command_lines", others, others_property, examples)
+    fuzz("other_command_lines", others, others_property, examples, min_valid=0.05)   # (most lines are wrong)

@@ -109,7 +109,9 @@ def solve_reference(q: protocol.Query) -> str | None:
     return protocol.FIRST_WINS if (score > 0) == (q.player == 1) else protocol.SECOND_WINS
 
 
-def protocol_property(text: str) -> None:
+def protocol_property(text: str) -> bool:
+    """The NMK program's answer to ``text``: one error line for what the protocol
+    refuses, else every query answered (values against the references); True then."""
     code, out, err = run_cli(["nmk"], text)
     try:
         parsed = protocol.parse(text.removeprefix("\ufeff"))
@@ -121,7 +123,7 @@ def protocol_property(text: str) -> None:
     if refused:
         assert code == 2 and out == "", (code, out, err)
         one_line_error(err)
-        return
+        return False
     assert code == 0 and err == "", (code, err)
     answers = iter(out.split("\n"))
     for q in parsed:
@@ -136,6 +138,7 @@ def protocol_property(text: str) -> None:
         for _ in range(count * q.rows):
             next(answers)
     assert list(answers) == [""]   # every answer line read, then the final newline
+    return True
 
 
 @pytest.mark.parametrize("examples", BUDGETS)

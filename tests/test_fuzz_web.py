@@ -46,7 +46,14 @@ PATHS = ["/api/solve", "/api/solve", "/api/analyze", "/api/analyze", "/api/best"
 
 @st.composite
 def requests(draw) -> tuple[str, bytes]:
-    """``(method, target)``: an API path and a query of parameters (mostly a small game), maybe edited."""
+    """``(method, target)``: an API path and a query of parameters (mostly a small game), maybe edited;
+    one in three a right request (a small game, a position, a time limit: the answers get checked)."""
+    if draw(st.integers(0, 2)) == 0:
+        path = draw(st.sampled_from(["/api/solve", "/api/analyze", "/api/best"]))
+        pairs = [("cols", str(draw(st.integers(1, 4)))), ("rows", str(draw(st.integers(1, 4)))),
+                 ("k", str(draw(st.integers(1, 4)))), ("moves", draw(st.sampled_from(["", "a1", "a1,b2", "b1,a1"]))),
+                 ("time_limit", "1")] + ([("weak", "1")] if draw(st.booleans()) else [])
+        return "GET", (path + "?" + "&".join(f"{n}={quote(v)}" for n, v in pairs)).encode()
     path = draw(st.sampled_from(PATHS))
     pairs = []
     if draw(st.integers(0, 3)):
@@ -118,7 +125,7 @@ def check_answer(name: str, query: str, body: dict) -> None:
 
 
 def web_property(server):
-    def prop(case) -> None:
+    def prop(case) -> bool:   # True: a JSON answer with status 200
         method, target = case
         status, headers, body = ask(server, method, target)
         assert status in STATUSES, (status, target, body)
@@ -126,7 +133,7 @@ def web_property(server):
         assert "Traceback" not in log, log
         if method == "HEAD" or status == 200 and headers.get("Content-Type") != "application/json" or \
                 status == 0 and not body.startswith(b"{"):   # HTTP/0.9 (no headers) of a static file
-            return
+            return False
         assert headers.get("Content-Type") == "application/json", (target, headers)
         assert body.endswith(b"\n") and body.count(b"\n") == 1, body
         answer = json.loads(body)
@@ -134,11 +141,12 @@ def web_property(server):
             status = 200
         if status != 200:
             assert set(answer) == {"error"} and answer["error"].isprintable(), answer
-            return
+            return False
         url = urlsplit(target.decode("utf-8"))
         name = url.path[len("/api/"):]
         if name in ("solve", "analyze"):
             check_answer(name, url.query, answer)
+        return True
     return prop
 
 
