@@ -9,7 +9,10 @@ naive.py is; no tests here):
   :data:`KILL_MOVES`/:data:`KILL_SCORE` (a Connect Four solve of about half a second
   on 2 workers, for the fault tests), :data:`LONG_MOVES`/:data:`LONG_SCORE` (one of
   a few seconds, for a fault half a second into a solve);
-* :func:`alive` (whether a process still runs);
+* :func:`alive` (whether a process still runs), :func:`kill_mid_search` (SIGKILL a
+  pool worker inside the search of a task the coordinator still wants);
+* :func:`missing` (third-party reference data absent: a skip, or under
+  ``$REQUIRE_DATA``, as CI runs, a failure);
 * :func:`web_server` (a ``parallel-mnk serve`` server in a thread of the test);
 * split trees over fake games, with no kernels (:class:`FakeGame`,
   :func:`make_tree`, the small game :data:`ABC` and :func:`abc_nodes`).
@@ -17,7 +20,9 @@ naive.py is; no tests here):
 from __future__ import annotations
 
 import contextlib
+import os
 import random
+import signal
 import threading
 import time
 from typing import Iterator, Optional, Union
@@ -28,6 +33,15 @@ import pytest
 from parallel_mnk import GameSpec, Position, solve
 from parallel_mnk.parallel.scheduling.split import SplitTree
 from parallel_mnk.game.rules import win_score
+
+def missing(reason: str) -> None:
+    """Third-party reference data (``../shared/data``) is absent: skip the test with
+    ``reason``, or fail it when ``$REQUIRE_DATA`` is set (CI sets it: there, a check
+    against an independent reference never turns into a skip)."""
+    if os.environ.get("REQUIRE_DATA"):
+        pytest.fail(f"REQUIRE_DATA is set but {reason}", pytrace=False)
+    pytest.skip(reason)
+
 
 C4 = GameSpec(7, 6, 4, True)
 TT_BITS = 16          # small shared tables: light pools for the many small solves
@@ -230,6 +244,41 @@ def alive(pid: int, timeout: float = 0.0) -> bool:
         if not running or time.monotonic() >= deadline:
             return running
         time.sleep(0.05)
+
+
+def kill_mid_search(pool, coordinator, choose=min) -> Optional[tuple[int, int, int]]:
+    """SIGKILL a worker of the process ``pool`` inside the search of a task whose
+    answer ``coordinator`` still wants; ``(worker, task id, pid)`` of the kill, or None
+    (nothing killed) when no worker qualifies now. ``choose`` picks the worker
+    among those that do (1..n). The candidate is stopped (SIGSTOP) and checked
+    again before the kill, so the kill cannot land just after its search ended:
+    a stopped worker whose published line still carries the task has not
+    answered it (a worker clears its line before it answers, ``ProcessPool.searching``);
+    a candidate that fails the second look is let go on (SIGCONT)."""
+    def qualifying() -> dict[int, int]:
+        wanted = coordinator.wanted()
+        return {w: t for w, t in pool.searching().items() if wanted.get(w) == t}
+
+    found = qualifying()
+    if not found:
+        return None
+    worker = choose(sorted(found))
+    pid = pool.pids()[worker - 1]
+    os.kill(pid, signal.SIGSTOP)
+    deadline = time.monotonic() + 10.0
+    while True:
+        try:
+            if psutil.Process(pid).status() in (psutil.STATUS_STOPPED, psutil.STATUS_ZOMBIE):
+                break
+        except psutil.NoSuchProcess:
+            return None
+        assert time.monotonic() < deadline, f"worker {pid} did not stop on SIGSTOP"
+        time.sleep(0.001)
+    if qualifying().get(worker) != found[worker]:
+        os.kill(pid, signal.SIGCONT)
+        return None
+    os.kill(pid, signal.SIGKILL)
+    return worker, found[worker], pid
 
 
 # ---------------------------------------------------------------- split trees of fake games

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from checks import C4, random_positions
+from checks import C4, missing, random_positions
 from naive import naive_score
 from parallel_mnk import GameSpec, Limit, MnkError, Position, solve
 from parallel_mnk.frontends import analysis as analysis_module
@@ -125,7 +125,7 @@ def test_bad_arguments():
 def pons_positions(name: str, count: int) -> list[tuple[str, int]]:
     path = DATA / name
     if not path.exists():
-        pytest.skip(NO_DATA)
+        missing(NO_DATA)
     lines = path.read_text().split("\n")
     return [(moves, int(score)) for moves, score in (line.split() for line in lines[:count])]
 
