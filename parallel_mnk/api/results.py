@@ -59,8 +59,10 @@ class SolveResult:
     ``proof`` which prover settled the value (:func:`prover_of`; None when the
     game is over, the value unknown, or it came from a checkpoint journal);
     ``parallel`` a parallel solve's figures: where its time went and its span
-    (:mod:`parallel_mnk.parallel.scheduling.tasklog`), None for a serial solve (also one
-    the parallel driver settled alone before splitting).
+    (:mod:`parallel_mnk.parallel.scheduling.tasklog`), and its faults (``restarts``,
+    ``lost_tasks``, ``rerun_tasks``, ``rerun_done``, ``lost``:
+    :meth:`parallel_mnk.parallel.scheduling.coordinator.Coordinator.fault_figures`);
+    None for a serial solve (also one the parallel driver settled alone before splitting).
     """
 
     spec: GameSpec

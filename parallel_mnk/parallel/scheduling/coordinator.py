@@ -19,7 +19,8 @@ until its root is settled:
 * live windows: after every result the windows of running tasks are narrowed
   (or the tasks abandoned when nobody needs them any more);
 * faults: a lost worker's task goes back to the tree and the slot gets a fresh
-  worker, a few times per solve at most; Ctrl-C closes the backend; a time
+  worker, a few times per solve at most (:attr:`Coordinator.lost` records each
+  lost task and what became of it); Ctrl-C closes the backend; a time
   limit raises :class:`SearchTimeout`; before returning, every task still
   running is abandoned and waited for (a slot that does not answer is reset).
 
@@ -33,7 +34,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Callable, Optional
 
 from ...api.options import Watch
@@ -62,6 +63,34 @@ DRAIN_TIMEOUT_S = 10.0     # how long abandoned tasks may take to answer before 
 _task_ids = itertools.count(1)   # unique in the process, whatever the backend
 
 
+@dataclass
+class LostTask:
+    """A split-tree task whose worker died while its answer was still wanted (not
+    abandoned, not split): ``worker`` (1..n) held task ``task_id``, a search of
+    the node at ``path``. ``reruns``: the times that node was handed out again
+    afterwards; ``outcome``: ``"rerun"`` when a search handed out after the loss
+    decided the node, ``"helper"`` when a helper of the same task (running before
+    the loss) did, ``"unneeded"`` when the probe ended without needing the node
+    any more (a cutoff by other results), ``""`` when the solve stopped first
+    (a limit, an error)."""
+
+    worker: int
+    task_id: int
+    path: tuple[int, ...]
+    node: Node = field(repr=False, compare=False)
+    reruns: int = 0
+    outcome: str = ""
+
+    def to_dict(self) -> dict:
+        return {"worker": self.worker, "task_id": self.task_id, "path": list(self.path), "reruns": self.reruns,
+                "outcome": self.outcome}
+
+
+def _wanted(job: Job) -> bool:
+    """Whether ``job``'s answer is still wanted: a split-tree task not abandoned (nor split)."""
+    return job.node is not None and not job.abandon_sent
+
+
 class SearchTimeout(Exception):
     """A limit ran out (time, nodes) or the caller's watch was stopped; the answer is unknown."""
 
@@ -78,17 +107,37 @@ class Coordinator:
         self._settle: Optional[resplit.Settle] = None   # the current split tree's one-node searches
         self.journal: Optional[Checkpoint] = None   # sees every task handed out and every result, for one solve
         self.log = TaskLog(backend.n)          # where this solve's time went, and its span
+        self.lost: list[LostTask] = []         # this solve's lost tasks, in the order their workers died
+        self._unsettled: dict[int, list[LostTask]] = {}   # id(node) -> its lost tasks not decided yet
 
     def new_solve(self) -> None:
-        """Per-solve figures start afresh (stats, the restart limit)."""
+        """Per-solve figures start afresh (stats, the restart limit, lost tasks)."""
         self.stats = [WorkerStats(i + 1) for i in range(self.backend.n)]
         self.restarts = [0] * self.backend.n
         self.log = TaskLog(self.backend.n)
+        self.lost = []
+        self._unsettled = {}
+
+    def fault_figures(self) -> dict:
+        """This solve's faults: ``restarts`` (workers found dead and started again),
+        ``lost_tasks`` (:class:`LostTask`), ``rerun_tasks`` (of those, the ones
+        whose node was handed out again), ``rerun_done`` (the ones a search handed
+        out after the loss decided) and ``lost`` (each as a dict)."""
+        return {"restarts": sum(self.restarts), "lost_tasks": len(self.lost),
+                "rerun_tasks": sum(t.reruns > 0 for t in self.lost),
+                "rerun_done": sum(t.outcome == "rerun" for t in self.lost),
+                "lost": [t.to_dict() for t in self.lost]}
 
     @property
     def running(self) -> int:
         """Places with a task."""
         return sum(s.job is not None for s in self.slots)
+
+    def wanted(self) -> dict[int, int]:
+        """Place -> id of the split-tree task it holds whose answer is still wanted
+        (not abandoned, not split): the tasks a death of their worker would lose
+        (:class:`LostTask`). Read by the fault tests to kill a worker that holds one."""
+        return {s.index: s.job.task.task_id for s in self.slots if s.job is not None and _wanted(s.job)}
 
     # ------------------------------------------------------------ a split tree
     def search_tree(self, tree: SplitTree, spec: GameSpec, salt: int, deadline: Optional[float],
@@ -123,6 +172,10 @@ class Coordinator:
             if not self.backend.closed:
                 self._drain(tree)
             self.log.probe_end(tree)
+            for lost in self._unsettled.values():   # (the nodes of this probe's tree)
+                for t in lost:
+                    t.outcome = "unneeded" if tree.done else ""
+            self._unsettled = {}
 
     def _dispatch(self, tree: SplitTree, spec: GameSpec, salt: int) -> None:
         """Hand out the tasks the tree needs now, split running tasks for the
@@ -219,8 +272,11 @@ class Coordinator:
             self._assign(slot, node, task, helper)
             self.log.started(slot.index, helper)
             if self.backend.start(slot.index, task):
+                if node is not None:
+                    for t in self._unsettled.get(id(node), ()):
+                        t.reruns += t.task_id != task.task_id   # (a helper of the lost task is no rerun)
                 return True
-            if not self._lost(slot, "its pipe was closed", slot.index):
+            if not self._lost(slot, "its pipe was closed", slot.index, unsent=True):
                 return False
             self.backend.restart(slot.index)
         return False
@@ -285,17 +341,26 @@ class Coordinator:
             raise RuntimeError(f"internal error: task {result.task_id} at {node.path()} returned "
                                f"{result.value} (kind {result.kind}), which does not decide its window "
                                f"({node.alpha}, {node.beta}); bounds now [{node.lo}, {node.hi}]")
+        for t in self._unsettled.pop(id(node), ()):
+            t.outcome = "rerun" if t.task_id != result.task_id else "helper"
         if self.journal is not None:
             assert isinstance(job.task, Task)
             self.journal.task_done(tree, job.task, result)
         return True
 
-    def _lost(self, slot: Optional[Slot], how: str, worker: int) -> bool:
+    def _lost(self, slot: Optional[Slot], how: str, worker: int, unsent: bool = False) -> bool:
         """``worker`` died (``how``): the task of ``slot`` (its place, if it held
-        one) goes back to the tree. False when the backend is closing; raises
-        after too many deaths of one worker in one solve."""
+        one) goes back to the tree (recorded in :attr:`lost` unless ``unsent``:
+        the worker was found dead when the task was handed to it). False when the
+        backend is closing; raises after too many deaths of one worker in one solve."""
         if slot is not None and slot.job is not None:
-            self._release(slot.job)
+            job = slot.job
+            node = job.node
+            if node is not None and _wanted(job) and not unsent:
+                t = LostTask(worker, job.task.task_id, node.path(), node)
+                self.lost.append(t)
+                self._unsettled.setdefault(id(node), []).append(t)
+            self._release(job)
             slot.job = None
             self.log.answered(slot.index, False, True)
         if self.backend.closed:

@@ -254,10 +254,13 @@ class ParallelSolve:
         """Where the solve's time went and its span (:mod:`.tasklog`): the task
         log's figures, the coordinator's serial nodes added to the span, and the
         wall clock split into the backend's start, the probes and the
-        coordinator's own work between them (serial searches, split trees)."""
+        coordinator's own work between them (serial searches, split trees); and
+        the faults (:meth:`.Coordinator.fault_figures`: workers restarted, tasks
+        lost with their workers and whether they ran again)."""
         log = self.coordinator.log.figures.to_dict()
         log["span_nodes"] += self.search.nodes
         return {"workers": self.coordinator.backend.n, "work_nodes": nodes, "coordinator_nodes": self.search.nodes,
                 "wall_s": round(wall, 6), "pool_start_s": round(self.pool_start_s, 6),
-                "coordinator_s": round(max(0.0, wall - self.pool_start_s - log["probe_s"]), 6), **log}
+                "coordinator_s": round(max(0.0, wall - self.pool_start_s - log["probe_s"]), 6), **log,
+                **self.coordinator.fault_figures()}
 
