@@ -134,6 +134,19 @@ class ProcessPool(LocalPool):
         """The workers (1..n) running a task now."""
         return [p.index for p in self._procs if p.task_id]
 
+    def searching(self) -> dict[int, int]:
+        """Worker (1..n) -> id of the task it holds, for the workers inside its
+        search now: their published line (``CTL_PATH``) carries that task's id (a
+        worker clears its line before it answers). Read by the fault tests to kill
+        a worker mid-search."""
+        out = {}
+        for p in self._procs:
+            task = p.task_id
+            words = self.ctl[p.slot + L.CTL_PATH:p.slot + L.CTL_PATH + L.PATH_DEPTH]
+            if task and any(int(w) >> 32 == task for w in words):
+                out[p.index] = task
+        return out
+
     # ------------------------------------------------------------ the backend contract
     def start(self, slot: int, task: AnyTask) -> bool:
         p = self._procs[slot - 1]

@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 
+from ...kernels.core import layout as L
 from ...runtime.ttable import prefault
 from ..task import WorkerEnv
 
@@ -66,4 +67,6 @@ def worker_main(index: int, conn, tt_mem, ctl_mem, slot: int, parent_pid: int, u
             return
         if task is None:
             return
-        conn.send(task.run(env))
+        result = task.run(env)
+        env.ctl[slot + L.CTL_PATH:slot + L.CTL_PATH + L.PATH_DEPTH] = 0   # (a line shows a search under way)
+        conn.send(result)
