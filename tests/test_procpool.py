@@ -22,7 +22,7 @@ import psutil
 import pytest
 
 from checks import (BIG_TT_BITS, C4, KILL_MOVES, KILL_SCORE, LONG_MOVES, LONG_SCORE, TT_BITS, alive, check_accounting, check_best_move,
-                    check_pv, pool_tasks, serial_score, split_solve)
+                    check_pv, kill_mid_search, pool_tasks, serial_score, split_solve)
 from parallel_mnk import GameSpec, Position, solve
 from parallel_mnk.runtime import ttable
 from parallel_mnk.parallel.scheduling.registry import get_coordinator, get_pool
@@ -47,10 +47,13 @@ def test_pool_is_reused_and_rebuilt_on_change():
 
 # ---------------------------------------------------------------- faults
 def test_killed_worker_task_is_rerun():
-    """SIGKILL a busy worker half a second into a solve of a few seconds: the pool
-    starts a new worker, the lost task is run again and the answer is right."""
+    """SIGKILL a worker inside the search of a task the coordinator still wants
+    (waited for, not timed): the coordinator records that task lost on that
+    worker, the pool starts a new worker, the task's node is handed out again and
+    the rerun decides it, and the answer is right."""
     pos = Position.from_moves(C4, LONG_MOVES)
     pool = get_pool(2, BIG_TT_BITS)
+    coordinator = get_coordinator("process", 2, BIG_TT_BITS)
     box = {}
 
     def run():
@@ -62,11 +65,12 @@ def test_killed_worker_task_is_rerun():
     try:
         thread = threading.Thread(target=run, daemon=True)  # a hang fails the test instead of blocking it
         thread.start()
-        time.sleep(0.5)
-        assert thread.is_alive(), "the solve ended too soon to kill a worker during it"
-        busy = [pool.pids()[w - 1] for w in pool.busy_workers()]  # prefer one with a task
-        victim = busy[0] if busy else pool.pids()[0]
-        os.kill(victim, signal.SIGKILL)
+        killed = None
+        while killed is None and thread.is_alive():
+            killed = kill_mid_search(pool, coordinator)
+            time.sleep(0.001)
+        assert killed is not None, "the solve ended before a worker was inside the search of a task"
+        worker, task, victim = killed
         thread.join(120)
         assert not thread.is_alive(), "the solve hangs after a worker was killed"
         assert "error" not in box, repr(box.get("error"))
@@ -74,6 +78,13 @@ def test_killed_worker_task_is_rerun():
         assert (r.value, r.score) == ("win", LONG_SCORE), (r.value, r.score)
         check_best_move(pos, r.best_move, r.score, weak=False)
         check_accounting(r, 2)
+        p = r.parallel
+        lost = {(t["worker"], t["task_id"]): t for t in p["lost"]}
+        assert (worker, task) in lost, f"killed worker {worker} inside task {task}; the coordinator lost {p['lost']}"
+        assert p["restarts"] == 1 and p["lost_tasks"] == 1, p
+        assert lost[worker, task]["reruns"] >= 1 and p["rerun_tasks"] == 1, f"the lost task was not handed out again: {p}"
+        assert lost[worker, task]["outcome"] == "rerun" and p["rerun_done"] == 1, \
+            f"the lost task's node was not decided by its rerun: {p['lost']}"
         assert sum(w.tasks > 0 for w in r.workers[1:]) == 2
         assert get_pool(2, BIG_TT_BITS) is pool
         assert victim not in pool.pids() and len(pool.pids()) == 2
@@ -92,6 +103,7 @@ def test_worker_killed_while_idle_is_replaced():
     pos = Position.from_moves(GameSpec(6, 5, 4, True), "33443")
     r = split_solve(pos, 2, pv=False)
     assert r.score == serial_score(pos)
+    assert r.parallel["restarts"] == 1 and r.parallel["lost"] == [], r.parallel   # (it held no task)
     assert victim not in pool.pids() and all(alive(p) for p in pool.pids())
     r = split_solve(pos, 2, pv=False)  # and again, on the new worker
     assert r.score == serial_score(pos)
