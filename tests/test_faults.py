@@ -10,8 +10,10 @@ SIGTERM and SIGINT on the coordinator.
   stderr), or stop with a one-line error (exit 2) whose journal the pool resumes
   to the right value. No process of the cluster is left afterwards.
 * Random kills (bench/kill_loop.py): a few kills in the default run (one short
-  position, correctness and orphans only: no figure depends on timing); the
-  slow test runs 100 kills on random positions through the script.
+  position; each kill waits for a worker inside the search of a task still
+  wanted, so every kill must lose a task, by the coordinator's record, and the
+  lost tasks must run again; no figure depends on timing); the slow test runs
+  100 kills of random workers on random positions through the script.
 * Signals: SIGTERM to the CLI exits 143 with one line "terminated" after
   stopping the workers and committing and releasing the journal (before, it died
   of the signal with up to a quarter second of finished tasks uncommitted; with
@@ -233,11 +235,19 @@ def test_sigterm_stops_a_cli_on_a_local_ray(tmp_path, target):
 
 # ---------------------------------------------------------------- random kills of pool workers
 def test_a_few_random_kills_keep_every_answer_right():
-    """bench/kill_loop.py on KILL_MOVES only, 3 kills: right answers, no orphan
-    (the figures of hits and misses depend on timing and are not checked)."""
+    """bench/kill_loop.py on KILL_MOVES only, 3 kills of a worker inside the search
+    of a task still wanted (after a random delay, waited for): each kill lost that
+    task (the coordinator's record), every lost task was decided by its rerun or
+    no longer needed (at least one rerun), right answers, no hang (measured), no
+    orphan."""
     pos = Position.from_moves(C4, KILL_MOVES)
-    out = kill_loop.kill_loop(3, [(KILL_MOVES, pos, KILL_SCORE, 0.5)], seed=3, timeout=120)
-    assert out["kills"] == 3 and out["wrong"] == 0, out
+    out = kill_loop.kill_loop(3, [(KILL_MOVES, pos, KILL_SCORE, 0.5)], seed=3, timeout=120, target="searching")
+    brief = {k: v for k, v in out.items() if k != "records"}
+    assert out["kills"] == 3 and out["hit_running"] == 3, (brief, out["records"])
+    assert out["lost_tasks"] >= 3 and out["lost_not_rerun"] == 0, (brief, out["records"])
+    assert out["rerun_done"] >= 1 and out["rerun_done"] + out["lost_unneeded"] == out["lost_tasks"], \
+        (brief, out["records"])
+    assert out["wrong"] == 0 and out["hangs"] == 0, (brief, out["records"])
     assert out["orphans"] == 0 and out["shm_new"] == [], out
 
 
@@ -250,8 +260,8 @@ def test_a_hundred_random_kills(tmp_path):
                         str(report)], capture_output=True, text=True, timeout=1800, cwd=ROOT)
     assert p.returncode == 0, (p.stdout[-2000:], p.stderr[-2000:])
     out = json.loads(report.read_text())
-    assert out["kills"] == 100 and out["wrong"] == 0 and out["orphans"] == 0, out
-    assert out["hit_running"] >= 50, out
+    assert out["kills"] == 100 and out["wrong"] == 0 and out["hangs"] == 0 and out["orphans"] == 0, out
+    assert out["hit_running"] >= 50 and out["lost_not_rerun"] == 0, out
 
 
 @pytest.mark.slow
