@@ -109,7 +109,10 @@ def watchdog(seconds: float = HANG_SECONDS):
     outer = signal.getsignal(signal.SIGALRM)
     outer_first = 0 < outer_left <= seconds
 
+    fired = []
+
     def alarm(signum, frame):
+        fired.append(True)
         if outer_first and callable(outer):
             outer(signum, frame)   # the test's own time is up (pytest-timeout fails it, naming it)
         raise Hang(f"no answer within {seconds:g} s")
@@ -121,7 +124,7 @@ def watchdog(seconds: float = HANG_SECONDS):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, outer)
-        if outer_left > 0:
+        if outer_left > 0 and not (fired and outer_first):   # (an outer alarm that went off is spent)
             signal.setitimer(signal.ITIMER_REAL, max(outer_left - (time.monotonic() - began), 1e-3))
 
 
@@ -167,7 +170,8 @@ def fuzz(parser: str, strategy: st.SearchStrategy, prop: Callable[[Any], bool], 
     except BaseException as e:   # Hypothesis shows each distinct failure's smallest input last
         distinct = len(getattr(e, "exceptions", [e]))   # an exception group: one a failure
         for value, error in failures[-distinct:]:
-            _keep(parser, value, error)
+            if isinstance(error, (Exception, Hang)):   # (not the test's own time running out, nor Ctrl-C)
+                _keep(parser, value, error)
         raise
     finally:
         report = os.environ.get("PARALLEL_MNK_FUZZ_REPORT")
