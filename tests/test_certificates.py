@@ -96,6 +96,8 @@ def draw_cert(tmp_path) -> Path:
 
 
 def fails(path: Path, *reason: str) -> None:
+    """The checker rejects ``path`` at a position, with one of ``reason`` (one at least)."""
+    assert reason and all(reason), reason
     out = io.StringIO()
     assert proofcheck.main([str(path)], out) == 1
     text = out.getvalue()
@@ -111,10 +113,10 @@ def test_corrupted_certificates_are_rejected_with_the_position_and_the_reason(tm
           "not legal", "no move record", "against the claim")
     fails(rewrite(tmp_path / "dropped.jsonl.xz", [head, *records[1:]]), "no move record")
     fails(rewrite(tmp_path / "twice.jsonl.xz", [head, *records, records[0]]), "two records for one position")
-    fails(rewrite(tmp_path / "header.jsonl.xz", [dict(head, k=3), *records]), "")
-    fails(rewrite(tmp_path / "claim.jsonl.xz", [dict(head, claim="wins"), *records]), "")
+    fails(rewrite(tmp_path / "header.jsonl.xz", [dict(head, k=3), *records]), "the game ended against the claim")
+    fails(rewrite(tmp_path / "claim.jsonl.xz", [dict(head, claim="wins"), *records]), "not the claimant")
     wrong_side = dict(records[0], p=records[0]["p"].replace(".", "x", 1))
-    fails(rewrite(tmp_path / "side.jsonl.xz", [head, wrong_side, *records[1:]]), "")
+    fails(rewrite(tmp_path / "side.jsonl.xz", [head, wrong_side, *records[1:]]), "not a position: 2 x stones and 0 o")
 
 
 def test_a_pairing_missing_a_line_is_rejected(tmp_path):
