@@ -21,7 +21,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from checks import (BIG_TT_BITS, C4, KILL_MOVES, KILL_SCORE, LONG_MOVES, LONG_SCORE, TT_BITS, alive, check_accounting, check_best_move,
+from checks import (BIG_TT_BITS, C4, KILL_MOVES, KILL_SCORE, TT_BITS, alive, check_accounting, check_best_move,
                     check_pv, kill_mid_search, pool_tasks, serial_score, split_solve)
 from parallel_mnk import GameSpec, Position, solve
 from parallel_mnk.runtime import ttable
@@ -46,14 +46,13 @@ def test_pool_is_reused_and_rebuilt_on_change():
 
 
 # ---------------------------------------------------------------- faults
-def test_killed_worker_task_is_rerun():
-    """SIGKILL a worker inside the search of a task the coordinator still wants
-    (waited for, not timed): the coordinator records that task lost on that
-    worker, the pool starts a new worker, the task's node is handed out again and
-    the rerun decides it, and the answer is right."""
-    pos = Position.from_moves(C4, LONG_MOVES)
-    pool = get_pool(2, BIG_TT_BITS)
-    coordinator = get_coordinator("process", 2, BIG_TT_BITS)
+KILL_TRIES = 5   # solves at most, until a kill loses a task its rerun must decide (see below)
+
+
+def solve_killing_a_searcher(pos, pool, coordinator):
+    """Solve ``pos`` on ``pool`` in a thread and SIGKILL a worker as soon as one is
+    inside the search of a task the coordinator still wants (waited for, not
+    timed: checks.kill_mid_search); the result and ``(worker, task id, pid)``."""
     box = {}
 
     def run():
@@ -62,35 +61,52 @@ def test_killed_worker_task_is_rerun():
         except BaseException as e:  # reported below
             box["error"] = e
 
+    thread = threading.Thread(target=run, daemon=True)  # a hang fails the test instead of blocking it
+    thread.start()
+    killed = None
+    while killed is None and thread.is_alive():
+        killed = kill_mid_search(pool, coordinator)
+        time.sleep(0.001)
+    assert killed is not None, "the solve ended before a worker was inside the search of a task"
+    thread.join(120)
+    assert not thread.is_alive(), "the solve hangs after a worker was killed"
+    assert "error" not in box, repr(box.get("error"))
+    return box["result"], killed
+
+
+def test_killed_worker_task_is_rerun():
+    """SIGKILL a worker inside the search of a task the coordinator still wants:
+    the coordinator records that task lost on that worker, the pool starts a new
+    worker, the task's node is handed out again, and the answer is right. A lost
+    task may legitimately end unneeded (its rerun abandoned: an elder brother's
+    cutoff made its node useless); the solve is repeated, at most KILL_TRIES
+    times, until a lost task is decided by its rerun."""
+    pos = Position.from_moves(C4, KILL_MOVES)
+    pool = get_pool(2, BIG_TT_BITS)
+    coordinator = get_coordinator("process", 2, BIG_TT_BITS)
+    outcomes = []
     try:
-        thread = threading.Thread(target=run, daemon=True)  # a hang fails the test instead of blocking it
-        thread.start()
-        killed = None
-        while killed is None and thread.is_alive():
-            killed = kill_mid_search(pool, coordinator)
-            time.sleep(0.001)
-        assert killed is not None, "the solve ended before a worker was inside the search of a task"
-        worker, task, victim = killed
-        thread.join(120)
-        assert not thread.is_alive(), "the solve hangs after a worker was killed"
-        assert "error" not in box, repr(box.get("error"))
-        r = box["result"]
-        assert (r.value, r.score) == ("win", LONG_SCORE), (r.value, r.score)
-        check_best_move(pos, r.best_move, r.score, weak=False)
-        check_accounting(r, 2)
-        p = r.parallel
-        lost = {(t["worker"], t["task_id"]): t for t in p["lost"]}
-        assert (worker, task) in lost, f"killed worker {worker} inside task {task}; the coordinator lost {p['lost']}"
-        assert p["restarts"] == 1 and p["lost_tasks"] == 1, p
-        assert lost[worker, task]["reruns"] >= 1 and p["rerun_tasks"] == 1, f"the lost task was not handed out again: {p}"
-        assert lost[worker, task]["outcome"] == "rerun" and p["rerun_done"] == 1, \
-            f"the lost task's node was not decided by its rerun: {p['lost']}"
-        assert sum(w.tasks > 0 for w in r.workers[1:]) == 2
-        assert get_pool(2, BIG_TT_BITS) is pool
-        assert victim not in pool.pids() and len(pool.pids()) == 2
-        assert not alive(victim, timeout=2.0)
-        # (the replacement was forked by the solve's thread, which has ended: see
-        # test_pool_started_in_a_thread_outlives_the_thread)
+        while len(outcomes) < KILL_TRIES and "rerun" not in outcomes:
+            r, (worker, task, victim) = solve_killing_a_searcher(pos, pool, coordinator)
+            assert (r.value, r.score) == ("win", KILL_SCORE), (r.value, r.score)
+            check_best_move(pos, r.best_move, r.score, weak=False)
+            check_accounting(r, 2)
+            p = r.parallel
+            lost = {(t["worker"], t["task_id"]): t for t in p["lost"]}
+            assert (worker, task) in lost, f"killed worker {worker} inside task {task}; the coordinator lost {p['lost']}"
+            assert p["restarts"] == 1 and p["lost_tasks"] == 1, p
+            assert lost[worker, task]["reruns"] >= 1 and p["rerun_tasks"] == 1, \
+                f"the lost task was not handed out again: {p['lost']}"
+            outcomes.append(lost[worker, task]["outcome"])
+            assert outcomes[-1] in ("rerun", "unneeded"), p["lost"]
+            assert p["rerun_done"] == (outcomes[-1] == "rerun"), p
+            assert sum(w.tasks > 0 for w in r.workers[1:]) == 2
+            assert get_pool(2, BIG_TT_BITS) is pool
+            assert victim not in pool.pids() and len(pool.pids()) == 2
+            assert not alive(victim, timeout=2.0)
+            # (the replacement was forked by the solve's thread, which has ended: see
+            # test_pool_started_in_a_thread_outlives_the_thread)
+        assert "rerun" in outcomes, f"in {len(outcomes)} solves no lost task was decided by its rerun: {outcomes}"
     finally:
         shutdown_pool()
 
