@@ -117,7 +117,7 @@ def kill_loop(kills: int, positions: list[tuple[str, Position, int, float]], *, 
     pool = get_pool(workers, TT_BITS)
     seen_pids: set[int] = set(pool.pids())
     done = hit_running = hit_idle = missed = wrong = rounds = hangs = 0
-    lost_tasks = rerun_done = unneeded = not_rerun = 0
+    lost_tasks = rerun_tasks = rerun_done = unneeded = not_rerun = 0
     records = []
     t0 = time.perf_counter()
     me = psutil.Process()
@@ -187,6 +187,7 @@ def kill_loop(kills: int, positions: list[tuple[str, Position, int, float]], *, 
         hit_idle += not hit
         wrong += not ok
         lost_tasks += len(lost)
+        rerun_tasks += sum(x["reruns"] > 0 for x in lost)
         rerun_done += sum(x["outcome"] == "rerun" for x in lost)
         unneeded += sum(x["outcome"] == "unneeded" for x in lost)
         not_rerun += sum(x["outcome"] not in ("rerun", "unneeded", "helper") for x in lost)
@@ -204,7 +205,7 @@ def kill_loop(kills: int, positions: list[tuple[str, Position, int, float]], *, 
     shm_new = sorted(_shm_names() - shm_before)
     return {"kills": done, "target": target, "hit_running": hit_running, "hit_idle": hit_idle,
             "missed_rounds": missed, "rounds": rounds, "wrong": wrong, "hangs": hangs,
-            "lost_tasks": lost_tasks, "rerun_done": rerun_done, "lost_unneeded": unneeded, "lost_not_rerun": not_rerun,
+            "lost_tasks": lost_tasks, "rerun_tasks": rerun_tasks, "rerun_done": rerun_done, "lost_unneeded": unneeded, "lost_not_rerun": not_rerun,
             "orphans": len(set(left) | set(children)),
             "orphan_pids": sorted(set(left) | set(children)), "shm_new": shm_new,
             "positions": [(n, s, round(e, 3)) for n, _, s, e in positions], "workers": workers,
@@ -240,8 +241,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     out = kill_loop(args.kills, positions, seed=args.seed, workers=args.workers, timeout=args.timeout,
                     target=args.target, log=lambda s: print(s, flush=True))
     print(f"kills {out['kills']} (running task {out['hit_running']}, idle worker {out['hit_idle']}; "
-          f"{out['missed_rounds']} rounds ended before the kill), lost tasks {out['lost_tasks']} (decided by a "
-          f"rerun {out['rerun_done']}, unneeded {out['lost_unneeded']}, neither {out['lost_not_rerun']}), "
+          f"{out['missed_rounds']} rounds ended before the kill), lost tasks {out['lost_tasks']} (handed out again "
+          f"{out['rerun_tasks']}; decided by a rerun {out['rerun_done']}, unneeded {out['lost_unneeded']}, "
+          f"neither {out['lost_not_rerun']}), "
           f"wrong answers {out['wrong']}, hangs {out['hangs']}, orphans {out['orphans']}, "
           f"new /dev/shm entries {len(out['shm_new'])}, {out['seconds']} s")
     if args.json:
