@@ -11,8 +11,9 @@ the worker and run its lost task again. Checked per round, from the solve's
 result: the value and the exact score against the serial solver (reference
 computed once per position, before the loop); whether the kill hit a running
 task (the coordinator recorded a task lost on the victim, ``parallel["lost"]``)
-or an idle worker; what became of each lost task (decided by a rerun, no longer
-needed once the probe was over, or neither: a fault); and whether the solve
+or an idle worker (unknown when the solve raised: a wrong answer); what became
+of each lost task (handed out again; decided by a rerun, no longer needed once
+the probe was over, or neither: a fault); and whether the solve
 ended within ``--timeout`` s of its start. A solve past it is a hang: counted,
 every thread's stack printed, the pool shut down (the next round gets a fresh
 one; the hung thread is left behind) and the loop goes on; only a hang that never
@@ -116,7 +117,7 @@ def kill_loop(kills: int, positions: list[tuple[str, Position, int, float]], *, 
     shm_before = _shm_names()
     pool = get_pool(workers, TT_BITS)
     seen_pids: set[int] = set(pool.pids())
-    done = hit_running = hit_idle = missed = wrong = rounds = hangs = 0
+    done = hit_running = hit_idle = hit_unknown = missed = wrong = rounds = hangs = 0
     lost_tasks = rerun_tasks = rerun_done = unneeded = not_rerun = 0
     records = []
     t0 = time.perf_counter()
@@ -182,9 +183,11 @@ def kill_loop(kills: int, positions: list[tuple[str, Position, int, float]], *, 
             continue
         done += 1
         lost = [] if r is None or r.parallel is None else r.parallel["lost"]
-        hit = any(x["worker"] == victim[0] and (not victim[1] or x["task_id"] == victim[1]) for x in lost)
-        hit_running += hit
-        hit_idle += not hit
+        hit = None if r is None else any(x["worker"] == victim[0] and (not victim[1] or x["task_id"] == victim[1])
+                                         for x in lost)   # (None: the solve raised, no record)
+        hit_running += hit is True
+        hit_idle += hit is False
+        hit_unknown += hit is None
         wrong += not ok
         lost_tasks += len(lost)
         rerun_tasks += sum(x["reruns"] > 0 for x in lost)
@@ -204,8 +207,9 @@ def kill_loop(kills: int, positions: list[tuple[str, Position, int, float]], *, 
                 if c.pid not in children_before and _alive(c.pid)]
     shm_new = sorted(_shm_names() - shm_before)
     return {"kills": done, "target": target, "hit_running": hit_running, "hit_idle": hit_idle,
-            "missed_rounds": missed, "rounds": rounds, "wrong": wrong, "hangs": hangs,
-            "lost_tasks": lost_tasks, "rerun_tasks": rerun_tasks, "rerun_done": rerun_done, "lost_unneeded": unneeded, "lost_not_rerun": not_rerun,
+            "hit_unknown": hit_unknown, "missed_rounds": missed, "rounds": rounds, "wrong": wrong, "hangs": hangs,
+            "lost_tasks": lost_tasks, "rerun_tasks": rerun_tasks, "rerun_done": rerun_done, "lost_unneeded": unneeded,
+            "lost_not_rerun": not_rerun,
             "orphans": len(set(left) | set(children)),
             "orphan_pids": sorted(set(left) | set(children)), "shm_new": shm_new,
             "positions": [(n, s, round(e, 3)) for n, _, s, e in positions], "workers": workers,
@@ -240,7 +244,8 @@ def main(argv: Optional[list[str]] = None) -> int:
           + ", ".join(f"{n} ({s:+d}, {e:.2f} s)" for n, _, s, e in positions), flush=True)
     out = kill_loop(args.kills, positions, seed=args.seed, workers=args.workers, timeout=args.timeout,
                     target=args.target, log=lambda s: print(s, flush=True))
-    print(f"kills {out['kills']} (running task {out['hit_running']}, idle worker {out['hit_idle']}; "
+    print(f"kills {out['kills']} (running task {out['hit_running']}, idle worker {out['hit_idle']}, "
+          f"unknown {out['hit_unknown']}; "
           f"{out['missed_rounds']} rounds ended before the kill), lost tasks {out['lost_tasks']} (handed out again "
           f"{out['rerun_tasks']}; decided by a rerun {out['rerun_done']}, unneeded {out['lost_unneeded']}, "
           f"neither {out['lost_not_rerun']}), "
