@@ -58,6 +58,7 @@ SPLITS = True              # split running tasks for idle workers (False: idle w
 SPLIT_AFTER_S = 0.002      # a task runs this long before it may be split (what it finished is in the table)
 SPLIT_MIN_EMPTY = 16       # no split at nodes with fewer empty cells (their subtrees are too small to share)
 SPLIT_POLL_S = 0.001       # how often the coordinator looks for a task to split while workers are idle
+TURN_S = 0.05              # the longest it waits for results before it looks at its limits and the watch again
 MAX_RESTARTS_PER_WORKER = 3
 DRAIN_TIMEOUT_S = 10.0     # how long abandoned tasks may take to answer before their worker is reset
 _task_ids = itertools.count(1)   # unique in the process, whatever the backend
@@ -155,7 +156,7 @@ class Coordinator:
                 if not self.running:
                     raise RuntimeError("internal error: the split tree has no task to run but is not settled")
                 waiting = self._splitting(spec) and self.running < len(self.slots)
-                self._collect(tree, timeout=SPLIT_POLL_S if waiting else 0.1)
+                self._collect(tree, timeout=SPLIT_POLL_S if waiting else TURN_S)
                 self._update_live(tree)
                 if deadline is not None and time.monotonic() >= deadline:
                     raise SearchTimeout()
