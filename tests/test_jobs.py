@@ -1,5 +1,6 @@
-"""parallel_mnk.frontends.jobs: one search at a time, in arrival order, a bounded queue, and a
-client's new request stopping the search it replaces (fake searches, no kernels)."""
+"""parallel_mnk.frontends.jobs: one search at a time, in arrival order, a bounded queue, a
+client's new request stopping the search it replaces, and a search whose client has gone
+dropped or stopped (fake searches, no kernels)."""
 from __future__ import annotations
 
 import threading
@@ -7,7 +8,7 @@ import time
 
 import pytest
 
-from parallel_mnk.frontends.jobs import Busy, Jobs, Replaced
+from parallel_mnk.frontends.jobs import POLL_S, Busy, Gone, Jobs, Replaced
 
 
 def hold(release: threading.Event, log: list, name: str):
@@ -23,13 +24,13 @@ def hold(release: threading.Event, log: list, name: str):
     return search
 
 
-def start(jobs: Jobs, client, name, search):
+def start(jobs: Jobs, client, name, search, gone=None):
     """Run ``jobs.run`` in a thread; returns (thread, box) where box gets the answer or the error."""
     box: dict = {}
 
     def target():
         try:
-            box["answer"] = jobs.run(client, name, search)
+            box["answer"] = jobs.run(client, name, search, gone)
         except Exception as e:   # noqa: BLE001 - the test reads it
             box["error"] = e
 
@@ -135,3 +136,34 @@ def test_stop_all_and_errors_free_the_pool():
     with pytest.raises(ValueError):
         jobs.run("a", "bad", fail)
     assert jobs.run("a", "good", lambda watch: 1) == 1
+
+
+def test_a_search_whose_client_has_gone_leaves_the_queue_or_stops():
+    jobs, log, release = Jobs(), [], threading.Event()
+    left, running_gone = threading.Event(), threading.Event()
+    first = start(jobs, "a", "long", hold(release, log, "long"), running_gone.is_set)
+    wait_for(lambda: jobs.status("a")["state"] == "searching")
+    waiting = start(jobs, "b", "x", hold(release, log, "never"), left.is_set)
+    wait_for(lambda: jobs.status("b")["state"] == "waiting")
+    left.set()                                   # the waiting one's client goes
+    waiting[0].join(5)
+    assert isinstance(waiting[1]["error"], Gone) and ("start", "never") not in log
+    assert jobs.status("b")["state"] == "idle" and jobs.status(None)["waiting"] == 0
+    assert jobs.status("a")["state"] == "searching"   # the running one's client is still there
+    t0 = time.monotonic()
+    running_gone.set()
+    first[0].join(5)
+    assert isinstance(first[1]["error"], Gone) and log[-1] == ("end", "long")
+    assert time.monotonic() - t0 < 1.0           # POLL_S (0.02 s) and the fake search's 5 ms, on a busy machine
+    assert jobs.status(None) == {"state": "idle", "running": 0, "waiting": 0}
+
+
+def test_gone_is_asked_only_while_the_search_waits_or_runs():
+    jobs, asked = Jobs(), []
+    assert jobs.run("a", "quick", lambda watch: 1, lambda: asked.append(1) or False) == 1
+    time.sleep(2 * POLL_S)                       # (a question already under way when it ended)
+    n = len(asked)
+    time.sleep(5 * POLL_S)
+    assert len(asked) == n                       # the poller ended with the search
+    assert jobs.run("a", "slow", lambda watch: time.sleep(6 * POLL_S) or 2, lambda: asked.append(1) or False) == 2
+    assert len(asked) > n                        # asked while it ran, and it never was gone

@@ -11,6 +11,11 @@ with a client id; a new request from the same client stops the search it
 replaces, running or waiting, whose request then ends with :class:`Replaced`
 (HTTP 409). :meth:`Jobs.status` tells a page what its search is doing (waiting
 or searching, nodes, elapsed seconds) while it runs.
+
+A request whose client has gone (``gone``: the server's test of its connection,
+polled every ``POLL_S`` seconds while the search waits or runs) leaves the queue
+without running, or has its search stopped, and ends with :class:`Gone`: the
+pool is free for the next request within about a tenth of a second.
 """
 from __future__ import annotations
 
@@ -25,6 +30,7 @@ T = TypeVar("T")
 
 MAX_WAITING = 8       # searches queued behind the running one
 WAIT_S = 30.0         # how long a queued search waits for its turn before it is refused
+POLL_S = 0.02         # how often a search's ``gone`` is asked while it waits or runs
 
 
 class Busy(MnkError):
@@ -35,17 +41,23 @@ class Replaced(MnkError):
     """A newer request from the same client stopped this search."""
 
 
-class Job:
-    """One search: its client, what it computes (``kind``), its watch, and when it
-    was queued and started (None while waiting)."""
+class Gone(ConnectionAbortedError):
+    """The client of this search closed its connection: the search left the queue
+    without running, or was stopped. Nobody is left to answer."""
 
-    __slots__ = ("client", "kind", "watch", "queued", "started")
+
+class Job:
+    """One search: its client, what it computes (``kind``), its watch, when it
+    was queued and started (None while waiting), and whether its client has gone."""
+
+    __slots__ = ("client", "kind", "watch", "queued", "started", "gone")
 
     def __init__(self, client: Optional[str], kind: str) -> None:
         self.client, self.kind = client, kind
         self.watch = Watch()
         self.queued = time.monotonic()
         self.started: Optional[float] = None
+        self.gone = False
 
     def to_dict(self) -> dict[str, Any]:
         """The status of the job: ``state`` (waiting or searching), ``kind``,
@@ -66,31 +78,57 @@ class Jobs:
         self._latest: dict[str, Job] = {}   # client -> its newest job, running or waiting
         self.searches = 0                   # searches run since the start (for the tests)
 
-    def run(self, client: Optional[str], kind: str, search: Callable[[Watch], T]) -> T:
+    def run(self, client: Optional[str], kind: str, search: Callable[[Watch], T],
+            gone: Optional[Callable[[], bool]] = None) -> T:
         """``search(watch)`` once the pool is free, stopping ``client``'s earlier
-        search first; raises :class:`Busy` or :class:`Replaced` (see the module doc)."""
-        job = self._enter(client, kind)
+        search first; raises :class:`Busy` or :class:`Replaced` (see the module doc).
+        ``gone()``, when given, is asked every ``POLL_S`` seconds (in a thread of its
+        own) until the search ends: once it is true the search leaves the queue or
+        is stopped, and :class:`Gone` is raised."""
+        job = Job(client, kind)
+        ended = threading.Event()
+        if gone is not None:
+            threading.Thread(target=self._drop_when, args=(job, gone, ended), daemon=True,
+                             name=f"jobs: is the client of this {kind} there").start()
         try:
-            answer = search(job.watch)
+            self._enter(job)
+            try:
+                answer = search(job.watch)
+            finally:
+                with self._cond:
+                    self._running = None
+                    if client is not None and self._latest.get(client) is job:
+                        del self._latest[client]
+                    self._cond.notify_all()
         finally:
-            with self._cond:
-                self._running = None
-                if client is not None and self._latest.get(client) is job:
-                    del self._latest[client]
-                self._cond.notify_all()
+            ended.set()
+        if job.gone:
+            raise Gone("the client closed its connection: its search was stopped")
         if job.watch.stopped:
             raise Replaced("stopped: a newer request from the same page replaced this one")
         return answer
 
-    def _enter(self, client: Optional[str], kind: str) -> Job:
-        """Queue a job for ``client`` and wait for its turn; the job, now running."""
+    def _drop_when(self, job: Job, gone: Callable[[], bool], ended: threading.Event) -> None:
+        """Ask ``gone()`` every ``POLL_S`` seconds until ``ended`` is set; once it is
+        true, mark ``job`` gone, stop its watch and wake the queue (a waiting job
+        leaves it, a running search stops as at its time limit)."""
+        while not ended.wait(POLL_S):
+            if gone():
+                with self._cond:
+                    job.gone = True
+                    job.watch.stop()
+                    self._cond.notify_all()
+                return
+
+    def _enter(self, job: Job) -> None:
+        """Queue ``job`` (stopping its client's earlier one) and wait for its turn; it is running on return."""
+        client = job.client
         with self._cond:
             if client is not None and client in self._latest:
                 self._latest.pop(client).watch.stop()
                 self._cond.notify_all()
             if len(self._waiting) >= self.max_waiting:
                 raise Busy(f"busy: {len(self._waiting)} searches are waiting already; try again later")
-            job = Job(client, kind)
             if client is not None:
                 self._latest[client] = job
             self._waiting.append(job)
@@ -102,6 +140,8 @@ class Jobs:
                         raise Busy(f"busy: another search held the pool for the {self.wait_s:g} s this one "
                                    f"may wait; try again later")
                     self._cond.wait(left)
+                if job.gone:
+                    raise Gone("the client closed its connection while its search waited")
             except BaseException:
                 self._forget(job)
                 raise
@@ -112,7 +152,6 @@ class Jobs:
             job.started = time.monotonic()
             self._running = job
             self.searches += 1
-            return job
 
     def _forget(self, job: Job) -> None:
         """Take a job that gives up out of the queue (the lock is held)."""

@@ -15,6 +15,8 @@ nothing fetched from elsewhere) talks to a JSON API whose answers are the CLI's:
 
 Bad input is HTTP 400 with ``{"error": "..."}`` (the CLI's message), an unknown
 path 404, a full queue 503, a replaced search 409 (:mod:`parallel_mnk.frontends.jobs`).
+A search whose client closes its connection (:func:`peer_closed`) is stopped, or
+dropped from the queue, within about a tenth of a second: no answer is sent.
 Bounded: URLs of at most ``MAX_URL`` characters and ``MAX_FIELDS`` parameters,
 boards as in the CLI (at most 64 cells exact, 26x26 for ``best``), every search
 within the server's ``--max-time``; static files come from a fixed table made
@@ -26,6 +28,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import re
+import select
 import socket
 import sys
 import traceback
@@ -45,7 +48,7 @@ from ..runtime.ttable import resolve_tt_bits
 from . import solver
 from .analysis import analyze
 from .commands import check_time_limit, game_spec, position_of, printable
-from .jobs import Busy, Jobs, Replaced
+from .jobs import Busy, Gone, Jobs, Replaced
 
 MAX_URL = 8192            # characters of a request's path and query (a 26x26 game's moves fit)
 MAX_FIELDS = 16           # query parameters
@@ -58,6 +61,8 @@ PARAMS = {"analyze": GAME | {"weak"}, "solve": GAME | {"weak"}, "best": GAME | {
           "status": {"client"}, "info": set()}
 CLIENT = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 TRUE, FALSE = ("", "1", "true", "yes", "on"), ("0", "false", "no", "off")
+SEARCHES = {"analyze", "solve", "best"}   # the paths that run a search (and stop it when the client goes)
+HUNG_UP = select.POLLHUP | select.POLLERR | getattr(select, "POLLRDHUP", 0)   # POLLRDHUP: Linux only
 
 
 # ------------------------------------------------------------------ query parameters
@@ -115,6 +120,29 @@ def _client(params: dict[str, str]) -> Optional[str]:
     return client
 
 
+# ------------------------------------------------------------------ the client's connection
+def peer_closed(sock: socket.socket) -> bool:
+    """Whether the client at the other end of the connected socket ``sock`` has
+    closed its end: True once it has shut down its side (FIN: a close, or a
+    half-close, which TCP cannot tell apart) or reset the connection. Never
+    blocks and never reads: bytes the client sent (a pipelined request) stay for
+    the handler; a close after such bytes is seen at once on Linux (POLLRDHUP),
+    elsewhere once they are read. A socket already closed here counts as closed."""
+    try:
+        poller = select.poll()
+        poller.register(sock, select.POLLIN | HUNG_UP)
+        events = poller.poll(0)
+        if not events:
+            return False
+        if events[0][1] & (HUNG_UP | select.POLLNVAL):
+            return True
+        return sock.recv(1, socket.MSG_PEEK) == b""   # readable: data, or the end of the stream
+    except (BlockingIOError, InterruptedError):
+        return False
+    except (OSError, ValueError):   # reset, or a closed socket (fileno -1)
+        return True
+
+
 # ------------------------------------------------------------------ the server
 class Server(ThreadingHTTPServer):
     """The HTTP server of ``parallel-mnk serve``: its pool's ``workers``, the
@@ -169,21 +197,22 @@ class Server(ThreadingHTTPServer):
         return Limit(time=self.max_time if seconds is None else seconds)
 
     # -------------------------------------------------------------- the API
-    def api_analyze(self, params: dict[str, str]) -> dict[str, Any]:
+    # The searches: ``gone`` (see :meth:`Jobs.run`) tells whether the client has closed its connection.
+    def api_analyze(self, params: dict[str, str], gone: Optional[Callable[[], bool]] = None) -> dict[str, Any]:
         """What ``parallel-mnk analyze --json`` prints for the position of ``params``."""
         limit, weak, position = self.limit(params), _flag(params, "weak"), _position(params)
         return self.jobs.run(_client(params), "analyze", lambda watch: analyze(
             position, limit, workers=self.workers, weak=weak, tt_bits=self.tt_bits, progress=False,
-            watch=watch, book=self.book).to_dict())
+            watch=watch, book=self.book).to_dict(), gone)
 
-    def api_solve(self, params: dict[str, str]) -> dict[str, Any]:
+    def api_solve(self, params: dict[str, str], gone: Optional[Callable[[], bool]] = None) -> dict[str, Any]:
         """What ``parallel-mnk solve --json`` prints for the position of ``params``."""
         limit, weak, position = self.limit(params), _flag(params, "weak"), _position(params)
         return self.jobs.run(_client(params), "solve", lambda watch: solver.solve(
             position, limit, workers=self.workers, weak=weak, tt_bits=self.tt_bits, progress=False,
-            watch=watch, book=self.book).to_dict())
+            watch=watch, book=self.book).to_dict(), gone)
 
-    def api_best(self, params: dict[str, str]) -> dict[str, Any]:
+    def api_best(self, params: dict[str, str], gone: Optional[Callable[[], bool]] = None) -> dict[str, Any]:
         """What ``parallel-mnk best --json`` prints: ``depth`` plies (4 when neither
         a depth nor a time limit is given, as there), within the time limit."""
         time_limit = self.limit(params).time
@@ -193,7 +222,7 @@ class Server(ThreadingHTTPServer):
             depth = DEFAULT_DEPTH
         limit = Limit(time=time_limit, depth=depth)
         return self.jobs.run(_client(params), "best", lambda watch: solver.best_move(
-            position, limit, width=width, workers=self.workers, watch=watch).to_dict(position.spec))
+            position, limit, width=width, workers=self.workers, watch=watch).to_dict(position.spec), gone)
 
     def api_status(self, params: dict[str, str]) -> dict[str, Any]:
         """The client's search (``state``: idle, waiting or searching; ``kind``,
@@ -207,12 +236,18 @@ class Server(ThreadingHTTPServer):
                 "max_exact_cells": MAX_CELLS, "max_side": MAX_SIDE, "max_time": self.max_time,
                 "workers": self.workers}
 
-    def answer(self, name: str, query: str) -> tuple[int, dict[str, Any]]:
-        """The HTTP status and JSON body of ``/api/<name>?<query>``."""
+    def answer(self, name: str, query: str, gone: Optional[Callable[[], bool]] = None) -> tuple[int, dict[str, Any]]:
+        """The HTTP status and JSON body of ``/api/<name>?<query>``; a search stopped
+        because ``gone()`` became true raises :class:`Gone` (there is no one to answer)."""
         if name not in PARAMS:
             return HTTPStatus.NOT_FOUND, {"error": f"no such API path: /api/{name}"}
         try:
-            return HTTPStatus.OK, getattr(self, f"api_{name}")(parse_query(query, PARAMS[name]))
+            params = parse_query(query, PARAMS[name])
+            if name in SEARCHES:
+                return HTTPStatus.OK, getattr(self, f"api_{name}")(params, gone)
+            return HTTPStatus.OK, getattr(self, f"api_{name}")(params)
+        except Gone:
+            raise
         except Busy as e:
             return HTTPStatus.SERVICE_UNAVAILABLE, {"error": str(e)}
         except Replaced as e:
@@ -273,7 +308,8 @@ class Handler(BaseHTTPRequestHandler):
             return
         url = urlsplit(self.path)
         if url.path.startswith("/api/"):
-            code, body = self.server.answer(url.path[len("/api/"):], url.query)
+            code, body = self.server.answer(url.path[len("/api/"):], url.query,
+                                            lambda: peer_closed(self.connection))
             self._send(code, body, send_body)
             return
         found = self.server.files.get(url.path)
