@@ -60,7 +60,7 @@ class SolveResult:
     game is over, the value unknown, or it came from a checkpoint journal);
     ``parallel`` a parallel solve's figures: where its time went and its span
     (:mod:`parallel_mnk.parallel.scheduling.tasklog`), and its faults (``restarts``,
-    ``lost_tasks``, ``rerun_tasks``, ``rerun_done``, ``lost``:
+    ``lost_tasks``, ``lost_wanted``, ``rerun_tasks``, ``rerun_done``, ``lost``:
     :meth:`parallel_mnk.parallel.scheduling.coordinator.Coordinator.fault_figures`);
     None for a serial solve (also one the parallel driver settled alone before splitting).
     """

@@ -66,9 +66,13 @@ _task_ids = itertools.count(1)   # unique in the process, whatever the backend
 
 @dataclass
 class LostTask:
-    """A split-tree task whose worker died while its answer was still wanted (not
-    abandoned, not split): ``worker`` (1..n) held task ``task_id``, a search of
-    the node at ``path``. ``reruns``: the times that node was handed out again
+    """A split-tree task whose worker died holding it: ``worker`` (1..n) held
+    task ``task_id``, a search of the node at ``path``. ``started``: whether the
+    worker had begun the task's search (its published line carries the task),
+    or had only been sent the task; None where the backend shows no lines.
+    ``wanted``: whether its answer was still wanted when the death was noticed
+    (not abandoned, not split; if not, nothing is run again: ``outcome``
+    ``"abandoned"``). ``reruns``: the times its node was handed out again
     afterwards; ``outcome``: ``"rerun"`` when a search handed out after the loss
     decided the node, ``"helper"`` when a helper of the same task (running before
     the loss) did, ``"unneeded"`` when the probe ended without needing the node
@@ -79,12 +83,14 @@ class LostTask:
     task_id: int
     path: tuple[int, ...]
     node: Node = field(repr=False, compare=False)
+    started: Optional[bool] = None
+    wanted: bool = True
     reruns: int = 0
     outcome: str = ""
 
     def to_dict(self) -> dict:
-        return {"worker": self.worker, "task_id": self.task_id, "path": list(self.path), "reruns": self.reruns,
-                "outcome": self.outcome}
+        return {"worker": self.worker, "task_id": self.task_id, "path": list(self.path), "started": self.started,
+                "wanted": self.wanted, "reruns": self.reruns, "outcome": self.outcome}
 
 
 def _wanted(job: Job) -> bool:
@@ -121,10 +127,13 @@ class Coordinator:
 
     def fault_figures(self) -> dict:
         """This solve's faults: ``restarts`` (workers found dead and started again),
-        ``lost_tasks`` (:class:`LostTask`), ``rerun_tasks`` (of those, the ones
-        whose node was handed out again), ``rerun_done`` (the ones a search handed
-        out after the loss decided) and ``lost`` (each as a dict)."""
+        ``lost_tasks`` (:class:`LostTask`: tasks held by workers that died),
+        ``lost_wanted`` (of those, the ones whose answer was still wanted),
+        ``rerun_tasks`` (the ones whose node was handed out again), ``rerun_done``
+        (the ones a search handed out after the loss decided) and ``lost`` (each
+        as a dict)."""
         return {"restarts": sum(self.restarts), "lost_tasks": len(self.lost),
+                "lost_wanted": sum(t.wanted for t in self.lost),
                 "rerun_tasks": sum(t.reruns > 0 for t in self.lost),
                 "rerun_done": sum(t.outcome == "rerun" for t in self.lost),
                 "lost": [t.to_dict() for t in self.lost]}
@@ -136,8 +145,8 @@ class Coordinator:
 
     def wanted(self) -> dict[int, int]:
         """Place -> id of the split-tree task it holds whose answer is still wanted
-        (not abandoned, not split): the tasks a death of their worker would lose
-        (:class:`LostTask`). Read by the fault tests to kill a worker that holds one."""
+        (not abandoned, not split): the tasks a death of their worker would make run
+        again (:class:`LostTask`). Read by the fault tests to kill a worker that holds one."""
         return {s.index: s.job.task.task_id for s in self.slots if s.job is not None and _wanted(s.job)}
 
     # ------------------------------------------------------------ a split tree
@@ -351,16 +360,21 @@ class Coordinator:
 
     def _lost(self, slot: Optional[Slot], how: str, worker: int, unsent: bool = False) -> bool:
         """``worker`` died (``how``): the task of ``slot`` (its place, if it held
-        one) goes back to the tree (recorded in :attr:`lost` unless ``unsent``:
+        one) goes back to the tree (recorded in :attr:`lost`, unless ``unsent``:
         the worker was found dead when the task was handed to it). False when the
         backend is closing; raises after too many deaths of one worker in one solve."""
         if slot is not None and slot.job is not None:
             job = slot.job
             node = job.node
-            if node is not None and _wanted(job) and not unsent:
-                t = LostTask(worker, job.task.task_id, node.path(), node)
+            if node is not None and not unsent:
+                started = bool(self.backend.path_of(slot.index, job.task.task_id, node.ply)) if self.backend.splits \
+                    else None   # (the dead worker's line is still in the control words)
+                t = LostTask(worker, job.task.task_id, node.path(), node, started, _wanted(job))
                 self.lost.append(t)
-                self._unsettled.setdefault(id(node), []).append(t)
+                if t.wanted:
+                    self._unsettled.setdefault(id(node), []).append(t)
+                else:
+                    t.outcome = "abandoned"
             self._release(job)
             slot.job = None
             self.log.answered(slot.index, False, True)
