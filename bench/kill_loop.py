@@ -10,10 +10,12 @@ wants (waited for; tests/checks.py ``kill_mid_search``). The pool must restart
 the worker and run its lost task again. Checked per round, from the solve's
 result: the value and the exact score against the serial solver (reference
 computed once per position, before the loop); whether the kill hit a running
-task (the coordinator recorded a task lost on the victim, ``parallel["lost"]``)
-or an idle worker (unknown when the solve raised: a wrong answer); what became
-of each lost task (handed out again; decided by a rerun, no longer needed once
-the probe was over, or neither: a fault); and whether the solve
+task (the coordinator recorded a task lost on the victim, ``parallel["lost"]``,
+whose search had begun), a task just sent to it (lost, not begun) or an idle
+worker (unknown when the solve raised: a wrong answer); what became
+of each lost task (still wanted when the death was noticed, or abandoned by
+then; handed out again; decided by a rerun, no longer needed once the probe was
+over, or neither: a fault); and whether the solve
 ended within ``--timeout`` s of its start. A solve past it is a hang: counted,
 every thread's stack printed, the pool shut down (the next round gets a fresh
 one; the hung thread is left behind) and the loop goes on; only a hang that never
@@ -117,8 +119,8 @@ def kill_loop(kills: int, positions: list[tuple[str, Position, int, float]], *, 
     shm_before = _shm_names()
     pool = get_pool(workers, TT_BITS)
     seen_pids: set[int] = set(pool.pids())
-    done = hit_running = hit_idle = hit_unknown = missed = wrong = rounds = hangs = 0
-    lost_tasks = rerun_tasks = rerun_done = unneeded = not_rerun = 0
+    done = hit_running = hit_unstarted = hit_idle = hit_unknown = missed = wrong = rounds = hangs = 0
+    lost_tasks = lost_wanted = rerun_tasks = rerun_done = unneeded = not_rerun = 0
     records = []
     t0 = time.perf_counter()
     me = psutil.Process()
@@ -183,17 +185,22 @@ def kill_loop(kills: int, positions: list[tuple[str, Position, int, float]], *, 
             continue
         done += 1
         lost = [] if r is None or r.parallel is None else r.parallel["lost"]
-        hit = None if r is None else any(x["worker"] == victim[0] and (not victim[1] or x["task_id"] == victim[1])
-                                         for x in lost)   # (None: the solve raised, no record)
-        hit_running += hit is True
-        hit_idle += hit is False
+        # the task the coordinator lost on the victim: "running" when its search had begun,
+        # "unstarted" when it was sent just before the death, "idle" when none was lost,
+        # None when the solve raised (no record)
+        mine = [x for x in lost if x["worker"] == victim[0] and (not victim[1] or x["task_id"] == victim[1])]
+        hit = None if r is None else ("idle" if not mine else "running" if mine[0]["started"] else "unstarted")
+        hit_running += hit == "running"
+        hit_unstarted += hit == "unstarted"
+        hit_idle += hit == "idle"
         hit_unknown += hit is None
         wrong += not ok
         lost_tasks += len(lost)
+        lost_wanted += sum(x["wanted"] for x in lost)
         rerun_tasks += sum(x["reruns"] > 0 for x in lost)
         rerun_done += sum(x["outcome"] == "rerun" for x in lost)
         unneeded += sum(x["outcome"] == "unneeded" for x in lost)
-        not_rerun += sum(x["outcome"] not in ("rerun", "unneeded", "helper") for x in lost)
+        not_rerun += sum(x["wanted"] and x["outcome"] not in ("rerun", "unneeded", "helper") for x in lost)
         records.append({"moves": name, "delay_s": round(delay, 3), "solve_s": round(took, 3), "victim": victim[0],
                         "hit": hit, "lost": lost, "score": None if r is None else r.score, "expected": score,
                         "ok": ok, **({"error": repr(box["error"])} if "error" in box else {})})
@@ -206,9 +213,10 @@ def kill_loop(kills: int, positions: list[tuple[str, Position, int, float]], *, 
     children = [c.pid for c in psutil.Process().children(recursive=True)
                 if c.pid not in children_before and _alive(c.pid)]
     shm_new = sorted(_shm_names() - shm_before)
-    return {"kills": done, "target": target, "hit_running": hit_running, "hit_idle": hit_idle,
+    return {"kills": done, "target": target, "hit_running": hit_running, "hit_unstarted": hit_unstarted,
+            "hit_idle": hit_idle,
             "hit_unknown": hit_unknown, "missed_rounds": missed, "rounds": rounds, "wrong": wrong, "hangs": hangs,
-            "lost_tasks": lost_tasks, "rerun_tasks": rerun_tasks, "rerun_done": rerun_done, "lost_unneeded": unneeded,
+            "lost_tasks": lost_tasks, "lost_wanted": lost_wanted, "rerun_tasks": rerun_tasks, "rerun_done": rerun_done, "lost_unneeded": unneeded,
             "lost_not_rerun": not_rerun,
             "orphans": len(set(left) | set(children)),
             "orphan_pids": sorted(set(left) | set(children)), "shm_new": shm_new,
@@ -244,11 +252,12 @@ def main(argv: Optional[list[str]] = None) -> int:
           + ", ".join(f"{n} ({s:+d}, {e:.2f} s)" for n, _, s, e in positions), flush=True)
     out = kill_loop(args.kills, positions, seed=args.seed, workers=args.workers, timeout=args.timeout,
                     target=args.target, log=lambda s: print(s, flush=True))
-    print(f"kills {out['kills']} (running task {out['hit_running']}, idle worker {out['hit_idle']}, "
+    print(f"kills {out['kills']} (running task {out['hit_running']}, a task sent just before "
+          f"{out['hit_unstarted']}, idle worker {out['hit_idle']}, "
           f"unknown {out['hit_unknown']}; "
-          f"{out['missed_rounds']} rounds ended before the kill), lost tasks {out['lost_tasks']} (handed out again "
-          f"{out['rerun_tasks']}; decided by a rerun {out['rerun_done']}, unneeded {out['lost_unneeded']}, "
-          f"neither {out['lost_not_rerun']}), "
+          f"{out['missed_rounds']} rounds ended before the kill), lost tasks {out['lost_tasks']} (still wanted "
+          f"{out['lost_wanted']}: handed out again {out['rerun_tasks']}; decided by a rerun {out['rerun_done']}, "
+          f"unneeded {out['lost_unneeded']}, neither {out['lost_not_rerun']}), "
           f"wrong answers {out['wrong']}, hangs {out['hangs']}, orphans {out['orphans']}, "
           f"new /dev/shm entries {len(out['shm_new'])}, {out['seconds']} s")
     if args.json:
