@@ -238,16 +238,18 @@ def test_a_few_random_kills_keep_every_answer_right():
     """bench/kill_loop.py on KILL_MOVES only, 3 kills of a worker inside the search
     of a task still wanted (after a random delay, waited for): each kill lost that
     task (the coordinator's record), every lost task still wanted when the death
-    was noticed was handed out again and then decided by its rerun or no longer
-    needed, right answers, no hang (measured), no orphan."""
+    was noticed was then decided by its rerun or no longer needed (at least one
+    by its rerun), right answers, no hang (measured), no orphan."""
     pos = Position.from_moves(C4, KILL_MOVES)
     out = kill_loop.kill_loop(3, [(KILL_MOVES, pos, KILL_SCORE, 0.5)], seed=3, timeout=120, target="searching")
     brief = {k: v for k, v in out.items() if k != "records"}
     assert out["hangs"] == 0, (brief, out["records"])
     assert out["kills"] == 3 and out["hit_running"] == 3, (brief, out["records"])   # (the search had begun)
-    assert out["lost_tasks"] >= 3 and out["rerun_tasks"] == out["lost_wanted"], (brief, out["records"])
-    assert out["rerun_done"] + out["lost_unneeded"] == out["lost_wanted"] and out["lost_not_rerun"] == 0, \
-        (brief, out["records"])
+    assert out["lost_tasks"] >= 3 and out["lost_not_rerun"] == 0, (brief, out["records"])
+    assert out["rerun_done"] + out["lost_unneeded"] == out["lost_wanted"], (brief, out["records"])
+    # a lost task whose node a cutoff made useless is not run again (a few in a hundred
+    # kills on KILL_MOVES): three kills with not one rerun is a fault
+    assert out["rerun_done"] >= 1, (brief, out["records"])
     assert out["wrong"] == 0, (brief, out["records"])
     assert out["orphans"] == 0 and out["shm_new"] == [], out
 

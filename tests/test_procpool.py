@@ -80,9 +80,10 @@ def test_killed_worker_task_is_rerun():
     pool starts a new worker, the task's node is handed out again, and the
     answer is right. A lost task may legitimately need no rerun: its answer no
     longer wanted by the time the death is noticed (a result that came in
-    between made it useless: abandoned), or its rerun abandoned (an elder
-    brother's cutoff: unneeded); the solve is repeated, at most KILL_TRIES
-    times, until a lost task is decided by its rerun."""
+    between made it useless: abandoned), or its node made useless by a cutoff
+    before a rerun decided it (unneeded; its rerun, if any, abandoned); the
+    solve is repeated, at most KILL_TRIES times, until a lost task is decided by
+    its rerun."""
     pos = Position.from_moves(C4, KILL_MOVES)
     pool = get_pool(2, BIG_TT_BITS)
     coordinator = get_coordinator("process", 2, BIG_TT_BITS)
@@ -101,8 +102,8 @@ def test_killed_worker_task_is_rerun():
             assert p["restarts"] == 1 and p["lost_tasks"] == 1, p
             outcomes.append(mine["outcome"])
             if mine["wanted"]:
-                assert mine["reruns"] >= 1 and p["rerun_tasks"] == 1, f"the lost task was not handed out again: {mine}"
                 assert mine["outcome"] in ("rerun", "unneeded"), mine
+                assert mine["reruns"] >= 1 or mine["outcome"] == "unneeded", mine
             else:
                 assert mine["outcome"] == "abandoned" and mine["reruns"] == 0, mine
             assert p["rerun_done"] == (mine["outcome"] == "rerun"), p
