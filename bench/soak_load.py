@@ -210,7 +210,8 @@ class Load:
                 self.failures.append(f"{kind}: wrong answer for {query}: {wrong}")
 
     def leave(self, rng: random.Random) -> None:
-        """A client that goes away: mid-request, right after sending, or after a few bytes of the answer."""
+        """A client that goes away: mid-request, right after sending, or after a few bytes of the answer
+        (the server stops the search of one that left before its answer, or drops it from the queue)."""
         pos = rng.choice(self.pool)[0]
         path = rng.choice([f"/api/solve?{game_query(pos, rng)}", f"/api/analyze?{game_query(pos, rng)}",
                            "/api/info", "/", f"/api/best?{game_query(pos, rng)}"])

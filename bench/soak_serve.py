@@ -21,11 +21,14 @@ children at the start, after the warm-up (caches and pools filled) with every
 client paused and the server idle; every ``--sample`` seconds under load; and
 at the end, idle again. The server must then answer ``/api/info`` and exit 0 on
 SIGINT, with no "Traceback" on its stderr. Prints answers by status (and client
-errors), requests per kind, the longest, p50 and p99 wait, memory, open files
+errors), requests per kind, the refused share, the longest, p50 and p99 wait, memory, open files
 and threads at start and end (change in %), tracebacks and every failure; exits
 1 on a traceback, a wrong value, an unexpected status or client error, memory or
 open files grown over 10 %, more threads, or a server that does not answer or
-stop cleanly. ``--json PATH`` writes the figures.
+stop cleanly. ``--json PATH`` writes the figures. The refused share is the
+503s (queue full, or no turn within the queue's 30 s) over every search
+request that got an answer (analyze, solve, best and the long searches a
+page replaces; not those of clients that leave, which get none).
 """
 from __future__ import annotations
 
@@ -49,6 +52,7 @@ sys.path.insert(0, str(REPO))   # bench.soak_load when run as a script
 from bench.soak_load import Load, exchange, positions, request  # noqa: E402
 
 MAX_TIME = 5.0            # the server's --max-time
+SEARCH_KINDS = ("analyze", "solve", "best", "replaced")   # the requests that ask for a search (and may get 503)
 GROWTH = 10.0             # % of memory or open files the end may exceed the start by
 COMPILING = re.compile(r"^compiling the .* kernels \(first run only\)\.\.\. done in [0-9.]+ s$")
 
@@ -151,10 +155,14 @@ def summary(load: Load, wall: float, samples: list[dict[str, Any]]) -> dict[str,
         by_kind.setdefault(kind, {})[str(status)] = by_kind.get(kind, {}).get(str(status), 0) + 1
     waits = {"wait_s": [s for _, status, s in load.results if isinstance(status, int)],
              "quick_wait_s": [s for kind, status, s in load.results if isinstance(status, int)
-                              and kind not in ("analyze", "solve", "best", "replaced")]}
+                              and kind not in SEARCH_KINDS]}
+    searches = [status for kind, status, _ in load.results if kind in SEARCH_KINDS and isinstance(status, int)]
+    refused = sum(status == 503 for status in searches)
     start, end = samples[0], samples[-1]
     return {"requests": len(load.results), "requests_per_s": round(len(load.results) / wall, 1),
             "by_status": by_status, "by_kind": by_kind, "unknown_values": load.unknown,
+            "refused": {"503": refused, "search_requests": len(searches),
+                        "share_pct": round(100.0 * refused / len(searches), 1) if searches else 0.0},
             **{name: {"max": round(max(w, default=0), 3), "p50": round(percentile(w, 0.5), 3),
                       "p99": round(percentile(w, 0.99), 3)} for name, w in waits.items()},
             "start": start, "end": end, "samples": samples,
@@ -231,6 +239,8 @@ def report(f: dict[str, Any]) -> None:
           "\n|---|---|---|")
     for kind, counts in sorted(f["by_kind"].items()):
         print(f"| {kind} | {sum(counts.values())} | " + ", ".join(f"{k}: {v}" for k, v in sorted(counts.items())) + " |")
+    r = f["refused"]
+    print(f"\nrefused (503): {r['503']} of {r['search_requests']} search requests ({r['share_pct']} %)")
     print(f"\nwait (s): max {w['max']}, p50 {w['p50']}, p99 {w['p99']}; without searches: max {q['max']}, p50 "
           f"{q['p50']}, p99 {q['p99']}; searches not settled within their time: {f['unknown_values']}\n"
           f"server idle, start (after the {f['warmup_s']:g} s warm-up) -> end: RSS {s['rss_mib']} -> {e['rss_mib']} "

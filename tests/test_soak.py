@@ -58,4 +58,7 @@ def test_a_short_soak_passes(tmp_path):
                              "ConnectionResetError", "BrokenPipeError"}, statuses
     assert figures["by_kind"]["solve"].get("200", 0) > 0 and figures["by_kind"]["analyze"].get("200", 0) > 0
     assert figures["change"]["rss_pct"] <= 10 and figures["change"]["fds_pct"] <= 10
+    refused = figures["refused"]   # 503s over the search requests answered (issue 47: printed and in the JSON)
+    assert 0 < refused["search_requests"] and 0 <= refused["503"] <= refused["search_requests"]
+    assert f"refused (503): {refused['503']} of {refused['search_requests']} search requests" in proc.stdout
     assert "PASSED" in proc.stdout
