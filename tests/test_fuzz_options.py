@@ -67,6 +67,7 @@ def command_lines(draw) -> list[str]:
                  "--k", str(draw(st.integers(1, 4)))]
         if draw(st.booleans()):   # and a position (else solve and analyze read stdin, which is empty)
             argv.append(f"--moves={draw(st.sampled_from(['', 'a1', 'a1,b2', 'b1,a1']))}")
+            argv += ["--json"] if draw(st.booleans()) else []   # (an answer whose every move is checked)
     own = sorted(OPTIONS.keys() & options_of(command))
     for option in draw(st.lists(st.sampled_from(own * 12 + sorted(OPTIONS)), max_size=6)):   # a foreign one now and then
         values = OPTIONS[option]
