@@ -6,9 +6,8 @@ naive.py is; no tests here):
   :func:`check_best_move`, :func:`check_pv`, :func:`check_accounting`,
   :func:`pool_tasks`, and :func:`split_solve` (a parallel solve that always splits);
 * :data:`BOARDS` (the random boards of the parallel tests), :data:`C4`,
-  :data:`KILL_MOVES`/:data:`KILL_SCORE` (a Connect Four solve of about half a second
-  on 2 workers, for the fault tests), :data:`LONG_MOVES`/:data:`LONG_SCORE` (one of
-  a few seconds, for a fault half a second into a solve);
+  :data:`KILL_MOVES`/:data:`KILL_SCORE` (a Connect Four solve of a few seconds on 2
+  workers, Pons' score, for the fault tests);
 * :func:`alive` (whether a process still runs), :func:`kill_mid_search` (SIGKILL a
   pool worker inside the search of a task the coordinator still wants);
 * :func:`missing` (third-party reference data absent: a skip, or under
@@ -50,7 +49,6 @@ BIG_TT_BITS = 20      # for the few searches of several seconds
 # Pons' Test_L1_R3, line 18: exact score 2 (checked serially by the slow test of
 # test_procpool.py); 70 tasks over 8 null-window probes, a few seconds on 2 workers
 KILL_MOVES, KILL_SCORE = "53476", 2
-LONG_MOVES, LONG_SCORE = "13712", 3   # Pons' Test_L1_R3: about 3 s on 2 workers, 19 M nodes
 
 
 def sign(v: int) -> int:
