@@ -257,3 +257,19 @@ def test_a_result_refreshes_only_the_windows_under_what_it_changed(monkeypatch):
         assert refreshed <= under_top, f"a result refreshed {refreshed} nodes, only {under_top} can change"
     # most results change a small part of the tree
     assert sum(refreshed for refreshed, _, _ in calls) < len(calls) * 1365 // 10
+
+
+def test_deepen_counts_its_tasks_and_reorder_puts_the_first_first():
+    """Splitting a frontier task: its moves replace it as tasks (the count follows);
+    reorder puts the chosen children first, the rest keeping their order."""
+    g = FakeGame(ABC)
+    tree = make_tree(g, *WIDE, depth=1)
+    A, B, C = tree.root.children
+    assert tree.tasks_total == 3 and all(n.is_task for n in (A, B, C))
+    tree.deepen(B)
+    b1, b2 = B.children
+    assert paths([b1, b2]) == [(2, 3), (2, 4)] and not B.is_task and tree.tasks_total == 4
+    tree.reorder(B, [b2])
+    assert B.children == [b2, b1] and [b2.index, b1.index] == [0, 1]
+    tree.reorder(tree.root, [C, A])
+    assert tree.root.children == [C, A, B] and [n.index for n in (C, A, B)] == [0, 1, 2]
