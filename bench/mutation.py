@@ -30,9 +30,11 @@ PYTEST = f"{sys.executable} -m pytest -x -q -p no:cacheprovider -m 'not slow'"
 # name -> (module, the tests of the default run that cover it)
 TARGETS = {
     "rules": ("parallel_mnk/game/rules.py", "tests/test_rules.py tests/test_position.py"),
-    "split": ("parallel_mnk/parallel/scheduling/split.py", "tests/test_split.py"),
-    "checker": ("parallel_mnk/proofcheck/__init__.py", "tests/test_certificates.py tests/test_fuzz_certificates.py"),
-    "checker-board": ("parallel_mnk/proofcheck/board.py", "tests/test_certificates.py tests/test_fuzz_certificates.py"),
+    "split": ("parallel_mnk/parallel/scheduling/split.py", "tests/test_split.py tests/test_resplit.py"),
+    "checker": ("parallel_mnk/proofcheck/__init__.py",
+                "tests/test_proofcheck.py tests/test_certificates.py tests/test_fuzz_certificates.py"),
+    "checker-board": ("parallel_mnk/proofcheck/board.py",
+                      "tests/test_proofcheck.py tests/test_certificates.py tests/test_fuzz_certificates.py"),
     "protocol": ("parallel_mnk/frontends/protocol.py", "tests/test_protocol.py"),
     "bounds": ("parallel_mnk/kernels/core/bounds.py", "tests/test_negamax.py tests/test_negamax_contract.py"),
 }
