@@ -225,7 +225,7 @@ GOOD = query(S, "000/000/000", 1)
     ("SOLVE 3 3 3 1 0 0 0 0 0 0 0 0 0", "unknown command"),
     ("solve_game_state 3 3 3 1 0 0 0 0 0 0 0 0 0", "unknown command"),
     (GOOD + "GEN_ALL_POS_MOV 3 3", "4 numbers"),
-    (GOOD + "SOLVE_GAME_STATE 3 3 3 1\n0 0 0\n0 0 0\n0 0", "needs 9 cells"),
+    (GOOD + "SOLVE_GAME_STATE 3 3 3 1\n0 0 0\n0 0 0\n0 0", "needs 9 cells after the header, found 8"),
     (GOOD + "SOLVE_GAME_STATE 3 3 3 1\n0 0 0\n0 3 0\n0 0 0", "row 2, column 2"),
     ("SOLVE_GAME_STATE 3 3 3 1\n0 0 0\n0 0 x\n0 0 0", "'x'"),
     ("SOLVE_GAME_STATE 3 3 3 1\n0 0 0\n0 0 01\n0 0 0", "'01'"),
@@ -447,3 +447,15 @@ def test_solve_past_64_cells_matches_naive():
     wants.append("FIRST_PLAYER_WINS")
     code, out = nmk("".join(texts))
     assert code == 0 and out.split() == wants, (out, wants)
+
+
+def test_only_big_solve_queries_run_in_an_abortable_thread(monkeypatch):
+    """A SOLVE with more than ABORTABLE_EMPTY_CELLS empty cells runs where Ctrl-C stops it;
+    smaller ones run in place (the thread would cost more than their search)."""
+    from parallel_mnk.frontends import protocol
+    calls = []
+    real = protocol.run_abortable
+    monkeypatch.setattr(protocol, "run_abortable", lambda *a, **kw: calls.append(1) or real(*a, **kw))
+    assert nmk("SOLVE_GAME_STATE 3 3 3 1\n0 0 0\n0 0 0\n0 0 0\n") == (0, "BOTH_PLAYERS_TIE\n") and calls == []
+    empty = "\n".join(["0 0 0 0 0"] * 5)
+    assert nmk(f"SOLVE_GAME_STATE 5 5 4 1\n{empty}\n") == (0, "BOTH_PLAYERS_TIE\n") and calls == [1]
