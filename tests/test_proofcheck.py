@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from parallel_mnk.proofcheck import Failed, check_file
+from parallel_mnk.proofcheck import Failed, Verdict, check_file, draw_line
 from parallel_mnk.proofcheck.board import Board
 
 DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
@@ -109,3 +109,28 @@ def test_a_root_the_claimant_wins_at_once_is_one_position(tmp_path):
             "claim": "wins"}
     verdict = check_file(write(tmp_path / "at-once.jsonl.xz", head, []))
     assert (verdict.positions, verdict.used, verdict.unused) == (1, 0, 0)
+
+
+def verdict(root: str, attacker: str, claim: str, gravity: bool = False) -> Verdict:
+    return Verdict(3, 3, 3, gravity, root, attacker, claim, 1, 0, 0)
+
+
+def test_a_draw_line_needs_both_claims_of_one_root():
+    a, b, empty = ".../.../x..", ".../.x./...", ".../.../..."
+    assert draw_line([verdict(a, "x", "cannot-win"), verdict(a, "o", "cannot-win")]) == \
+        f"verified: draw from {a} (x cannot-win and o cannot-win)"
+    assert draw_line([verdict(a, "x", "cannot-win"), verdict(b, "o", "cannot-win")]) is None   # two roots
+    assert draw_line([verdict(b, "o", "cannot-win"), verdict(a, "x", "cannot-win")]) is None
+    assert draw_line([verdict(empty, "o", "cannot-win")]) is None   # o's claim alone: no draw
+    assert draw_line([verdict(empty, "x", "wins"), verdict(empty, "o", "cannot-win")]) is None
+    assert draw_line([verdict(empty, "x", "cannot-win")]) == \
+        f"verified: draw from {empty} (x cannot-win; o cannot-win by strategy stealing)"
+    assert draw_line([verdict(empty, "x", "cannot-win", gravity=True)]) is None   # (no stealing with gravity)
+
+
+def test_a_pairing_with_a_bad_cell_fails_at_its_position(tmp_path):
+    head = {"cols": 3, "rows": 3, "k": 3, "gravity": False, "root": ".../.../...", "attacker": "x",
+            "claim": "cannot-win"}
+    path = write(tmp_path / "pairs.jsonl.xz", head, [{"p": ".../.../...", "pairs": [["a1", "z9"]]}])
+    with pytest.raises(Failed, match=r"\.\.\./\.\.\./\.\.\.: bad cell 'z9'"):
+        check_file(path)

@@ -224,7 +224,8 @@ GOOD = query(S, "000/000/000", 1)
 @pytest.mark.parametrize("text,words", [
     ("SOLVE 3 3 3 1 0 0 0 0 0 0 0 0 0", "unknown command"),
     ("solve_game_state 3 3 3 1 0 0 0 0 0 0 0 0 0", "unknown command"),
-    (GOOD + "GEN_ALL_POS_MOV 3 3", "4 numbers"),
+    (GOOD + "GEN_ALL_POS_MOV 3 3", "4 numbers after GEN_ALL_POS_MOV (N M K P), found 2"),
+    ("SOLVE_GAME_STATE 2 400 3 1\n" + " ".join(["0"] * 800), "at most 676 cells with a side of at most 26"),
     (GOOD + "SOLVE_GAME_STATE 3 3 3 1\n0 0 0\n0 0 0\n0 0", "needs 9 cells after the header, found 8"),
     (GOOD + "SOLVE_GAME_STATE 3 3 3 1\n0 0 0\n0 3 0\n0 0 0", "row 2, column 2"),
     ("SOLVE_GAME_STATE 3 3 3 1\n0 0 0\n0 0 x\n0 0 0", "'x'"),
@@ -256,6 +257,21 @@ def test_errors_name_the_line_and_the_query(capsys):
     err = capsys.readouterr().err
     assert code == 2
     assert "line 13, query 3: cell 6 (row 2, column 3) is '7'" in err
+
+
+@pytest.mark.parametrize("text, where", [
+    ("SOLVE_GAME_STATE x 3 3 1", "line 1, query 1: N (rows) must be an integer"),
+    ("SOLVE_GAME_STATE 3\nx 3 1", "line 2, query 1: M (columns) must be an integer"),
+])
+def test_errors_name_the_line_of_the_token(capsys, text, where):
+    assert nmk(text)[0] == 2
+    assert where in capsys.readouterr().err
+
+
+def test_a_cut_query_with_only_the_first_cell_empty():
+    """GEN_ALL_POS_MOV_CUT_IF_GAME_OVER with one empty cell, the first: its one move, the
+    board then full, is the answer (whether or not it makes a line)."""
+    assert nmk("GEN_ALL_POS_MOV_CUT_IF_GAME_OVER 3 3 3 1 0 2 1 1 2 2 2 1 1\n") == (0, "1\n1 2 1\n1 2 2\n2 1 1\n")
 
 
 def test_bad_table_size_is_an_error(capsys):
@@ -459,3 +475,5 @@ def test_only_big_solve_queries_run_in_an_abortable_thread(monkeypatch):
     assert nmk("SOLVE_GAME_STATE 3 3 3 1\n0 0 0\n0 0 0\n0 0 0\n") == (0, "BOTH_PLAYERS_TIE\n") and calls == []
     empty = "\n".join(["0 0 0 0 0"] * 5)
     assert nmk(f"SOLVE_GAME_STATE 5 5 4 1\n{empty}\n") == (0, "BOTH_PLAYERS_TIE\n") and calls == [1]
+    one = "\n".join(["0 0 0 0 0"] * 4 + ["0 0 1 0 0"])   # 24 empty cells: still abortable
+    assert nmk(f"SOLVE_GAME_STATE 5 5 4 2\n{one}\n")[0] == 0 and calls == [1, 1]
