@@ -273,3 +273,16 @@ def test_deepen_counts_its_tasks_and_reorder_puts_the_first_first():
     assert B.children == [b2, b1] and [b2.index, b1.index] == [0, 1]
     tree.reorder(tree.root, [C, A])
     assert tree.root.children == [C, A, B] and [n.index for n in (C, A, B)] == [0, 1, 2]
+
+
+def test_best_child_is_the_one_whose_bound_proves_the_root():
+    """Children one point apart: the best move is the child whose upper bound, negated,
+    is the root's lower bound; none when no child proves it."""
+    tree = make_tree(FakeGame(ABC), *WIDE, depth=1)
+    A, B, C = tree.root.children
+    for node, value in ((A, -1), (B, -2), (C, 0)):
+        node.lo = node.hi = value
+    tree.root.lo = 2
+    assert tree.best_child() is B
+    tree.root.lo = 3   # (a bound no child shows: the root's own)
+    assert tree.best_child() is None
