@@ -286,3 +286,11 @@ def test_best_child_is_the_one_whose_bound_proves_the_root():
     assert tree.best_child() is B
     tree.root.lo = 3   # (a bound no child shows: the root's own)
     assert tree.best_child() is None
+
+
+def test_a_move_that_fills_the_board_is_a_draw_without_a_task():
+    """On a one-cell board the only move fills it: its node is settled at 0 (a draw,
+    docs/design.md scores) and the tree is done with no task to run."""
+    tree = SplitTree(1, FakeGame([0]).expander, 0, 0, 0, -5, 5, depth=1)
+    assert [(c.lo, c.hi) for c in tree.root.children] == [(0, 0)]
+    assert tree.done and tree.result() == 0 and tree.tasks_total == 0
