@@ -134,3 +134,17 @@ def test_a_pairing_with_a_bad_cell_fails_at_its_position(tmp_path):
     path = write(tmp_path / "pairs.jsonl.xz", head, [{"p": ".../.../...", "pairs": [["a1", "z9"]]}])
     with pytest.raises(Failed, match=r"\.\.\./\.\.\./\.\.\.: bad cell 'z9'"):
         check_file(path)
+
+
+def test_a_board_past_the_checker_is_refused_by_cells_too(tmp_path):
+    head = {"cols": 26, "rows": 27, "k": 5, "gravity": False, "root": "/".join(["." * 26] * 27), "attacker": "x",
+            "claim": "wins"}
+    with pytest.raises(Failed, match="at most 26 columns .* and 676 cells"):
+        check_file(write(tmp_path / "big.jsonl.xz", head, []))
+
+
+def test_a_pairs_record_is_refused_in_a_win_claim(tmp_path):
+    head = {"cols": 3, "rows": 3, "k": 3, "gravity": False, "root": ".../.../...", "attacker": "x", "claim": "wins"}
+    path = write(tmp_path / "pairs-win.jsonl.xz", head, [{"p": ".../.../...", "pairs": [["a1", "b2"]]}])
+    with pytest.raises(Failed, match="a pairs record is only for cannot-win"):
+        check_file(path)
