@@ -148,3 +148,11 @@ def test_a_pairs_record_is_refused_in_a_win_claim(tmp_path):
     path = write(tmp_path / "pairs-win.jsonl.xz", head, [{"p": ".../.../...", "pairs": [["a1", "b2"]]}])
     with pytest.raises(Failed, match="a pairs record is only for cannot-win"):
         check_file(path)
+
+
+def test_a_pairs_record_is_refused_with_gravity(tmp_path):
+    head = {"cols": 3, "rows": 3, "k": 3, "gravity": True, "root": ".../.../...", "attacker": "x",
+            "claim": "cannot-win"}
+    path = write(tmp_path / "pairs-gravity.jsonl.xz", head, [{"p": ".../.../...", "pairs": [["a1", "b1"]]}])
+    with pytest.raises(Failed, match="a pairs record is only for cannot-win, without gravity"):
+        check_file(path)
