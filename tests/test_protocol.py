@@ -225,7 +225,9 @@ GOOD = query(S, "000/000/000", 1)
     ("SOLVE 3 3 3 1 0 0 0 0 0 0 0 0 0", "unknown command"),
     ("solve_game_state 3 3 3 1 0 0 0 0 0 0 0 0 0", "unknown command"),
     (GOOD + "GEN_ALL_POS_MOV 3 3", "4 numbers after GEN_ALL_POS_MOV (N M K P), found 2"),
-    ("SOLVE_GAME_STATE 2 400 3 1\n" + " ".join(["0"] * 800), "at most 676 cells with a side of at most 26"),
+    ("SOLVE_GAME_STATE 2 400 3 1\n" + " ".join(["0"] * 800), "at most 676 cells with a side of at most 26, "
+                                                             "N=2 M=400 has 800"),
+    (GOOD + "SOLVE_GAME_STATE 3 3 3 1\n1 1 1\n2 2 2\n0 0 0", "query 2: both players have K in a row"),
     (GOOD + "SOLVE_GAME_STATE 3 3 3 1\n0 0 0\n0 0 0\n0 0", "needs 9 cells after the header, found 8"),
     (GOOD + "SOLVE_GAME_STATE 3 3 3 1\n0 0 0\n0 3 0\n0 0 0", "row 2, column 2"),
     ("SOLVE_GAME_STATE 3 3 3 1\n0 0 0\n0 0 x\n0 0 0", "'x'"),
@@ -477,3 +479,27 @@ def test_only_big_solve_queries_run_in_an_abortable_thread(monkeypatch):
     assert nmk(f"SOLVE_GAME_STATE 5 5 4 1\n{empty}\n") == (0, "BOTH_PLAYERS_TIE\n") and calls == [1]
     one = "\n".join(["0 0 0 0 0"] * 4 + ["0 0 1 0 0"])   # 24 empty cells: still abortable
     assert nmk(f"SOLVE_GAME_STATE 5 5 4 2\n{one}\n")[0] == 0 and calls == [1, 1]
+
+
+def test_solve_wider_than_26_columns_matches_naive():
+    """SOLVE_GAME_STATE on 3 rows of 27 columns, k=4 (81 cells, transposed inside):
+    random nearly full boards with no line yet, 8 empty cells, against naive.py."""
+    rows, cols, k = 3, 27, 4
+    naive = naive_solver(GameSpec(rows, cols, k))   # naive.py on the board turned a quarter: 27 rows of 3
+    rng = random.Random(27)
+    texts, wants = [], []
+    while len(texts) < 4:
+        cells = ["1"] * 37 + ["2"] * 36 + ["0"] * 8
+        rng.shuffle(cells)
+        text = "".join(cells)
+        if any(s * 4 in text[r * cols:(r + 1) * cols] for s in "12" for r in range(rows)):
+            continue   # (a line already)
+        turned = [divmod(i, cols) for i in range(rows * cols)]   # cell (r, c) -> (c, r) of the turned board
+        x = sum(1 << (c * rows + r) for i, (r, c) in enumerate(turned) if text[i] == "1")
+        o = sum(1 << (c * rows + r) for i, (r, c) in enumerate(turned) if text[i] == "2")
+        v = naive.score(x, o)   # O to move (37 X, 36 O)
+        texts.append(query("SOLVE_GAME_STATE", "/".join(text[r * cols:(r + 1) * cols] for r in range(rows)), 2,
+                           k=k))
+        wants.append("SECOND_PLAYER_WINS" if v > 0 else "FIRST_PLAYER_WINS" if v < 0 else "BOTH_PLAYERS_TIE")
+    code, out = nmk("".join(texts))
+    assert code == 0 and out.split() == wants, (out, wants)
