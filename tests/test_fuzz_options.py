@@ -172,4 +172,6 @@ def others_property(argv: list[str]) -> bool:
 
 @pytest.mark.parametrize("examples", BUDGETS)
 def test_other_command_lines(examples):
-    fuzz("other_command_lines", others, others_property, examples, min_valid=0.05)   # (most lines are wrong)
+    # most lines are wrong on purpose, and the right ones are few (Hypothesis runs each input once):
+    # 24 of 220 in the default budget, 168 of 3,850 in a slow one
+    fuzz("other_command_lines", others, others_property, examples, min_valid=0.02)
