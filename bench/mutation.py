@@ -96,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workdir", type=Path, help="the project's copy, kept between runs (its numba cache with it); "
                                                  "default: a temporary folder")
     args = ap.parse_args(argv)
+    if args.sample < 1 or args.timeout <= 0:
+        ap.error("--sample must be at least 1 and --timeout positive")
     if shutil.which("cosmic-ray") is None:
         print("mutation: cosmic-ray is not installed (pip install -e '.[dev]')", file=sys.stderr)
         return 2
