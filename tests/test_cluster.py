@@ -13,7 +13,8 @@ to start); every test that needs it skips with a reason when Ray (the
 * a killed Ray worker process: its task runs again, the answer is right;
 * a time limit: ``unknown``, and the backend still works;
 * the CLI joining the session's Ray with ``--address``, and a checkpoint
-  written by Ray and resumed by the pool;
+  written by Ray and resumed by the pool; lines Ray's processes log meanwhile
+  stay out of the CLI's stdout (one JSON object) and stderr;
 * without Ray: a one-line error (exit 2), and the process backend never
   imports Ray.
 """
@@ -172,6 +173,44 @@ def test_cli_joins_a_running_ray_and_checkpoints(ray_session, tmp_path):
     pos = Position.from_moves(GameSpec(6, 5, 4, True), "34")
     again = solve(pos, workers=2, tt_bits=16, progress=False, checkpoint=journal)
     assert (again.value, again.score) == ("draw", 0) and again.nodes == 0
+
+
+def test_cli_output_holds_no_ray_log_lines(ray_session):
+    """Lines that Ray's processes write (a worker's stdout, the raylet's and the GCS's
+    stderr) while the CLI solves through ``--address`` stay out of the CLI's output:
+    stdout is the one JSON object (a lost node once put 22 lines of Ray statistics
+    after it), stderr has none of them."""
+    from ray._private.worker import _global_node   # the session's log folder (no public way to ask)
+    logs = Path(_global_node.get_logs_dir_path())
+    address = ray_session.get_runtime_context().gcs_address
+    planted: list[int] = []
+    stop = threading.Event()
+
+    def plant():
+        while not stop.is_set():
+            for f in [*logs.glob("worker-*.out"), *logs.glob("worker-*.err"), logs / "raylet.err",
+                      logs / "gcs_server.err"]:
+                if f.exists():
+                    with open(f, "a") as out:
+                        out.write(f"PLANTED LINE {len(planted)}\n")
+            planted.append(1)
+            stop.wait(0.2)
+
+    writer = threading.Thread(target=plant, daemon=True)
+    writer.start()
+    try:
+        args = ["solve", "--cols", "6", "--rows", "5", "--k", "4", "--gravity", "--moves", "3", "--workers", "2",
+                "--tt-size", "8M", "--json", "--backend", "ray", "--address", address]
+        p = subprocess.run([sys.executable, "-m", "parallel_mnk.frontends.cli", *args],
+                           capture_output=True, text=True, timeout=300, cwd=ROOT)
+    finally:
+        stop.set()
+        writer.join()
+    assert len(planted) > 5, "the solve ended before Ray could forward a line: the check saw nothing"
+    assert p.returncode == 0, p.stderr
+    assert len(p.stdout.splitlines()) == 1, p.stdout[:1000]
+    assert (json.loads(p.stdout)["value"]) == "draw"
+    assert "PLANTED" not in p.stderr, p.stderr[:1000]
 
 
 def test_address_needs_the_ray_backend():

@@ -84,7 +84,9 @@ class RayBackend(Backend):
         self.warm_s = time.perf_counter() - t
 
     def _init_ray(self, workers: int, address: Optional[str]) -> None:
-        kw: dict[str, Any] = dict(include_dashboard=False, logging_level=logging.WARNING)
+        # log_to_driver=False: Ray would copy its processes' log lines (workers' stdout,
+        # raylet and GCS stderr) into ours, and our stdout is the answer (one JSON object)
+        kw: dict[str, Any] = dict(include_dashboard=False, logging_level=logging.WARNING, log_to_driver=False)
         if address is not None:
             _check_reachable(address)
         try:
