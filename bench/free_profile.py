@@ -42,11 +42,10 @@ from parallel_mnk.kernels.proofs import layout as PL  # noqa: E402
 KINDS = ("prelude", "table", "threats", "pairing", "cut", "all")
 
 
-def profile(spec: GameSpec, moves: str, tt_bits: int, node_limit: int, zones: bool, tree_zones: bool = False) -> dict:
+def profile(spec: GameSpec, moves: str, tt_bits: int, node_limit: int, zones: bool) -> dict:
     """One serial weak solve of ``moves`` on ``spec`` (a free-placement board with
     pairings): the value (-1, 0, 1 or None at the limit), nodes, seconds and the
-    counts of the module docstring; ``zones``: reply and threat zones on,
-    ``tree_zones``: zones carried up the tree on."""
+    counts of the module docstring."""
     pos = Position.from_moves(spec, moves)
     if pos.outcome() is not None:
         raise MnkError("the game is over in that position")
@@ -54,7 +53,6 @@ def profile(spec: GameSpec, moves: str, tt_bits: int, node_limit: int, zones: bo
     if s.ctx[PL.P_MIN_EMPTY] == 0:
         raise MnkError("the profile is for free placement with 4 <= k <= 7 (where the search tests pairings)")
     s.ctx[PL.P_ZONE_ON] = int(zones)
-    s.ctx[PL.P_TREE_ZONES] = int(tree_zones)
     s.reset(node_limit)
     own, opp = pos.stones()
     start = time.perf_counter()
@@ -64,12 +62,11 @@ def profile(spec: GameSpec, moves: str, tt_bits: int, node_limit: int, zones: bo
     table = ctx[PL.OFF_PROFILE:PL.OFF_PROFILE + L.MAX_PLY * PL.PROF_KINDS].reshape(L.MAX_PLY, PL.PROF_KINDS)
     per_ply = {ply: dict(zip(KINDS, (int(x) for x in row[:len(KINDS)]))) for ply, row in enumerate(table)
                if row.sum()}
-    return dict(board=f"({spec.cols},{spec.rows},{spec.k})", moves=moves, zones=zones, tree_zones=tree_zones,
+    return dict(board=f"({spec.cols},{spec.rows},{spec.k})", moves=moves, zones=zones,
                 value=None if s.aborted else value, nodes=s.nodes, seconds=round(seconds, 2),
                 zone_nodes=int(ctx[PL.P_ZONE_NODES]), zone_skips=int(ctx[PL.P_ZONE_SKIPS]),
                 certificates_found=int(ctx[PL.P_FOUND]), certificates_reused=int(ctx[PL.P_REUSED]),
-                vcf_wins=int(ctx[PL.P_VCF_WINS]), null_nodes=int(ctx[PL.P_NULL_NODES]),
-                null_skips=int(ctx[PL.P_NULL_SKIPS]), zone_returns=int(ctx[PL.P_ZONE_RETURNS]),
+                vcf_wins=int(ctx[PL.P_VCF_WINS]),
                 kinds={k: sum(row[k] for row in per_ply.values()) for k in KINDS}, per_ply=per_ply)
 
 
@@ -77,13 +74,10 @@ def report(r: dict) -> str:
     """The profile as text: a summary line, the kinds' shares, one line per ply."""
     total = max(1, sum(r["kinds"].values()))
     skips = r["zone_skips"]
-    lines = [f"{r['board']} moves '{r['moves']}' zones {'on' if r['zones'] else 'off'}, tree zones "
-             f"{'on' if r['tree_zones'] else 'off'}: value "
+    lines = [f"{r['board']} moves '{r['moves']}' zones {'on' if r['zones'] else 'off'}: value "
              f"{'unknown' if r['value'] is None else r['value']}, {r['nodes']:,} nodes, {r['seconds']} s; "
              f"zones at {r['zone_nodes']:,} nodes closed {skips:,} moves "
-             f"({100 * skips / max(1, skips + r['nodes']):.1f} % of nodes + closed moves); "
-             f"{r['zone_returns']:,} nodes returned a zone, null children at {r['null_nodes']:,} nodes "
-             f"closed {r['null_skips']:,} moves",
+             f"({100 * skips / max(1, skips + r['nodes']):.1f} % of nodes + closed moves)",
              "ended as: " + ", ".join(f"{k} {100 * v / total:.1f} %" for k, v in r["kinds"].items()),
              "ply  nodes       " + " ".join(f"{k:>9}" for k in KINDS)]
     for ply, row in r["per_ply"].items():
@@ -100,15 +94,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--moves", default="", help="cells from the empty board, like 'e4,d4'")
     ap.add_argument("--tt-bits", type=int, default=25, help="table of 2**N entries (default 25: 256 MiB)")
     ap.add_argument("--node-limit", type=int, default=0, help="stop after this many nodes (0: none)")
-    ap.add_argument("--no-zones", action="store_true", help="reply and threat zones off (to measure them)")
-    ap.add_argument("--tree-zones", action="store_true", help="zones carried up the tree on (off by default)")
+    ap.add_argument("--no-zones", action="store_true", help="reply zones off (to measure them)")
     ap.add_argument("--json", help="also write the profile to this file")
     args = ap.parse_args(argv)
     try:
         if not 10 <= args.tt_bits <= 32 or args.node_limit < 0:
             raise MnkError("--tt-bits must be 10..32 and --node-limit >= 0")
         spec = GameSpec(args.cols, args.rows, args.k)
-        r = profile(spec, args.moves, args.tt_bits, args.node_limit, not args.no_zones, args.tree_zones)
+        r = profile(spec, args.moves, args.tt_bits, args.node_limit, not args.no_zones)
     except MnkError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -21,16 +21,14 @@ SMALL = [GameSpec(4, 4, 4), GameSpec(5, 4, 4), GameSpec(4, 5, 4), GameSpec(5, 5,
 
 
 def searcher(spec: GameSpec, min_empty: int, cap: int, tt_bits: int = 16, scan: int = 0, vcf: int = 0,
-             vcf_moves: int = 8, vcf_cap: int = 50, zone: int = 1, tree: int = 1) -> Search:
+             vcf_moves: int = 8, vcf_cap: int = 50, zone: int = 1) -> Search:
     """A search of ``spec`` testing certificates at nodes with ``min_empty`` empty cells
     (0: never), fresh searches capped at ``cap`` nodes, each move tried for one at
     nodes with ``scan`` empty cells (0: never), VCF at nodes with ``vcf`` empty
-    cells (0: never) with ``vcf_moves`` fours and ``vcf_cap`` nodes, reply
-    zones where certificates are tested (``zone`` 1) or not, and zones carried
-    up the tree (``tree`` 1, kernels/proofs/zones.py; off by default) or not."""
+    cells (0: never) with ``vcf_moves`` fours and ``vcf_cap`` nodes, and reply
+    zones where certificates are tested (``zone`` 1) or not."""
     s = Search(spec, np.zeros(1 << tt_bits, dtype=np.uint64))
     s.ctx[PL.P_ZONE_ON] = zone
-    s.ctx[PL.P_TREE_ZONES] = tree
     s.ctx[PL.P_MIN_EMPTY] = min_empty
     s.ctx[PL.P_CAP] = cap
     s.ctx[PL.P_SCAN_MIN_EMPTY] = scan

@@ -43,10 +43,6 @@ Pruning rules (each preserves the exact score):
 * free placement: were the side to move to pass and the opponent win by continuous
   fours, each move outside that line's *threat zone* (:func:`..proofs.threats.threat_zone`)
   loses to the same line: unsearched where that loss fails low;
-* free placement, zones up the tree (:mod:`..proofs.zones`): a node whose window
-  asks whether one side wins returns, with a proof that it cannot, a *zone* of that
-  proof; where the side to move cannot win, a move whose child's zone does not hold
-  it (a *null child*) refutes every move outside that zone: those are not searched;
 * a transposition table of bounds keyed by symmetry-canonical hashes.
 
 The preconditions of :func:`negamax` are written as code in
@@ -73,10 +69,9 @@ from ..core.sharing import (
     unmark_child,
 )
 from ..core.table import canonical_key, probe, push_hashes, set_root_hashes, store, work_of
-from ..proofs import zones as Z
 from ..proofs.layout import (
-    OFF_CHILD_ZONE, OFF_PROFILE, P_DFS_NODES, P_FOUND, P_MIN_EMPTY, P_THREAT_ZONES, P_VCF_MIN_EMPTY, P_VCF_MOVES,
-    P_VCF_NODE_CAP, P_VCF_NODES, P_VCF_TOTAL, P_ZONE_NODES, P_ZONE_ON,
+    OFF_PROFILE, P_DFS_NODES, P_FOUND, P_MIN_EMPTY, P_THREAT_ZONES, P_VCF_MIN_EMPTY, P_VCF_MOVES, P_VCF_NODE_CAP,
+    P_VCF_NODES, P_VCF_TOTAL, P_ZONE_NODES, P_ZONE_ON, P_ZONE_SKIPS,
     PROF_ALL, PROF_CUT, PROF_KINDS, PROF_PAIRING, PROF_PRELUDE, PROF_TABLE, PROF_THREATS,
 )
 from ..proofs.pairing import pairing_bounds, reply_zone
@@ -167,29 +162,9 @@ def _threat_zone_of(ctx, own, opp, ply, alpha):
 @inlined
 def _skip(ctx, paired, bound, skip_bound):
     """A move a zone closed: the bound of the closed moves' scores with it (0 for a
-    reply zone's or a null child's, ``paired``; ``bound`` for a threat zone's)."""
+    reply zone's, ``paired``; ``bound`` for a threat zone's)."""
+    ctx[P_ZONE_SKIPS] += ONE
     return max(skip_bound, 0 if paired else bound)
-
-
-@inlined
-def _ordered(ctx, tt, own, opp, cand, ply, tt_move):
-    """The moves ``cand`` of the node at ``ply`` written best first to its move list
-    (``ctx[OFF_MOVES + ply * MAX_CELLS:]``, :func:`..core.moves.order_moves`); their number."""
-    if cand & (cand - ONE) == ZERO:
-        ctx[OFF_MOVES + ply * MAX_CELLS] = np.uint64(lowest_bit_index(cand))  # a single move: nothing to order
-        return 1
-    return order_moves(ctx, tt, own, opp, cand, ply, tt_move, ctx[C_GRAVITY] != ZERO)
-
-
-@inlined
-def _busy_mark(ctx, ctl, ply, busy_base, busy_mask, may_defer):
-    """``(mark, key)`` of the child just pushed at ``ply + 1`` (ABDADA's busy marks,
-    :func:`..core.sharing.mark_child`; ``(-1, 0)`` when they are off): ``mark`` -2
-    puts the move off to the second pass (``may_defer``: another searcher is inside)."""
-    if busy_base <= 0:
-        return -1, np.int64(0)
-    child_key, _ = canonical_key(ctx, ply + 1)
-    return mark_child(ctl, child_key, busy_base, busy_mask, may_defer)
 
 
 # ------------------------------------------------------------------ the search
@@ -206,20 +181,17 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
         ctx[C_ABORTED] = ONE
     if ctx[C_ABORTED] != ZERO:
         return 0
-    board, mode = ctx[C_BOARD], Z.begin(ctx, alpha, beta)   # (which "cannot win" a zone may prove)
     # 1. forced lines and the static bounds: lower <= score <= upper (a result
     #    that meets one of them is exact, whatever window it was searched with)
     cand, lower, upper = node_prelude(ctx, own, opp, ply)
     if cand == ZERO:
         _count(ctx, ply, PROF_PRELUDE)
         ctx[C_RESULT_KIND] = TT_EXACT
-        Z.close(ctx, own, opp, mode, lower, True)
         return lower
     alpha, beta, kind, value = narrow(alpha, beta, lower, upper)
     if kind != 0:
         _count(ctx, ply, PROF_PRELUDE)
         ctx[C_RESULT_KIND] = result_kind(kind, value, lower, upper)
-        Z.close(ctx, own, opp, mode, value, True)
         return value
     # 2. the table's bound, then proofs (a VCF, pairing certificates)
     key, sym = canonical_key(ctx, ply)
@@ -232,24 +204,27 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
                                                                alpha, beta, lower, upper)
     if kind != 0:
         ctx[C_RESULT_KIND] = result_kind(kind, value, lower, upper)
-        Z.close(ctx, own, opp, mode, value, False)
         return value
     # 3. the moves, best first; busy marks (ABDADA) put a move another searcher is
     #    inside off to a second pass; near a task's root, the move searched is published
     path_at, path_end = path_word(ctx, ply)
-    mbase, n = OFF_MOVES + ply * MAX_CELLS, _ordered(ctx, tt, own, opp, cand, ply, tt_move)
+    mbase = OFF_MOVES + ply * MAX_CELLS
+    if cand & (cand - ONE) == ZERO:
+        ctx[mbase] = np.uint64(lowest_bit_index(cand))  # a single move: nothing to order
+        n = 1
+    else:
+        n = order_moves(ctx, tt, own, opp, cand, ply, tt_move, ctx[C_GRAVITY] != ZERO)
     player, task = ply & 1, np.int64(ctx[C_TASK_ID])
     busy_base, busy_mask = busy_marks(ctx, ctl, np.int64(ctx[C_CELLS]) - ply)
-    best, best_move, best_exact, deferred, second_pass, complete = -NO_SCORE, -1, False, ZERO, False, False
-    # 4. zones: one answer to all the moves outside their cells (a pairing reply, a threat line, a null child)
+    best, best_move, best_exact = -NO_SCORE, -1, False
+    deferred, second_pass = ZERO, False
+    # 4. zones: one answer to all the moves outside their cells (a pairing reply, a threat line)
     zone, zone_seen, skip_bound = _zone_of(ctx, own, opp, ply, alpha), ctx[P_FOUND], -NO_SCORE
     tzone, tbound = _threat_zone_of(ctx, own, opp, ply, alpha)
-    zbase, answer_zone, i = OFF_CHILD_ZONE + ply * MAX_CELLS, board, 0
-    null, reply_full = Z.start_moves(ctx, mode, zbase, n, zone, opp)
+    i = 0
     while True:
         if i == n:
             if deferred == ZERO or second_pass:
-                complete = True
                 break
             second_pass, i = True, 0
         cell = np.int64(ctx[mbase + i])
@@ -257,9 +232,8 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
         bit = ONE << np.uint64(cell)
         if second_pass and (deferred & bit) == ZERO:
             continue
-        if bit & zone & tzone & null == ZERO:
-            Z.closed_child(ctx, zbase + i - 1, bit, zone, tzone, null, reply_full)
-            skip_bound = _skip(ctx, bit & zone & null == ZERO, tbound, skip_bound)
+        if bit & zone & tzone == ZERO:
+            skip_bound = _skip(ctx, bit & zone == ZERO, tbound, skip_bound)
             continue
         alpha, beta, step = narrow_to_live_window(ctx, ctl, live_slot, task, alpha, beta, best, best_exact)
         if step == LIVE_CUT:
@@ -267,10 +241,13 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
         if step == LIVE_ABANDON:
             return 0
         push_hashes(ctx, ply, cell, player)
-        mark, mark_key = _busy_mark(ctx, ctl, ply, busy_base, busy_mask, not second_pass and i > 1)
-        if mark == -2:
-            deferred |= bit
-            continue
+        mark, mark_key = -1, np.int64(0)
+        if busy_base > 0:
+            child_key, _ = canonical_key(ctx, ply + 1)
+            mark, mark_key = mark_child(ctl, child_key, busy_base, busy_mask, not second_pass and i > 1)
+            if mark == -2:
+                deferred |= bit
+                continue
         if path_at >= 0:
             publish_step(ctl, path_at, task, i - 1, ply, ply + 1, cell, path_end)
         v = -negamax(ctx, tt, ctl, opp, own | bit, np.int64(ply + 1),
@@ -279,15 +256,12 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
             unmark_child(ctl, mark, mark_key)
         if ctx[C_ABORTED] != ZERO:
             return 0
-        null, answer_zone = Z.searched_child(ctx, mode, zbase + i - 1, bit, v, null, answer_zone)
         best, best_move, best_exact, alpha, cut = take_child(v, cell, best, best_move, best_exact, alpha, beta)
         if cut:
             break
-        if zone == board and ctx[P_FOUND] != zone_seen:   # a new certificate: a zone now?
+        if zone == ctx[C_BOARD] and ctx[P_FOUND] != zone_seen:   # a new certificate: a zone now?
             zone, zone_seen = _zone_of(ctx, own, opp, ply, alpha), ctx[P_FOUND]
-            null, reply_full = Z.with_reply_zone(ctx, mode, zone, opp, null, reply_full)
     best = max(best, skip_bound)   # (the moves zones closed)
-    Z.finish(ctx, mode, best, complete, mbase, zbase, n, null, answer_zone, board & ~(own | opp))
     # 5. store what was proven (exact when a bound meets the node's known bounds), with what it cost
     kind = node_kind(best, best_exact, beta, lower, upper)
     _count(ctx, ply, PROF_CUT if kind == TT_LOWER else PROF_ALL)

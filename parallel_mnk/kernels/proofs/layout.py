@@ -41,17 +41,7 @@ P_ZONE_SKIPS = OFF_PROOF + 18      #   moves it closed without a search
 P_ZONE_ON = OFF_PROOF + 19         # 1: the free-placement search looks for reply zones where it tests pairings,
                                    #   and for threat zones where it looks for VCFs
 P_THREAT_ZONES = OFF_PROOF + 20    # nodes where the opponent's VCF (as if the side to move passed) gave a threat zone
-P_TREE_ZONES = OFF_PROOF + 21      # 1: the free-placement search carries zones up the tree (.zones); off by
-                                   #   default (they cost more time than the nodes they save: bench/README.md)
-P_ZONE_RESULT = OFF_PROOF + 22     # the zone of the "cannot win" the last node returned proved (the board: none)
-P_UPPER_CERT = OFF_PROOF + 23      # pairing_bounds at the current node: the certificate (its ctx address) that
-P_LOWER_CERT = OFF_PROOF + 24      #   set upper = 0, lower = 0 (0: none),
-P_LOWER_MOVE = OFF_PROOF + 25      #   and the move before it, plus 1 (certificate_move; 0: none)
-P_LAST_CERT = OFF_PROOF + 26       # defender_has_certificate: the certificate that held (its ctx address)
-P_NULL_NODES = OFF_PROOF + 27      # counters: nodes where a null child's zone closed moves,
-P_NULL_SKIPS = OFF_PROOF + 28      #   moves it closed without a search,
-P_ZONE_RETURNS = OFF_PROOF + 29    #   nodes that returned a zone smaller than the board
-P_SCALARS_END = OFF_PROOF + 32
+P_SCALARS_END = OFF_PROOF + 24
 
 OFF_CELL_WIN = P_SCALARS_END                 # [cell][word]: the windows through a cell (read-only)
 LEVEL_U = 0                                  # a level of the search's stack: uncovered windows (WORDS),
@@ -75,8 +65,7 @@ PROF_CUT = 4         # a searched move failed high
 PROF_ALL = 5         # every move searched (or closed by a reply zone), none failed high
 PROF_KINDS = 8
 OFF_PROFILE = OFF_VCF_LINE + 2 * VCF_MAX_MOVES + 3
-OFF_CHILD_ZONE = OFF_PROFILE + (MAX_CELLS + 2) * PROF_KINDS   # [ply][i]: the zone of the i-th move's child (.zones)
-PROOF_END = OFF_CHILD_ZONE + (MAX_CELLS + 2) * MAX_CELLS
+PROOF_END = OFF_PROFILE + (MAX_CELLS + 2) * PROF_KINDS
 assert PROOF_END <= OFF_PROOF + PROOF_SIZE, "the proof region of ctx is too small"
 assert MAX_LINES <= WORDS * 64
 

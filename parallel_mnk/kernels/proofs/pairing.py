@@ -27,8 +27,7 @@ from ..core.common import insert_descending
 from ..core.layout import C_BOARD, C_CELLS, C_NLINES, OFF_LINES
 from .layout import (
     CERT_SIZE, LEVEL_CAND, LEVEL_F, LEVEL_I, LEVEL_N, LEVEL_SIZE, LEVEL_U, OFF_CELL_WIN, OFF_FOUND, OFF_RING,
-    OFF_RING_SCORE, OFF_STACK, P_CAP, P_CAPPED, P_DFS_NODES, P_FOUND, P_FRESH, P_LAST_CERT, P_LOWER_CERT, P_LOWER_MOVE,
-    P_MIN_EMPTY, P_REUSED, P_RING_NEXT, P_SCAN_MIN_EMPTY, P_UPPER_CERT, RING, WORDS,
+    OFF_RING_SCORE, OFF_STACK, P_CAP, P_CAPPED, P_DFS_NODES, P_FOUND, P_FRESH, P_MIN_EMPTY, P_REUSED, P_SCAN_MIN_EMPTY, P_RING_NEXT, RING, WORDS,
 )
 
 ZERO = np.uint64(0)
@@ -242,13 +241,11 @@ def defender_has_certificate(ctx, att, dfn, defender, fresh):
     """Whether the side ``defender`` (0 first player, 1 second) with stones ``dfn``
     holds a certificate against ``att``: one of its remembered certificates
     holds, or (with ``fresh``) a search capped at ``ctx[P_CAP]`` nodes finds one,
-    which is then remembered (the one that holds: its address in ``ctx[P_LAST_CERT]``).
-    False means only "none known"."""
+    which is then remembered. False means only "none known"."""
     ring = OFF_RING + defender * RING * CERT_SIZE
     for r in range(RING):
         if ctx[ring + r * CERT_SIZE] != ZERO and certificate_holds(ctx, ring + r * CERT_SIZE, att, dfn):
             ctx[P_REUSED] += ONE
-            ctx[P_LAST_CERT] = np.uint64(ring + r * CERT_SIZE)
             return True
     if not fresh:
         return False
@@ -266,7 +263,6 @@ def defender_has_certificate(ctx, att, dfn, defender, fresh):
         ctx[dst + j] = ctx[OFF_FOUND + j]
     if n == 0:
         ctx[dst] = ZERO   # no live window at all: nothing worth remembering
-    ctx[P_LAST_CERT] = np.uint64(dst)
     return True
 
 
@@ -276,26 +272,15 @@ def pairing_bounds(ctx, own, opp, cand, ply, alpha, beta, lower, upper):
     (stones ``own``, ``ply`` stones on the board) tightened to 0 by certificates,
     tried only where 0 would close the window ``(alpha, beta)`` and the node has
     at least ``ctx[P_MIN_EMPTY]`` empty cells: a certificate for the opponent
-    gives ``upper = 0``, one for the side to move ``lower = 0``. The certificates
-    used (and the move before one) are left in ``ctx[P_UPPER_CERT]``,
-    ``ctx[P_LOWER_CERT]`` and ``ctx[P_LOWER_MOVE]`` for their zones (:mod:`.zones`);
-    the caller zeroes those slots before."""
+    gives ``upper = 0``, one for the side to move ``lower = 0``."""
     if np.int64(ctx[C_CELLS]) - ply < np.int64(ctx[P_MIN_EMPTY]):
         return lower, upper
     player = ply & 1
     if upper > 0 and alpha >= 0 and defender_has_certificate(ctx, own, opp, 1 - player, True):
         upper = 0
-        ctx[P_UPPER_CERT] = ctx[P_LAST_CERT]
     if lower < 0 and beta <= 0:
-        if defender_has_certificate(ctx, opp, own, player, True):
+        if defender_has_certificate(ctx, opp, own, player, True) or certificate_move(ctx, own, opp, ply, cand) >= 0:
             lower = 0
-            ctx[P_LOWER_CERT] = ctx[P_LAST_CERT]
-        else:
-            move = certificate_move(ctx, own, opp, ply, cand)
-            if move >= 0:
-                lower = 0
-                ctx[P_LOWER_CERT] = ctx[P_LAST_CERT]
-                ctx[P_LOWER_MOVE] = np.uint64(move + 1)
     return lower, upper
 
 
