@@ -75,7 +75,7 @@ assert MAX_LINES <= WORDS * 64
 # (the figures that chose them: bench/README.md, "Settings and their figures")
 PAIRING_MIN_EMPTY = 8
 PAIRING_CAP = 100
-SCAN_PLIES = 6
+SCAN_PLIES = 12
 # VCF at nodes of free placement, k >= 3: from VCF_MIN_EMPTY empty cells, at most VCF_MOVES fours a
 # node and VCF_NODE_CAP nodes a search (bench/README.md, "Settings and their figures")
 VCF_MIN_EMPTY = 12
