@@ -179,8 +179,11 @@ def test_cli_output_holds_no_ray_log_lines(ray_session):
     """Lines that Ray's processes write (a worker's stdout, the raylet's and the GCS's
     stderr) while the CLI solves through ``--address`` stay out of the CLI's output:
     stdout is the one JSON object (a lost node once put 22 lines of Ray statistics
-    after it), stderr has none of them."""
-    from ray._private.worker import _global_node   # the session's log folder (no public way to ask)
+    after it), stderr has none of them. Error messages the cluster sends its drivers
+    (a lost node's "marked dead ... raylet crashes unexpectedly" once followed the JSON
+    object) go to stderr."""
+    from ray._private.utils import publish_error_to_driver   # what Ray's own processes call
+    from ray._private.worker import _global_node, global_worker   # the session (no public way to ask)
     logs = Path(_global_node.get_logs_dir_path())
     address = ray_session.get_runtime_context().gcs_address
     planted: list[int] = []
@@ -193,6 +196,7 @@ def test_cli_output_holds_no_ray_log_lines(ray_session):
                 if f.exists():
                     with open(f, "a") as out:
                         out.write(f"PLANTED LINE {len(planted)}\n")
+            publish_error_to_driver("planted", f"PLANTED ERROR {len(planted)}", global_worker.gcs_client)
             planted.append(1)
             stop.wait(0.2)
 
@@ -210,7 +214,8 @@ def test_cli_output_holds_no_ray_log_lines(ray_session):
     assert p.returncode == 0, p.stderr
     assert len(p.stdout.splitlines()) == 1, p.stdout[:1000]
     assert (json.loads(p.stdout)["value"]) == "draw"
-    assert "PLANTED" not in p.stderr, p.stderr[:1000]
+    assert "PLANTED LINE" not in p.stderr, p.stderr[:1000]
+    assert "PLANTED ERROR" in p.stderr, "no error message reached the CLI: the check saw nothing"
 
 
 def test_address_needs_the_ray_backend():

@@ -24,6 +24,9 @@ answers and the per-worker accounting have the same meaning.
   tasks through the actor (not ``ray.cancel``: a forced cancel racing a task's
   reply aborts the driver in Ray 2.60, "Tried to complete task that was not
   pending") and shuts down a Ray this backend started.
+* Output: a Ray this backend starts or joins keeps its processes' log lines to
+  themselves (``log_to_driver=False``) and prints the cluster's error messages
+  (a lost node) on stderr, not stdout: the CLI's stdout is its answer.
 * Start-up: a local Ray takes seconds to start; worker processes load the
   kernels from numba's cache (warm-up tasks, before the first solve).
 """
@@ -33,7 +36,7 @@ import logging
 import os
 import socket
 import time
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from ...game.rules import MnkError
 from ...kernels.core import layout as L
@@ -57,6 +60,7 @@ class RayBackend(Backend):
         self.ray = ray
         self.n, self.tt_bits, self.address = workers, tt_bits, address
         self._owns_ray = False
+        self._restore_messages: Optional[Callable[[], None]] = None
         t = time.perf_counter()
         if not ray.is_initialized():
             self._init_ray(workers, address)
@@ -98,6 +102,7 @@ class RayBackend(Backend):
             raise MnkError(f"cannot start or join Ray{'' if address is None else ' at ' + address}: "
                            f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
         self._owns_ray = True
+        self._restore_messages = _driver_messages_to_stderr()
 
     # ------------------------------------------------------------ the backend contract
     def start(self, slot: int, task: AnyTask) -> bool:
@@ -169,6 +174,28 @@ class RayBackend(Backend):
         close_memfd_table(self._table)
         if self._owns_ray and ray.is_initialized():
             ray.shutdown()
+        if self._restore_messages is not None:
+            self._restore_messages()
+            self._restore_messages = None
+
+
+def _driver_messages_to_stderr() -> Optional[Callable[[], None]]:
+    """Send what Ray prints in this process on its own (the cluster's error messages,
+    such as a node marked dead, which Ray writes to stdout) to stderr: stdout is the
+    answer. Returns the undo (None where this Ray has no such printer)."""
+    from ray._private import worker as ray_worker   # no public switch for these messages
+    printer = getattr(ray_worker, "print_to_stdstream", None)
+    if printer is None:
+        return None
+
+    def to_stderr(data: dict, ignore_prefix: bool) -> None:
+        printer(dict(data, is_err=True), ignore_prefix)
+
+    ray_worker.print_to_stdstream = to_stderr
+
+    def undo() -> None:
+        ray_worker.print_to_stdstream = printer
+    return undo
 
 
 def _check_reachable(address: str, timeout: float = REACH_TIMEOUT_S) -> None:
