@@ -75,7 +75,7 @@ def test_proofs_at_every_node_match_the_naive_solver(spec):
 def test_proofs_keep_the_plain_searchs_scores_on_bigger_boards(spec, stones):
     plain = searcher(spec, 0, 0, 20)
     proofs = Search(spec, np.zeros(1 << 20, dtype=np.uint64))   # the default policy
-    assert proofs.ctx[PL.P_MIN_EMPTY] > 0 and (proofs.ctx[PL.P_SCAN_MIN_EMPTY] > 0) == (spec.k >= 5)
+    assert proofs.ctx[PL.P_MIN_EMPTY] > 0 and proofs.ctx[PL.P_SCAN_MIN_EMPTY] == PL.PAIRING_MIN_EMPTY
     assert proofs.ctx[PL.P_VCF_MIN_EMPTY] > 0
     for pos in random_positions(spec, 12, stones, seed=7 * spec.cells + spec.k, quiet=True):
         own, opp = pos.stones()

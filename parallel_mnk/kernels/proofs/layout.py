@@ -71,11 +71,10 @@ assert MAX_LINES <= WORDS * 64
 
 
 # where the exact search tests pairings: from PAIRING_MIN_EMPTY empty cells, each test capped at
-# PAIRING_CAP search nodes; k >= 5: each move is tried for a certificate at the first SCAN_PLIES plies
-# (the figures that chose them: bench/README.md, "Settings and their figures")
+# PAIRING_CAP search nodes; at those nodes a side to move without a certificate tries each move
+# for one (the scan) (the figures that chose them: bench/README.md, "Settings and their figures")
 PAIRING_MIN_EMPTY = 8
 PAIRING_CAP = 100
-SCAN_PLIES = 12
 # VCF at nodes of free placement, k >= 3: from VCF_MIN_EMPTY empty cells, at most VCF_MOVES fours a
 # node and VCF_NODE_CAP nodes a search (bench/README.md, "Settings and their figures")
 VCF_MIN_EMPTY = 12
@@ -88,7 +87,7 @@ def fill_proof_tables(ctx, lines, cells: int, k: int, gravity: bool) -> None:
     windows are the bit masks ``lines`` (in the order of ``ctx[OFF_LINES:]``),
     and where the exact search tests pairings: free placement with
     ``4 <= k <= MAX_PAIR_K`` (k = 3 boards are small, and their windows rarely pair),
-    with the move scan from ``k = 5`` (at k = 4 certificates appear only deep in the tree);
+    with the move scan wherever pairings are tested;
     and where it looks for wins by continuous fours: free placement with ``k >= 3``."""
     if not gravity and k >= 3:
         ctx[P_VCF_MIN_EMPTY] = VCF_MIN_EMPTY
@@ -98,8 +97,7 @@ def fill_proof_tables(ctx, lines, cells: int, k: int, gravity: bool) -> None:
         ctx[P_MIN_EMPTY] = PAIRING_MIN_EMPTY
         ctx[P_CAP] = PAIRING_CAP
         ctx[P_ZONE_ON] = 1
-        if k >= 5:
-            ctx[P_SCAN_MIN_EMPTY] = max(1, cells - SCAN_PLIES)
+        ctx[P_SCAN_MIN_EMPTY] = PAIRING_MIN_EMPTY
     for i, line in enumerate(lines):
         cell = 0
         while line:
