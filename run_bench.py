@@ -190,10 +190,13 @@ def main(argv=None) -> int:
                                 ["case", "positions", "pool_time_s", "ray_time_s", "ratio", "ray_tasks",
                                  "overhead_per_task_ms", "watches_per_task", "pool_nodes", "ray_nodes", "same_scores"]))
     print()
-    print(common.markdown_table([r for r in rows if r["suite"].startswith("many-cores")],
-                                ["suite", "case", "pool", "solver", "workers", "time_s", "process_s", "nodes",
-                                 "speedup", "process_speedup", "overhead", "busy_share", "rate", "splits",
-                                 "pool_start_s", "vs_peer", "vs_peer_process", "ceiling", "ceiling_slowest"]))
+    print(common.markdown_table([r for r in rows if r["suite"].startswith("many-cores")
+                                 and r["suite"] != "many-cores-machine"],
+                                ["suite", "case", "pool", "solver", "workers", "base_workers", "value", "time_s",
+                                 "process_s", "nodes", "speedup", "process_speedup", "overhead", "busy_share", "rate",
+                                 "splits", "pool_start_s", "vs_peer", "vs_peer_process", "ceiling", "ceiling_slowest"]))
+    machine = [r for r in rows if r["suite"] == "many-cores-machine"]
+    print(common.markdown_table(machine, sorted({k for r in machine for k in r if k not in ("suite", "case")})))
     print()
     print(common.markdown_table([r for r in rows if r["suite"] == "certificates"],
                                 ["case", "claim", "solve_s", "records", "pairing_records", "positions", "rule_leaves",

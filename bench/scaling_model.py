@@ -162,11 +162,13 @@ def machine_profile(name: str) -> Optional[dict]:
         return None
 
 
-def profile_rate(profile: Optional[dict], pool: str, workers: int) -> float:
+def profile_rate(profile: Optional[dict], pool: str, workers: int, free: bool = False) -> float:
     """A profile's busy rate for ``pool`` at ``workers`` (the nearest measured
-    worker count at or below it; 1.0 without a profile)."""
+    worker count at or below it; 1.0 without a profile); ``free``: the free
+    boards' rates where the profile has them, else the 7x6 board's."""
     if profile is None:
         return 1.0
-    rates = {int(w): float(r) for w, r in profile["rate"].get(pool, {}).items()}
+    table = profile.get("rate_free") if free and profile.get("rate_free") else profile["rate"]
+    rates = {int(w): float(r) for w, r in table.get(pool, {}).items()}
     below = [w for w in rates if w <= workers]
     return rates[max(below)] if below else 1.0

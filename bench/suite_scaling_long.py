@@ -16,7 +16,9 @@ overhead, span and speed-up bound at many workers (node counts, in this process)
   over the serial nodes and the span bound at 16 and 64 workers;
 * the model (:mod:`.scaling_model`): at 16 and 64 workers on each pool, the
   speed-up predicted for as many cores, with the busy rates of a machine
-  profile (default the 16-core Xeon's, ``bench/machines/xeon16.json``).
+  profile (default the 16-core Xeon's, ``bench/machines/xeon16.json``); and for
+  the many-cores suite's free boards, empty (4,9,4) and (9,6,5) weak at 2 and 16
+  workers on the process pool (:func:`free_model_rows`).
 """
 from __future__ import annotations
 
@@ -143,22 +145,27 @@ def _many_rows(weak: bool, many: int, log) -> list[dict]:
 
 
 def _model_rows(weak: bool, counts: tuple[int, ...], profile: Optional[dict], log) -> list[dict]:
-    """The model's speed-up on as many cores as workers (``bench/scaling_model.py``): per
-    pool and worker count, one solve in this process (time-shared here) gives the
-    nodes and the task log's trace, replayed with the profile's busy rates."""
-    case = "empty 7x6 weak" if weak else "empty 7x6 exact"
-    pos = Position(CONNECT4)
+    """The model's rows for the empty 7x6 board (:func:`model_rows`), both pools."""
+    return model_rows("empty 7x6 " + ("weak" if weak else "exact"), Position(CONNECT4), weak, counts, profile, log)
+
+
+def model_rows(case: str, pos: Position, weak: bool, counts: tuple[int, ...], profile: Optional[dict], log,
+               pools: tuple[str, ...] = BACKENDS, free: bool = False) -> list[dict]:
+    """The model's speed-up over one worker on as many cores as workers
+    (``bench/scaling_model.py``): per pool and worker count, one solve in this process
+    (time-shared here) gives the nodes and the task log's trace, replayed with the
+    profile's busy rates (``free``: its free boards' rates, where it has them)."""
     serial = solve(pos, weak=weak, pv=False, tt_bits=TT_BITS, progress=False, book="none")
     serial_rate = serial.nodes / serial.time_s
     rows = []
-    for pool in BACKENDS:
+    for pool in pools:
         for workers in counts:
             r = solve(pos, workers=workers, backend=pool, weak=weak, pv=False, tt_bits=TT_BITS, progress=False,
                       book="none")
             assert r.parallel is not None and r.value == serial.value and r.score == serial.score
             trace = get_coordinator(pool, workers, TT_BITS).log.trace
             turn_s = r.parallel["coordinator_cpu_s"] / max(1, len(trace))
-            rate = scaling_model.profile_rate(profile, pool, workers)
+            rate = scaling_model.profile_rate(profile, pool, workers, free)
             pr = scaling_model.predict(trace, serial.nodes, r.parallel["coordinator_nodes"], workers, rate=rate,
                                        serial_rate=serial_rate, turn_s=turn_s)
             rows.append({"suite": "model", "case": case, "pool": pool, "workers": workers, "nodes": r.nodes,
@@ -169,6 +176,26 @@ def _model_rows(weak: bool, counts: tuple[int, ...], profile: Optional[dict], lo
                 f"{workers} x busy {pr.busy_share:.2f} x rate {rate:.2f} / overhead {pr.overhead:.2f} "
                 f"(counted here {r.nodes / serial.nodes:.2f}; {r.parallel['splits']} splits, "
                 f"coordinator {turn_s * 1e6:.0f} us an answer)")
+    return rows
+
+
+# the free boards of the many-cores suite the model predicts (weak, process pool): (case, board, worker counts)
+FREE_MODEL_CASES = (("empty (4,9,4) weak", GameSpec(4, 9, 4), (2, 16)),
+                    ("empty (9,6,5) weak", GameSpec(9, 6, 5), (2, 16)))
+
+
+def free_model_rows(profile: Optional[dict], log) -> list[dict]:
+    """The model's rows for the free boards of the many-cores suite (:data:`FREE_MODEL_CASES`),
+    with the 16-worker figure over 2 workers' beside each (the measure of (9,6,5))."""
+    rows = []
+    for case, spec, counts in FREE_MODEL_CASES:
+        case_rows = model_rows(case, Position(spec), True, counts, profile, log, pools=("process",), free=True)
+        two = next((r["speedup"] for r in case_rows if r["workers"] == 2), None)
+        for r in case_rows:
+            if two and r["workers"] > 2:
+                r["speedup_over_2"] = r["speedup"] / two
+                log(f"model: {case}, {r['workers']} workers over 2: {r['speedup_over_2']:.1f}x")
+        rows += case_rows
     return rows
 
 
@@ -186,4 +213,5 @@ def run(workers_list=(1, 2), repeat: int = 3, peers: Optional[list[Peer]] = None
         rows += _process_rows(weak, workers_list, repeat, peers or [], log)
         rows += _many_rows(weak, many, log)
         rows += _model_rows(weak, (16, 64), rates, log)
+    rows += free_model_rows(rates, log)
     return rows

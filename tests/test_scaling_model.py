@@ -94,3 +94,54 @@ def test_many_cores_profile_and_peer_threads(tmp_path):
              for w, s in ((1, 1.0), (16, 3.5))]
     rows += [{"suite": "many-cores-ceiling", "workers": 16, "ceiling": 14.0}]
     assert plots.plot_many_cores(plt, rows, tmp_path / "m.png") and (tmp_path / "m.png").stat().st_size > 1000
+
+
+def test_free_rates_and_a_base_of_two_workers():
+    profile = {"rate": {"process": {"16": 0.8}}, "rate_free": {"process": {"16": 0.6}}}
+    assert M.profile_rate(profile, "process", 16, free=True) == 0.6
+    assert M.profile_rate(profile, "process", 16) == 0.8
+    assert M.profile_rate({"rate": {"process": {"16": 0.8}}}, "process", 16, free=True) == 0.8
+    # a case whose fewest workers are 2 ((9,6,5)): the factors multiply to its speed-up over 2
+    base = {"time_s": 40.0, "nodes": 18_000_000, "parallel": {"busy_s": 76.0, "probe_s": 39.0, "abandoned_s": 0.0}}
+    answer = {"time_s": 8.0, "nodes": 22_000_000, "parallel": {"busy_s": 120.0, "probe_s": 7.5, "abandoned_s": 1.0}}
+    f = MC.factors(answer, base, 16)
+    base_share = 76.0 / (2 * 40.0)
+    assert f["speedup"] == pytest.approx(5.0)
+    assert 16 / 2 * f["busy_share"] / base_share * f["rate"] / f["overhead"] == pytest.approx(f["speedup"])
+
+
+def test_many_cores_profile_keeps_the_families_and_the_machine_apart(tmp_path):
+    rows = [{"suite": "many-cores-machine", "case": "the machine", "workers": 16, "cpu_mhz": 2400,
+             "stream_gbs_1": 10.0, "peer_weak_1_to_16": 3.0},
+            {"suite": "many-cores", "pool": "process", "workers": 16, "rate": 0.8, "case": "empty 7x6 weak",
+             "base_workers": 1},
+            {"suite": "many-cores", "pool": "process", "workers": 16, "rate": 0.6, "case": "empty (4,9,4) weak",
+             "base_workers": 1},
+            {"suite": "many-cores", "pool": "process", "workers": 16, "rate": 0.9, "case": "empty (9,6,5) weak",
+             "base_workers": 2}]   # (a rate against 2 workers is not a rate over one: left out)
+    profile = MC.machine_profile(rows, {"cpu_model": "X", "usable_cpus": 16})
+    assert profile["rate"] == {"process": {"16": 0.8}} and profile["rate_free"] == {"process": {"16": 0.6}}
+    assert profile["facts"] == {"workers": 16, "cpu_mhz": 2400, "stream_gbs_1": 10.0, "peer_weak_1_to_16": 3.0}
+    peers = [{"workers": 1, "time_s": 21.0}, {"workers": 16, "time_s": 7.0}]
+    assert MC._yardstick(peers, True) == {"peer_weak_1_to_16": 3.0} and MC._yardstick(peers[:1], False) == {}
+    plt = plots._pyplot()
+    if plt is None:
+        pytest.skip("matplotlib is not installed (the bench extra)")
+    free = [{"suite": "many-cores", "case": "empty (9,6,5) weak", "pool": "process", "workers": w, "speedup": s,
+             "base_workers": 2} for w, s in ((2, 1.0), (16, 4.7))]
+    single = [{"suite": "many-cores", "case": "empty (4,10,4) weak", "pool": "process", "workers": 16,
+               "speedup": 1.0, "base_workers": 16}]
+    assert plots.plot_many_cores(plt, free + single, tmp_path / "f.png") and (tmp_path / "f.png").stat().st_size > 1000
+    assert not plots.plot_many_cores(plt, single, tmp_path / "s.png")   # (one worker count: no curve)
+
+
+def test_machine_probe_reads_the_cpu_and_measures_memory(monkeypatch):
+    from bench import machine_probe as P
+    facts = P.cpu_facts()
+    assert set(facts) == {"cpu_mhz", "cpu_max_mhz", "llc", "numa_nodes", "hypervisor"}
+    monkeypatch.setattr(P, "STREAM_MIB", 4)
+    monkeypatch.setattr(P, "TABLE_MIB", 8)
+    monkeypatch.setattr(P, "READS", 1 << 14)
+    fig = P.memory_figures(2)
+    assert fig["stream_gbs_1"] > 0 and fig["random_mreads_all"] > 0
+    assert fig["stream_scaling"] == pytest.approx(fig["stream_gbs_all"] / fig["stream_gbs_1"], rel=0.01)
