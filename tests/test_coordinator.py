@@ -7,6 +7,8 @@
 * a deep split (about 1450 tasks) refreshes only the windows a result can change
   (counted, not timed);
 * a task result that decides nothing is an internal error, not a livelock;
+* a task the shared table decides at once is settled at hand-out, truly, and
+  fewer tasks run;
 * on a simulated backend (threads 'searching' fake games, finishing in random
   order, live windows and abandons, helpers): the root value is the minimax one,
   every time.
@@ -24,7 +26,8 @@ import pytest
 
 from checks import (ABC, BIG_TT_BITS, WIDE, FakeGame, abc_nodes, check_accounting, check_best_move,
                     check_fail_soft, count_refreshes, make_tree, pool_tasks, random_positions, serial_score,
-                    split_solve)
+                    spec_id, split_solve)
+from naive import naive_score
 from parallel_mnk import GameSpec, Position
 from parallel_mnk.kernels.core.layout import TT_EXACT, TT_LOWER, TT_UPPER
 from parallel_mnk.parallel.scheduling import coordinator as coordinator_module
@@ -138,6 +141,43 @@ def test_running_children_of_one_node_are_capped_on_free_boards(monkeypatch, spe
     assert seen["max"] == cap if cap else seen["max"] > 1
 
 
+@pytest.mark.parametrize("spec", [GameSpec(5, 4, 4), GameSpec(5, 4, 4, True)], ids=spec_id)
+def test_tasks_the_table_decides_are_settled_at_hand_out(monkeypatch, spec):
+    """Before a node is handed out as a task, the coordinator asks the shared table
+    (a search of one node): on exact 4-worker solves of random positions, whatever
+    that settles is true (fail-soft in the node's window, against naive.py's value
+    of the node), fewer tasks run than with the look-up off, and every answer is the
+    serial one either way."""
+    settled = []
+    original = coordinator_module.Coordinator.search_tree
+
+    def logged(self, tree, spec_, salt, deadline, status=None, settle=None):
+        def logging_settle(node):
+            got = settle(node)
+            if got is not None:
+                settled.append((node.own, node.opp, node.ply, node.alpha, node.beta, got[0]))
+            return got
+        return original(self, tree, spec_, salt, deadline, status, settle=None if settle is None else logging_settle)
+
+    monkeypatch.setattr(coordinator_module.Coordinator, "search_tree", logged)
+    positions = random_positions(spec, 10, (8, 10), seed=23)
+    tasks = {}
+    for on in (True, False):
+        monkeypatch.setattr(coordinator_module, "SETTLE_AT_HAND_OUT", on)
+        tasks[on] = 0
+        for pos in positions:
+            r = split_solve(pos, 4, pv=False, split_depth=2)
+            assert r.score == serial_score(pos), pos.move_stack
+            check_best_move(pos, r.best_move, r.score, weak=False)
+            tasks[on] += r.parallel["tasks"]
+        if on:
+            assert settled, "the table settled no task at hand-out"
+            for own, opp, ply, alpha, beta, value in settled:
+                x, o = (own, opp) if ply % 2 == 0 else (opp, own)
+                check_fail_soft(value, naive_score(spec, x, o), alpha, beta, f"{bin(own)} {bin(opp)}")
+    assert tasks[True] < tasks[False], tasks
+
+
 def test_deep_split_refreshes_only_what_each_result_changed(monkeypatch):
     """A deep split of a free board (5x4 k=4, split depth 3: ~360 tasks since the
     strategy-stealing and VCF bounds settle parts of the split tree): every
@@ -145,7 +185,10 @@ def test_deep_split_refreshes_only_what_each_result_changed(monkeypatch):
     bounds it changed, never the whole tree. Regression guard: when
     ``SplitTree.record`` refreshed the windows of the whole tree after every
     result, this took 4.7 s of coordinator CPU (3.2 ms per task) against 0.06 s
-    for the whole serial solve. Counted (nodes visited per result), not timed."""
+    for the whole serial solve. Counted (nodes visited per result), not timed.
+    (The look-up of each task in the table at hand-out is off here: with it the
+    table settles all but a few of these tasks, and the results to count are gone.)"""
+    monkeypatch.setattr(coordinator_module, "SETTLE_AT_HAND_OUT", False)
     calls = count_refreshes(monkeypatch)
     pos = Position(GameSpec(5, 4, 4))
     r = split_solve(pos, 2, pv=False, split_depth=3)

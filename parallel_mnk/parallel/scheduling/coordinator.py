@@ -4,7 +4,9 @@
 until its root is settled:
 
 * dispatch: tasks in the tree's order (best-ordered first) to free places (a
-  worker's slot); those young-brothers-wait allows,
+  worker's slot), each first looked up by a search of one node on the shared
+  table (a transposition or mirror image of a position already proven is
+  settled there, without a task); those young-brothers-wait allows,
   plus at most ``MAX_SPECULATIVE`` handed out before their elder brother is
   settled (any number on a backend without helpers); with helpers, on free
   boards, at most ``MAX_SIBLINGS`` running children of one node;
@@ -56,6 +58,7 @@ MAX_HELPERS = 64           # at most this many workers on one task
 MAX_SIBLINGS = {False: 1, True: 0}
 SPLITS = True              # split running tasks for idle workers (False: idle workers help a running task instead)
 SPLIT_AFTER_S = 0.002      # a task runs this long before it may be split (what it finished is in the table)
+SETTLE_AT_HAND_OUT = True  # a task the shared table decides in one node is settled by the coordinator instead
 SPLIT_MIN_EMPTY = 16       # no split at nodes with fewer empty cells (their subtrees are too small to share)
 SPLIT_POLL_S = 0.001       # how often the coordinator looks for a task to split while workers are idle
 TURN_S = 0.05              # the longest it waits for results before it looks at its limits and the watch again
@@ -162,6 +165,8 @@ class Coordinator:
         try:
             while not tree.done:
                 self._dispatch(tree, spec, salt)
+                if tree.done:   # (the table settled the last open node at hand-out)
+                    break
                 if not self.running:
                     raise RuntimeError("internal error: the split tree has no task to run but is not settled")
                 waiting = self._splitting(spec) and self.running < len(self.slots)
@@ -220,6 +225,26 @@ class Coordinator:
     def _hand_out(self, tree: SplitTree, spec: GameSpec, salt: int, idle: list[Slot], helpers: bool) -> None:
         """Start the tasks the tree allows now on slots taken from ``idle``
         (``helpers``: the slots left idle will join running tasks)."""
+        nodes = self._choose(tree, spec, len(idle), helpers)
+        while nodes is None:   # (the table settled a node: the tree's order and windows changed)
+            if tree.done:
+                return
+            nodes = self._choose(tree, spec, len(idle), helpers)
+        # busy marks (ABDADA) where a subtree may be searched by two workers at once:
+        # tasks that idle workers will join, and those workers
+        company = helpers and self.backend.helpers and len(nodes) < len(idle)
+        for node in nodes:
+            task = Task(next(_task_ids), spec.cols, spec.rows, spec.k, spec.gravity, int(salt), node.own,
+                        node.opp, node.ply, node.alpha, node.beta, node.path(), marks=company)
+            if self.journal is not None:
+                self.journal.handed_out(tree, task)
+            self._start(idle.pop(0), node, task)
+
+    def _choose(self, tree: SplitTree, spec: GameSpec, wanted: int, helpers: bool) -> Optional[list[Node]]:
+        """Up to ``wanted`` frontier nodes to hand out now (young-brothers-wait, the
+        speculative and sibling caps); None when the shared table settled one of
+        them at once instead (:data:`SETTLE_AT_HAND_OUT`: a transposition or mirror
+        image of a position already proven needs no task)."""
         speculative = sum(1 for s in self.slots
                           if s.job is not None and s.job.node is not None and not tree.eligible(s.job.node))
         nodes: list[Node] = []
@@ -232,20 +257,20 @@ class Coordinator:
             if cap and node.parent is not None:
                 if running.get(id(node.parent), 0) >= cap:
                     continue   # (its idle worker will join a running task instead)
+            if SETTLE_AT_HAND_OUT and self._settle is not None:
+                known = self._settle(node)
+                if known is not None:
+                    tree.record(node, *known)
+                    if node.settled() or tree.done:
+                        return None
+                    # (a bound that does not settle the node for its window: it still needs its task)
+            if cap and node.parent is not None:
                 running[id(node.parent)] = running.get(id(node.parent), 0) + 1
             speculative += not eligible
             nodes.append(node)
-            if len(nodes) == len(idle):
+            if len(nodes) == wanted:
                 break
-        # busy marks (ABDADA) where a subtree may be searched by two workers at once:
-        # tasks that idle workers will join, and those workers
-        company = helpers and self.backend.helpers and len(nodes) < len(idle)
-        for node in nodes:
-            task = Task(next(_task_ids), spec.cols, spec.rows, spec.k, spec.gravity, int(salt), node.own,
-                        node.opp, node.ply, node.alpha, node.beta, node.path(), marks=company)
-            if self.journal is not None:
-                self.journal.handed_out(tree, task)
-            self._start(idle.pop(0), node, task)
+        return nodes
 
     def _split(self, tree: SplitTree) -> bool:
         """Split the running task whose published line has the shallowest finished
