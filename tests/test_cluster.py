@@ -150,7 +150,8 @@ def test_ray_time_limit_gives_unknown_and_the_backend_still_works(ray_session):
     t = time.monotonic()
     r = ray_solve(pos, time_limit=0.3, pv=False)
     took = time.monotonic() - t
-    assert r.value == "unknown" and r.score is None and r.best_move is None
+    assert r.value == "unknown" and r.score is None and r.pv == [] and r.bounds is not None
+    assert r.best_move is None or r.best_move in pos.legal_moves()   # the best move so far, not proved
     assert took < 5.0, f"a 0.3 s limit took {took:.2f} s"
     check_accounting(r, 2)
     small = Position.from_moves(GameSpec(6, 5, 4, True), "334")

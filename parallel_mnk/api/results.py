@@ -53,8 +53,11 @@ class SolveResult:
 
     ``value`` is a :class:`Value` (``unknown`` when a limit stopped the search);
     ``score`` the exact docs/design.md score (None when weak or unknown);
-    ``best_move`` and ``pv`` are moves (None/empty when the game is over or the
-    value unknown); ``nodes`` counts every node searched, also those of the
+    ``best_move`` and ``pv`` are moves (None/empty when the game is over; with
+    an unknown value, ``best_move`` is the best move found so far, not proved,
+    or None, and ``pv`` is empty); ``bounds``, with an unknown value, the
+    lowest and highest score the finished searches left possible (weak: of
+    -1/0/1; None where the engine does not say); ``nodes`` counts every node searched, also those of the
     best-move and variation searches; ``workers`` the per-process figures;
     ``proof`` which prover settled the value (:func:`prover_of`; None when the
     game is over, the value unknown, or it came from a checkpoint journal);
@@ -78,6 +81,7 @@ class SolveResult:
     certificates: Optional[list] = None   # the mnk-proof/1 files written for the value (solve(certificate=))
     proof: Optional[str] = None        # which prover settled the value (:func:`prover_of`)
     parallel: Optional[dict] = None    # a parallel solve's phases and span (``parallel.tasklog``)
+    bounds: Optional[tuple[int, int]] = None   # an unknown value: the score's proven bounds (weak: of -1/0/1)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form of docs/design.md (moves in the input's notation)."""
@@ -93,6 +97,7 @@ class SolveResult:
             **({} if self.checkpoint is None else {"checkpoint": self.checkpoint}),
             **({} if self.parallel is None else {"parallel": self.parallel}),
             **({} if self.certificates is None else {"certificates": self.certificates, "certified": "value"}),
+            **({} if self.bounds is None else {"bounds": list(self.bounds)}),
         }
 
 

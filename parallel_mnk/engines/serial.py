@@ -68,7 +68,9 @@ def _alpha_beta(position: Position, opts: SolveOptions, search: Search, started:
     nodes = earlier + search.nodes
     stats = [WorkerStats(0, 1, nodes, time.process_time() - cpu0, 0, *search.proof_counts)]
     if result is None:
-        return SolveResult(position.spec, Value.UNKNOWN, None, None, [], nodes, elapsed, stats)
+        cell = search.move_so_far(own, opp, position.ply)
+        return SolveResult(position.spec, Value.UNKNOWN, None, None if cell < 0 else position.move_of_cell(cell), [],
+                           nodes, elapsed, stats, bounds=search.bounds)
     score, line = result
     value = value_of_score(score)
     return SolveResult(position.spec, value, None if opts.weak else score, line[0], line,

@@ -77,3 +77,18 @@ def weak_value(probe: Callable[[int, int], Optional[int]]) -> Optional[int]:
         return None if v is None else (1 if v > 0 else -1)
     v = probe(0, 1)
     return None if v is None else (1 if v > 0 else 0)
+
+
+def narrowed(bounds: tuple[int, int], alpha: int, beta: int, value: int, weak: bool) -> tuple[int, int]:
+    """``bounds`` (the proven lowest and highest score of a position) after a
+    search of the window ``(alpha, beta)`` returned the fail-soft ``value``: at
+    most ``value`` when it failed low, at least ``value`` when it failed high,
+    exactly ``value`` in between. ``weak``: bounds of the weak score (-1/0/1),
+    the sign of the value."""
+    lo, hi = bounds
+    v = (value > 0) - (value < 0) if weak else value
+    if value <= alpha:
+        return lo, max(lo, min(hi, v))
+    if value >= beta:
+        return min(hi, max(lo, v)), hi
+    return v, v

@@ -22,7 +22,7 @@ from ...kernels.core import layout as L
 from ...kernels.proofs import layout as PL
 from ...runtime import families
 from ...runtime.ttable import new_salt, stored_move
-from .probes import probe_score, weak_value
+from .probes import narrowed, probe_score, weak_value
 
 
 class Search:
@@ -50,6 +50,7 @@ class Search:
         self.ctl = np.zeros(L.CTL_SIZE, dtype=np.int64) if ctl is None else ctl
         self._board = board_mask(spec)
         self._bottom = sum(1 << ((spec.rows - 1) * spec.cols + c) for c in range(spec.cols))
+        self.bounds = (-spec.cells, spec.cells)   # what the last :meth:`score` proved
 
     @property
     def nodes(self) -> int:
@@ -92,17 +93,28 @@ class Search:
     def score(self, own: int, opp: int, ply: int, weak: bool) -> int:
         """Exact score (or weak -1/0/1) of a position that is not over, by
         null-window probes (:func:`next_probe`) that narrow the interval of
-        possible scores; meaningless when :attr:`aborted`."""
+        possible scores; meaningless when :attr:`aborted`, when :attr:`bounds`
+        holds what the finished probes proved (``(lo, hi)``, weak: of -1/0/1)."""
+        self.bounds = (-1, 1) if weak else generic_bounds(self.spec.cells, ply)
+
+        def window(alpha: int, beta: int) -> Optional[int]:
+            r = self.window(own, opp, ply, alpha, beta)
+            if self.aborted:
+                return None
+            self.bounds = narrowed(self.bounds, alpha, beta, r, weak)
+            return r
+
         if weak:
-            value = weak_value(lambda alpha, beta: None if self.aborted else self.window(own, opp, ply, alpha, beta))
+            value = weak_value(window)
             return 0 if value is None else value
-
-        def probe(lo: int, hi: int, med: int) -> Optional[int]:
-            r = self.window(own, opp, ply, med, med + 1)
-            return None if self.aborted else r
-
-        score = probe_score(*generic_bounds(self.spec.cells, ply), probe)
+        score = probe_score(*generic_bounds(self.spec.cells, ply), lambda lo, hi, med: window(med, med + 1))
         return 0 if score is None else score
+
+    def move_so_far(self, own: int, opp: int, ply: int) -> int:
+        """The table's move for the position (the best of the last search that
+        stored it: not proved), or -1 when it has none that is legal."""
+        cell = stored_move(self.ctx, self.tt, *((own, opp) if ply % 2 == 0 else (opp, own)))
+        return cell if cell >= 0 and self.legal_mask(own, opp) >> cell & 1 else -1
 
     def legal_cells(self, own: int, opp: int) -> list[int]:
         """The cells the side to move may play, in the static order (centre first;

@@ -17,7 +17,7 @@ from typing import Optional
 
 from ...api.options import SolveOptions
 from ...api.results import SolveResult, WorkerStats, prover_of
-from ...engines.exact.probes import probe_score, weak_value
+from ...engines.exact.probes import narrowed, probe_score, weak_value
 from ...engines.exact.search import Search, answer_with_line, terminal_result
 from ...game.position import Position
 from ...game.rules import Value, generic_bounds, value_of_score
@@ -100,6 +100,8 @@ class ParallelSolve:
             self.proven += earlier
             for own, opp, value, kind in journal.earlier_bounds():
                 self.search.seed_bound(own, opp, bin(own | opp).count("1"), value, kind)
+        # what the finished probes proved of the root's score (weak: of -1/0/1), for an unknown answer
+        self.bounds = (-1, 1) if opts.weak else (self.lo, self.hi)
 
     def run(self) -> SolveResult:
         """The result (``unknown`` when a limit stopped it)."""
@@ -117,7 +119,7 @@ class ParallelSolve:
                 raise SearchTimeout()
             return self._result(score, line)
         except SearchTimeout:
-            return self._result(None, [])
+            return self._result(None, [], so_far=self._move_so_far())
         except KeyboardInterrupt:
             registry.shutdown_backends()
             raise
@@ -140,6 +142,7 @@ class ParallelSolve:
             line = answer_with_line(self.search, self.position, score, self.opts.weak, self.opts.pv)
             if line is not None:
                 return self._result(score, line, serial=True)
+        self.bounds = (max(self.bounds[0], self.search.bounds[0]), min(self.bounds[1], self.search.bounds[1]))
         self.search.set_node_limit(None)
         self._check_nodes()
         return None
@@ -181,6 +184,7 @@ class ParallelSolve:
         splits = self.opts.split_depth is None or self.opts.split_depth >= 2
         value = self.coordinator.search_tree(tree, self.spec, int(self.salt), self.deadline, self._after_turn,
                                              settle=self._settle if splits else None)
+        self.bounds = narrowed(self.bounds, alpha, beta, value, self.opts.weak)
         child = tree.best_child()
         if child is not None:
             self.proven.append((-child.hi, child.cell))
@@ -238,8 +242,18 @@ class ParallelSolve:
         return (f"{self.label}: {tasks} tasks done ({total} in this split), {co.running} running, "
                 f"{nodes / 1e6:.1f} M nodes, {nodes / max(elapsed, 1e-9) / 1e6:.1f} M nodes/s, {elapsed:.1f} s{line}")
 
-    def _result(self, score: Optional[int], line: list[int], serial: bool = False) -> SolveResult:
-        """The SolveResult (``score`` None: unknown)."""
+    def _move_so_far(self) -> Optional[int]:
+        """An unknown value's best move so far: the move the probes proved best (not
+        the score), else the table's move of the root; None when neither has one."""
+        if self.proven:
+            return self.position.move_of_cell(max(self.proven)[1])
+        cell = self.search.move_so_far(self.own, self.opp, self.ply)
+        return None if cell < 0 else self.position.move_of_cell(cell)
+
+    def _result(self, score: Optional[int], line: list[int], serial: bool = False,
+                so_far: Optional[int] = None) -> SolveResult:
+        """The SolveResult (``score`` None: unknown, with the bounds proved and ``so_far``,
+        the best move so far)."""
         cpu = time.process_time() - self.cpu0
         stats = [WorkerStats(0, 1 if serial else 0, self.search.nodes, cpu, peak_rss(), *self.search.proof_counts)]
         stats += self.coordinator.stats
@@ -247,8 +261,9 @@ class ParallelSolve:
         value = Value.UNKNOWN if score is None else value_of_score(score)
         exact = None if (self.opts.weak or score is None) else score
         wall = time.perf_counter() - self.started
-        return SolveResult(self.spec, value, exact, line[0] if line else None, line, nodes, wall, stats,
-                           proof=prover_of(value, stats), parallel=None if serial else self._figures(wall, nodes))
+        return SolveResult(self.spec, value, exact, line[0] if line else so_far, line, nodes, wall, stats,
+                           proof=prover_of(value, stats), parallel=None if serial else self._figures(wall, nodes),
+                           bounds=self.bounds if score is None else None)
 
     def _figures(self, wall: float, nodes: int) -> dict:
         """Where the solve's time went and its span (:mod:`.tasklog`): the task
