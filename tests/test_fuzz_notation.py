@@ -150,7 +150,8 @@ def test_board_text(examples):
 
 
 def stdin_property(case) -> bool:
-    """``solve`` reading positions from stdin: one JSON line each, an error line for a bad one, exit 1 if any;
+    """``solve`` reading positions from stdin: one JSON line each (none for a blank line), an error line for a
+    bad one, exit 1 if any;
     True when at least one line was a position."""
     spec, lines = case
     spec = GameSpec(*spec)
@@ -158,6 +159,7 @@ def stdin_property(case) -> bool:
                               "--book", "none"], "".join(line + "\n" for line in lines))
     assert "Traceback" not in err and code in (0, 1), (code, err)
     answers = [json.loads(line) for line in out.splitlines()]
+    lines = [line for line in lines if line.rstrip("\r").strip()]   # blank lines are skipped
     assert [a["input"] for a in answers] == [line.rstrip("\r") for line in lines]
     bad = 0
     for line, answer in zip(lines, answers):

@@ -8,6 +8,7 @@ import sys
 import time
 from typing import Optional, TextIO
 
+from .. import __version__
 from ..api.options import BACKENDS, MAX_SPLIT_DEPTH, PROVERS, Limit, SolveOptions, check_workers
 from ..api.results import SolveResult
 from ..engines.books.choose import open_book
@@ -16,21 +17,15 @@ from ..game.rules import PRESETS, GameSpec, MnkError, format_move
 from ..runtime import families, running
 from ..runtime.ttable import DEFAULT_TT_BITS, resolve_tt_bits, transposition_table
 from . import solver
-from .analysis import analyze, describe_score, pons_line, render
+from .analysis import analyze, pons_line, render
+from .report import print_solve
 from .book_cli import add_book_arg, add_book_parser, best_from_book
-from .commands import check_time_limit, game_spec, position_of, printable
+from .commands import check_time_limit, game_notes, game_spec, position_of, printable
 from .parser import PROG, Parser
 from .play import play
 from .protocol import Session, needs_solver, parse
 from .stopping import restore_sigterm, stop_on_sigterm, was_terminated
 from .verify_cli import add_certificate_arg, add_verify_parser
-
-PROOF_NAMES = {"pairing": "pairing certificates (the search cut with them)",
-               "threats": "wins by continuous fours (the search closed nodes with them)",
-               "search": "alpha-beta search",
-               "dfpn": "depth-first proof-number search (df-pn)",
-               "book": "opening book (no search)"}
-
 
 def _add_game_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("game (cols x rows, k in a row: docs/design.md)")
@@ -48,7 +43,23 @@ def _add_position_args(p: argparse.ArgumentParser) -> None:
 
 
 def _spec_from_args(args) -> GameSpec:
-    return game_spec(args.game, args.cols, args.rows, args.k, args.gravity)
+    """The game of the command line; a preset changed by a size or gravity is said on stderr."""
+    spec = game_spec(args.game, args.cols, args.rows, args.k, args.gravity)
+    for line in game_notes(args.game, args.cols, args.rows, args.k, args.gravity):
+        sys.stderr.write(f"{PROG}: note: {line}\n")
+    return spec
+
+
+def _stdin_lines(stdin: TextIO):
+    """The position lines of stdin (without their line ends; blank lines skipped), with a
+    word on stderr first when a person is typing them."""
+    if stdin.isatty():
+        sys.stderr.write(f"{PROG}: reading positions from the terminal, one a line (a move list, or board "
+                         "text with '/'); Ctrl-D ends (--moves '' solves the empty board)\n")
+    for line in stdin:
+        text = line.rstrip("\n").rstrip("\r")
+        if text.strip():
+            yield text
 
 
 def _position_from_text(spec: GameSpec, text: str) -> Position:
@@ -57,37 +68,6 @@ def _position_from_text(spec: GameSpec, text: str) -> Position:
     if "/" in text:
         return Position.from_board(spec, text)
     return Position.from_moves(spec, text)
-
-
-def _describe_score(result: SolveResult, position: Position) -> str:
-    if result.score is None:
-        return ""
-    # a finished draw reads "draw with best play" here (analyze says "the board is full")
-    return describe_score(position, result.score, terminal=result.terminal and result.score != 0)
-
-
-def _print_human(result: SolveResult, position: Position, out: TextIO) -> None:
-    spec = position.spec
-    to_move = "X" if position.turn == 1 else "O"
-    out.write(f"{spec.describe()}, {position.ply} stones, {to_move} to move\n")
-    out.write(str(position) + "\n")
-    if result.terminal:
-        out.write(f"game over: {result.value} for {to_move} ({_describe_score(result, position)})\n")
-        return
-    if not result.value.known:
-        out.write("value: unknown (stopped by the time limit)\n")
-    else:
-        score = "" if result.score is None else f", score {result.score:+d} ({_describe_score(result, position)})"
-        out.write(f"value: {result.value} for {to_move}{score}\n")
-        assert result.best_move is not None, "a known value comes with a best move"
-        out.write(f"best move: {format_move(spec, result.best_move)}\n")
-        out.write(f"best line: {' '.join(format_move(spec, m) for m in result.pv)}\n")
-    rate = result.nodes / result.time_s if result.time_s > 0 else 0.0
-    pool = len(result.workers) - 1  # entry 0 is this process (the serial search or the coordinator)
-    how = "1 process" if pool <= 0 else f"{pool} worker process{'es' if pool != 1 else ''} + coordinator"
-    out.write(f"nodes: {result.nodes:,}  time: {result.time_s:.3f} s  ({rate / 1e6:.2f} M nodes/s, {how})\n")
-    if result.proof is not None:
-        out.write(f"proof: {PROOF_NAMES[result.proof]}\n")
 
 
 def _solve_kwargs(args: argparse.Namespace) -> dict:
@@ -104,8 +84,8 @@ def _solve_one(position: Position, args: argparse.Namespace) -> SolveResult:
 
 def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
     """Solve a position. Without --moves/--board, read one position per line from stdin (a move list,
-    or board text with '/') and write one result line each: 'input score best_move nodes time_us'
-    (JSON Lines with --json)."""
+    or board text with '/'; blank lines skipped) and write one result line each: 'input score best_move
+    nodes time_us' (JSON Lines with --json)."""
     spec = _spec_from_args(args)
     if args.address is not None and args.backend != "ray":
         raise MnkError("--address is for --backend ray")
@@ -126,7 +106,7 @@ def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
         if args.json:
             stdout.write(json.dumps(result.to_dict()) + "\n")
         else:
-            _print_human(result, position, stdout)
+            print_solve(result, position, stdout)
             if result.checkpoint is not None:
                 c = result.checkpoint
                 stdout.write(f"checkpoint {c['file']} (run {c['run']}): {c['tasks_from_journal']} tasks taken from "
@@ -139,8 +119,7 @@ def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
         return 0 if result.value.known else 3
     # one position per line on stdin, one result line each
     failures = 0
-    for line in stdin:
-        text = line.rstrip("\n").rstrip("\r")
+    for text in _stdin_lines(stdin):
         try:
             position = _position_from_text(spec, text)
             result = _solve_one(position, args)
@@ -168,7 +147,7 @@ def cmd_analyze(args, stdin: TextIO, stdout: TextIO) -> int:
     """Analyse a position: the value and exact score of every legal move, for the side to move (a
     move's score is the win score if it wins at once, else minus the opponent's score after it),
     drawn on the board, and the best moves. Without --moves/--board, read one position per line from
-    stdin and write one line each, as Pons' Connect Four solver with -a: the input, then one score
+    stdin (blank lines skipped) and write one line each, as Pons' Connect Four solver with -a: the input, then one score
     per column (gravity) or per cell in row-major order from the top-left (free placement); -1000
     for a full column or a taken cell, '?' for a move not solved within --time-limit, 1/0/-1 for
     win/draw/loss with --weak (JSON Lines with --json)."""
@@ -196,8 +175,7 @@ def cmd_analyze(args, stdin: TextIO, stdout: TextIO) -> int:
             stdout.write(f"(kernel start-up: {startup:.2f} s, not counted above)\n")
         return 0 if a.value.known else 3
     failures = unknown = 0  # one position per line on stdin, one line each
-    for line in stdin:
-        text = line.rstrip("\n").rstrip("\r")
+    for text in _stdin_lines(stdin):
         try:
             a = run(_position_from_text(spec, text))
         except MnkError as e:
@@ -442,6 +420,7 @@ def _add_warm_up_parser(sub) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = Parser(prog=PROG, description="Exact solver for (m,n,k)-games with and without gravity.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", parser_class=Parser)
     for add in (_add_solve_parser, _add_analyze_parser, _add_nmk_parser, _add_play_parser, _add_best_parser,
                 _add_serve_parser, _add_warm_up_parser):
@@ -466,6 +445,8 @@ def main(argv: Optional[list[str]] = None, stdin: TextIO = sys.stdin, stdout: Te
             check_workers(args.workers, getattr(args, "backend", "process"), name="--workers")
             if args.split_depth is not None and not 0 <= args.split_depth <= MAX_SPLIT_DEPTH:
                 raise MnkError(f"--split-depth must be between 0 and {MAX_SPLIT_DEPTH}, got {args.split_depth}")
+            if args.split_depth is not None and args.workers == 1 and getattr(args, "backend", "process") == "process":
+                sys.stderr.write(f"{PROG}: note: --split-depth is for parallel solves: one worker searches alone\n")
         check_time_limit(getattr(args, "time_limit", None))
         # Ray prints cluster events (a node marked dead) on sys.stdout: to stderr, off the results
         with contextlib.redirect_stdout(sys.stderr) if getattr(args, "backend", None) == "ray" \
@@ -481,6 +462,10 @@ def main(argv: Optional[list[str]] = None, stdin: TextIO = sys.stdin, stdout: Te
         return 143 if terminated else 130
     except BrokenPipeError:
         return 0
+    except OSError as e:   # a file or folder named on the command line that cannot be read or written
+        where = f": {e.filename}" if getattr(e, "filename", None) else ""
+        sys.stderr.write(f"{PROG}: error: {printable(e.strerror or str(e))}{printable(where)}\n")
+        return 2
     finally:
         restore_sigterm(previous_sigterm)
 

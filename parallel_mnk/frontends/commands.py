@@ -38,6 +38,24 @@ def game_spec(game: Optional[str], cols: Optional[int], rows: Optional[int], k: 
     return spec
 
 
+def game_notes(game: Optional[str], cols: Optional[int], rows: Optional[int], k: Optional[int],
+               gravity: bool) -> list[str]:
+    """What the command line tells a user who changed a preset with ``--cols``,
+    ``--rows``, ``--k`` or ``--gravity``: the game that is played instead (one
+    line each, empty when the preset is played as it is)."""
+    base = PRESETS.get(game) if game is not None else None
+    if base is None:
+        return []
+    changed = [f"--{name} {value}" for name, value, own in (("cols", cols, base.cols), ("rows", rows, base.rows),
+                                                            ("k", k, base.k)) if value is not None and value != own]
+    if gravity and not base.gravity:
+        changed.append("--gravity")
+    if not changed:
+        return []
+    spec = game_spec(game, cols, rows, k, gravity)
+    return [f"--game {game} with {' '.join(changed)} is {spec.describe()}, not {game} ({base.describe()})"]
+
+
 def position_of(spec: GameSpec, moves: Optional[str], board: Optional[str]) -> Position:
     """The position of ``--moves`` or ``--board`` (not both); neither is the empty board."""
     if moves is not None and board is not None:

@@ -5,7 +5,7 @@ the only module of the front ends that imports :mod:`parallel_mnk.parallel`.
 """
 from __future__ import annotations
 
-import os
+import tempfile
 import time
 from pathlib import Path
 from typing import Optional, Union
@@ -117,15 +117,18 @@ def _solve_big(position: Position, opts: SolveOptions, certificate: Union[str, P
 def _check_certifiable(position: Position, opts: SolveOptions, folder: Path) -> None:
     """Raise :class:`MnkError` when a certificate of ``position`` cannot be asked with
     ``opts`` or written into ``folder`` (checked before any search)."""
-    existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
     if folder.exists() and not folder.is_dir():
         raise MnkError(f"--certificate {folder} is a file: give a folder")
-    if existing is None or not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
-        raise MnkError(f"--certificate {folder}: cannot write there")
     if position.spec.cols > 26:
         raise UnsupportedError("certificates name columns a-z: at most 26 columns")
     if opts.limit.nodes is not None or opts.limit.time is not None:
         raise UnsupportedError("a certificate needs the whole value: no time or node limit")
+    try:   # made now and written to once, so that a folder that cannot be is refused before the search
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as e:
+        raise MnkError(f"--certificate {folder}: cannot write there ({e.strerror or e})") from None
 
 
 def _certified(position: Position, opts: SolveOptions, folder: Path) -> SolveResult:

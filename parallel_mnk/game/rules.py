@@ -237,11 +237,18 @@ def parse_move_list(spec: GameSpec, text: str) -> list[int]:
 
     Gravity: a digit string (``4453``, cols <= 9) or a comma/space separated list
     of column numbers. Free placement: comma/space separated cell names.
-    The empty string is the empty list.
+    The empty string is the empty list; an empty item of a comma list
+    (``b2,,a1``, ``b2,``) is refused.
     """
     text = text.strip()
     if not text:
         return []
+    items = text.split(",")
+    for i, item in enumerate(items):
+        if not item.strip():
+            where = "at the start" if i == 0 else "at the end" if i == len(items) - 1 else \
+                f"after {items[i - 1].split()[-1]!r}" if items[i - 1].split() else "between two commas"
+            raise NotationError(f"empty move {where} of {text!r} (moves are separated by one comma or spaces)")
     tokens = [t for t in re.split(r"[,\s]+", text) if t]
     if spec.gravity and len(tokens) == 1 and spec.cols <= 9 and tokens[0].isascii() and tokens[0].isdigit():
         tokens = list(tokens[0])
