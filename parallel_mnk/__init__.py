@@ -1,10 +1,13 @@
 """parallel_mnk: an exact, parallel solver for (m,n,k)-games (Tic-Tac-Toe, Gomoku
 boards, Connect Four with gravity).
 
-    >>> from parallel_mnk import GameSpec, Position, solve
-    >>> spec = GameSpec(cols=3, rows=3, k=3)
-    >>> solve(Position(spec)).value == "draw"
-    True
+    >>> from parallel_mnk import PRESETS, Position, solve
+    >>> pos = Position(PRESETS["connect4"])
+    >>> for move in "4453":
+    ...     pos.push(move)
+    >>> result = solve(pos, workers=1)
+    >>> result.value, result.score, str(result.best_move)
+    (<Value.LOSS: 'loss'>, -2, '6')
 
 The records and rules load at once; :func:`solve`, :func:`analyze` and
 :func:`best_move` load the numba kernels on first use (``import parallel_mnk``
@@ -17,15 +20,19 @@ from typing import TYPE_CHECKING, Any
 from . import moved
 from .api.options import Limit, Watch
 from .api.results import LimitedResult, SolveResult, WorkerStats
+from .game.moves import Move, Side
 from .game.position import Outcome, Position
-from .game.rules import GameSpec, MnkError, Value
+from .game.rules import (PRESETS, GameSpec, IllegalMoveError, InvalidPositionError, MnkError, NotationError,
+                         UnsupportedError, Value, format_move, format_move_list, parse_move, parse_move_list)
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only
     from .frontends.analysis import Analysis, analyze
     from .frontends.solver import best_move, solve
 
-__all__ = ["GameSpec", "Position", "Outcome", "Value", "Limit", "Watch", "SolveResult", "WorkerStats",
-           "LimitedResult", "MnkError", "Analysis", "solve", "analyze", "best_move"]
+__all__ = ["GameSpec", "PRESETS", "Position", "Move", "Side", "Outcome", "Value", "Limit", "Watch", "SolveResult",
+           "WorkerStats", "LimitedResult", "Analysis", "solve", "analyze", "best_move",
+           "format_move", "parse_move", "format_move_list", "parse_move_list",
+           "MnkError", "IllegalMoveError", "InvalidPositionError", "NotationError", "UnsupportedError"]
 __version__ = "0.1.0"
 moved.install()   # the module paths from before the layer folders, with a deprecation warning
 

@@ -1,11 +1,12 @@
 """parallel_mnk.game.position: push/pop, legal moves, outcome, board text validation."""
+import pickle
 import random
 
 import pytest
 
 from checks import random_positions
 from naive import all_lines
-from parallel_mnk import GameSpec, MnkError, Outcome, Position
+from parallel_mnk import GameSpec, MnkError, Move, Outcome, Position, Side
 from parallel_mnk.game.rules import parse_cell
 
 TTT = GameSpec(3, 3, 3)
@@ -86,7 +87,7 @@ def test_pop_after_a_win_reopens_the_game():
     assert parse_cell(TTT, "c1") in pos.legal_moves()
 
 
-@pytest.mark.parametrize("move", [-1, 9, 100, True, 1.0, "a1", None])
+@pytest.mark.parametrize("move", [-1, 9, 100, True, 1.0, "a9", "", None])
 def test_push_rejects_non_moves(move):
     pos = Position(TTT)
     with pytest.raises(MnkError, match="not a move"):
@@ -335,3 +336,37 @@ def test_repr_evaluates_to_an_equal_position(spec):
             assert back == candidate, text
             assert text.startswith("Position.from_moves(" if candidate.move_stack or not candidate.ply
                                    else "Position.from_board(")
+
+
+# ---------------------------------------------------------------- moves as the CLI writes them
+def test_push_takes_the_cli_notation_and_moves_print_in_it():
+    pos = Position(TTT)
+    pos.push("b2")
+    pos.push(parse_cell(TTT, "a1"))
+    assert [str(m) for m in pos.move_stack] == ["b2", "a1"]
+    assert pos == Position.from_moves(TTT, "b2,a1") == Position.from_moves(TTT, ["b2", "a1"])
+    c4 = Position(C4)
+    for move in "4453":
+        c4.push(move)
+    assert c4 == Position.from_moves(C4, "4453") and str(c4.peek()) == "3" and c4.peek() == 2
+    assert [str(m) for m in c4.legal_moves()] == list("1234567")
+
+
+def test_a_move_is_its_index_and_prints_as_written():
+    move = Move.parse(C4, "4")
+    assert move == 3 and hash(move) == hash(3) and str(move) == "4" and repr(move) == "Move('4')"
+    assert f"{move:>3}" == "  4" and pickle.loads(pickle.dumps(move)).spec == C4
+    assert str(Move(TTT, 4)) == "b2" and Move.parse(TTT, "B2") == 4
+
+
+def test_a_move_of_another_game_is_refused():
+    with pytest.raises(MnkError, match="not a move"):
+        Position(GameSpec(7, 6, 4)).push(Move(C4, 3))
+
+
+def test_sides_are_x_and_o():
+    pos = Position(TTT)
+    assert pos.turn is Side.X and pos.turn == 1 and str(pos.turn) == "X" and pos.turn.other is Side.O
+    for move in "a1 b1 a2 b2 a3".split():
+        pos.push(move)
+    assert pos.outcome().winner is Side.X and f"{pos.outcome().winner}" == "X"

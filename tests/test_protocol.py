@@ -449,7 +449,7 @@ def test_solve_past_64_cells_matches_naive():
     for pos in cases:
         board = "/".join("".join("1" if pos.x >> (r * 9 + c) & 1 else "2" if pos.o >> (r * 9 + c) & 1 else "0"
                                  for c in range(9)) for r in range(8))
-        texts.append(query("SOLVE_GAME_STATE", board, pos.turn, k=5))
+        texts.append(query("SOLVE_GAME_STATE", board, int(pos.turn), k=5))
         v = naive_solver(spec).score(pos.x, pos.o)
         mover_wins = "FIRST_PLAYER_WINS" if pos.turn == 1 else "SECOND_PLAYER_WINS"
         other_wins = "SECOND_PLAYER_WINS" if pos.turn == 1 else "FIRST_PLAYER_WINS"

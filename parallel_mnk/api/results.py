@@ -1,14 +1,16 @@
 """What the engines answer: :class:`SolveResult` (exact engine), :class:`WorkerStats`
 (per-process accounting) and :class:`LimitedResult` (depth-limited engine).
 
-Plain records: no numba, no search. Moves inside are ints (a column index with
-gravity, a cell index otherwise); ``to_dict`` writes them in the notation of docs/design.md.
+Plain records: no numba, no search. Moves inside are :class:`~parallel_mnk.game.moves.Move`
+(ints that print as the CLI writes them); ``to_dict`` writes them in the notation of
+docs/design.md; ``str()`` is one line for people.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from ..game.moves import Move, move_of
 from ..game.rules import GameSpec, Value, format_move
 from ..kernels.limited.layout import MATE_ZONE, WIN
 
@@ -71,8 +73,8 @@ class SolveResult:
     spec: GameSpec
     value: Value
     score: Optional[int]
-    best_move: Optional[int]
-    pv: list[int]
+    best_move: Optional[Move]
+    pv: list[Move]
     nodes: int
     time_s: float
     workers: list[WorkerStats] = field(default_factory=list)
@@ -82,6 +84,25 @@ class SolveResult:
     proof: Optional[str] = None        # which prover settled the value (:func:`prover_of`)
     parallel: Optional[dict] = None    # a parallel solve's phases and span (``parallel.tasklog``)
     bounds: Optional[tuple[int, int]] = None   # an unknown value: the score's proven bounds (weak: of -1/0/1)
+
+    def __post_init__(self) -> None:
+        self.best_move = move_of(self.spec, self.best_move)
+        self.pv = [Move(self.spec, m) for m in self.pv]
+
+    def __str__(self) -> str:
+        """One line: ``loss, score -2, best move 6, line 6 5 ... (7,658,334 nodes, 1.40 s)``."""
+        if self.value.known:
+            head = f"{self.value}" + ("" if self.score is None else f", score {self.score:+d}")
+        else:
+            head = "unknown" + ("" if self.bounds is None else f", score between {self.bounds[0]:+d} and "
+                                                                f"{self.bounds[1]:+d}")
+        if self.terminal:
+            head += ", the game is over"
+        if self.best_move is not None:
+            head += f", best move {self.best_move}" + ("" if self.value.known else " so far")
+        if len(self.pv) > 1:
+            head += f", line {' '.join(map(str, self.pv))}"
+        return f"{head} ({self.nodes:,} nodes, {self.time_s:.2f} s)"
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form of docs/design.md (moves in the input's notation)."""
@@ -105,13 +126,12 @@ class SolveResult:
 class LimitedResult:
     """A move chosen by depth-limited search.
 
-    ``move`` is a column with gravity, a cell otherwise (as :class:`Position`
-    uses them). ``score`` is the heuristic value from the side to move
+    ``move`` is a :class:`Move` (as :class:`Position` gives them). ``score`` is the heuristic value from the side to move
     (``win_in``/``loss_in``: plies to a forced end, when the search proved one).
     ``depth`` is the last depth searched to the end.
     """
 
-    move: int
+    move: Move
     score: int
     depth: int
     nodes: int
@@ -121,6 +141,10 @@ class LimitedResult:
     threat_space: bool = False     # a win by fours and threes proven by threat-space search
     depths: list = field(default_factory=list)
     per_worker: list = field(default_factory=list)   # [index, tasks, nodes, cpu_s] per pool worker
+
+    def __str__(self) -> str:
+        """One line: ``best move h8 (a win by continuous fours; depth 4, 1,234 nodes, 0.05 s)``."""
+        return f"best move {self.move} ({self.describe()}; depth {self.depth}, {self.nodes:,} nodes, {self.time_s:.2f} s)"
 
     @property
     def win_in(self) -> Optional[int]:

@@ -77,7 +77,7 @@ def state_of(position: Position) -> np.ndarray:
     spec = position.spec
     xs = [c for c in range(spec.cells) if position.x >> c & 1]
     os_ = [c for c in range(spec.cells) if position.o >> c & 1]
-    return new_state(spec, xs, os_, position.turn)
+    return new_state(spec, xs, os_, int(position.turn))
 
 
 def count_search(spec: GameSpec, st: np.ndarray, depth: int, flags: int, tt_bits: int = DEFAULT_TT_BITS,

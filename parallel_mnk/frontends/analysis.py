@@ -27,6 +27,7 @@ from ..engines.books.base import Book
 from ..engines.books.choose import open_book
 from ..engines.exact.big import BigSearch, table_bits
 from ..engines.exact.search import Search, terminal_result
+from ..game.moves import Move
 from ..game.position import Position
 from ..kernels.core.layout import CTL_ABORT
 from ..game.rules import GameSpec, MnkError, Value, format_move, ply_of_score, value_of_score, win_score
@@ -47,13 +48,20 @@ class MoveAnalysis:
     cell), and the nodes and seconds its search took."""
 
     spec: GameSpec
-    move: int
+    move: Move
     value: Value
     score: Optional[int]
     nodes: int = 0
     time_s: float = 0.0
     at_once: bool = False
     book: bool = False   # the score came from an opening book
+
+    def __post_init__(self) -> None:
+        self.move = Move(self.spec, self.move)
+
+    def __str__(self) -> str:
+        """One line: ``b2: draw, score 0``."""
+        return f"{self.move}: {self.value}" + ("" if self.score is None else f", score {self.score:+d}")
 
     @property
     def text(self) -> str:
@@ -88,6 +96,14 @@ class Analysis:
     def __post_init__(self) -> None:
         self._by_move = {m.move: m for m in self.moves}
 
+    def __str__(self) -> str:
+        """One line: ``draw for X, score 0, best moves a1 c1 a3 c3 (9 moves, 1,234 nodes, 0.05 s)``."""
+        head = f"{self.value} for {self.position.turn}" + ("" if self.score is None else f", score {self.score:+d}")
+        if self.terminal:
+            return f"{head}, the game is over"
+        best = f", best moves {' '.join(map(str, self.best_moves))}" if self.best_moves else ""
+        return f"{head}{best} ({len(self.moves)} moves, {self.nodes:,} nodes, {self.time_s:.2f} s)"
+
     @property
     def spec(self) -> GameSpec:
         return self.position.spec
@@ -117,7 +133,7 @@ class Analysis:
         return max(m.score for m in self.moves if m.score is not None)
 
     @property
-    def best_moves(self) -> list[int]:
+    def best_moves(self) -> list[Move]:
         """Every move that keeps the position's score (value when weak); empty
         when the game is over or a move is unknown."""
         if self.terminal or not self.complete:

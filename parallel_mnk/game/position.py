@@ -1,25 +1,27 @@
 """Position: a board of an (m,n,k)-game with push/pop, legal moves and outcome().
 
-Modelled on python-chess' ``Board``: moves are ints (a column index with gravity,
-a cell index otherwise, see :mod:`parallel_mnk.game.rules`), ``push`` validates,
-``pop`` undoes, ``outcome()`` says whether and how the game ended.
+Modelled on python-chess' ``Board``: moves are :class:`~parallel_mnk.game.moves.Move`
+(ints that print as the CLI writes them: ``b2``, or ``4`` for a column with
+gravity), ``push`` takes a move, its text or its index and validates it, ``pop``
+undoes, ``outcome()`` says whether and how the game ended.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Optional
+from typing import Iterable, Optional, Union
 
 from .geometry import board_mask, has_line
-from .rules import (GameSpec, IllegalMoveError, InvalidPositionError, MnkError, cell_index, format_board_text, format_move, format_move_list, parse_board_text, parse_move_list)
+from .moves import Move, Side
+from .rules import (GameSpec, IllegalMoveError, InvalidPositionError, MnkError, cell_index, format_board_text, format_move, format_move_list, parse_board_text, parse_move, parse_move_list)
 
-X, O = 1, 2  # players: X moves first
+X, O = Side.X, Side.O  # players: X moves first
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """How a finished game ended: ``winner`` is 1 (X), 2 (O) or None for a draw."""
+    """How a finished game ended: ``winner`` is :class:`Side` ``X`` or ``O``, or None for a draw."""
 
-    winner: Optional[int]
+    winner: Optional[Side]
     ply: int  # stones on the board when it ended
 
     @property
@@ -45,13 +47,14 @@ class Position:
         self.spec = spec
         self.x = 0  # bitboard of X's stones (bit = row * cols + col, row 0 at top)
         self.o = 0
-        self.move_stack: list[int] = []  # moves pushed since construction
+        self.move_stack: list[Move] = []  # moves pushed since construction
         self._cell_stack: list[int] = []
 
     # ------------------------------------------------------------ construction
     @classmethod
-    def from_moves(cls, spec: GameSpec, moves: Iterable[int] | str) -> "Position":
-        """Play ``moves`` (ints, or text in the notation of docs/design.md) from the empty board."""
+    def from_moves(cls, spec: GameSpec, moves: Iterable[Union[Move, str, int]] | str) -> "Position":
+        """Play ``moves`` (a move list in the notation of docs/design.md, or moves as
+        :meth:`push` takes them) from the empty board."""
         pos = cls(spec)
         if isinstance(moves, str):
             moves = parse_move_list(spec, moves)
@@ -126,8 +129,8 @@ class Position:
         return bin(self.x | self.o).count("1")
 
     @property
-    def turn(self) -> int:
-        """The side to move: 1 (X) or 2 (O)."""
+    def turn(self) -> Side:
+        """The side to move: ``Side.X`` (1) or ``Side.O`` (2)."""
         return X if self.ply % 2 == 0 else O
 
     def stones(self) -> tuple[int, int]:
@@ -146,9 +149,9 @@ class Position:
                 return cell
         raise IllegalMoveError(f"column {move + 1} is full")
 
-    def move_of_cell(self, cell: int) -> int:
+    def move_of_cell(self, cell: int) -> Move:
         """The move that puts a stone on ``cell`` (its column with gravity)."""
-        return cell % self.spec.cols if self.spec.gravity else cell
+        return Move(self.spec, cell % self.spec.cols if self.spec.gravity else cell)
 
     def outcome(self) -> Optional[Outcome]:
         """None while the game goes on; else who won (or a draw) and on which ply."""
@@ -165,29 +168,37 @@ class Position:
         """True when someone has k in a row or the board is full."""
         return self.outcome() is not None
 
-    def legal_moves(self) -> list[int]:
-        """Moves in increasing order; empty when the game is over."""
+    def legal_moves(self) -> list[Move]:
+        """Moves in increasing order of their index; empty when the game is over."""
         if self.is_game_over():
             return []
-        mask = self.x | self.o
-        if self.spec.gravity:
-            return [c for c in range(self.spec.cols) if not mask >> c & 1]
-        return [c for c in range(self.spec.cells) if not mask >> c & 1]
+        mask, spec = self.x | self.o, self.spec
+        return [Move(spec, c) for c in range(spec.cols if spec.gravity else spec.cells) if not mask >> c & 1]
 
     # ------------------------------------------------------------ moves
-    def push(self, move: int) -> None:
-        """Play ``move`` for the side to move; raises :class:`MnkError` if illegal."""
+    def push(self, move: Union[Move, str, int]) -> None:
+        """Play ``move`` for the side to move: a :class:`Move`, its text as the CLI
+        writes it (``"b2"``, ``"4"`` for a column with gravity) or its index (the
+        column - 1 with gravity, the cell from the top-left otherwise); raises
+        :class:`MnkError` if it is not a legal move."""
         spec = self.spec
+        if isinstance(move, str):
+            try:
+                move = parse_move(spec, move)
+            except MnkError as e:
+                raise IllegalMoveError(f"{move!r} is not a move on this board: {e}") from None
         limit = spec.cols if spec.gravity else spec.cells
-        if isinstance(move, bool) or not isinstance(move, int) or not 0 <= move < limit:
+        if isinstance(move, bool) or not isinstance(move, int) or not 0 <= move < limit or \
+                (isinstance(move, Move) and move.spec != spec):
             raise IllegalMoveError(f"{move!r} is not a move on this board")
+        move = Move(spec, move)
         if self.is_game_over():
             raise IllegalMoveError(f"{format_move(spec, move)} is played after the game ended")
         mask = self.x | self.o
         if spec.gravity:
             cell = self.cell_of_move(move)
         else:
-            cell = move
+            cell = int(move)
             if mask >> cell & 1:
                 raise IllegalMoveError(f"cell {format_move(spec, move)} is already taken")
         if self.turn == X:
@@ -197,13 +208,13 @@ class Position:
         self.move_stack.append(move)
         self._cell_stack.append(cell)
 
-    def peek(self) -> int:
+    def peek(self) -> Move:
         """The last pushed move; raises :class:`MnkError` when none was pushed."""
         if not self.move_stack:
             raise IllegalMoveError("no move has been played")
         return self.move_stack[-1]
 
-    def pop(self) -> int:
+    def pop(self) -> Move:
         """Undo the last pushed move and return it."""
         if not self.move_stack:
             raise IllegalMoveError("no move to undo")

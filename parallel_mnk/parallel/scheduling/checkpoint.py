@@ -379,7 +379,7 @@ class Checkpoint:
 
     def set_final_result(self, weak: bool, value: str, score: Optional[int], line: list[int], full: bool) -> None:
         stored = (1 if value == "win" else -1 if value == "loss" else 0) if weak else score
-        text = ",".join(str(m) for m in line)  # moves as the Python API gives them
+        text = ",".join(str(int(m)) for m in line)  # moves as the Python API gives them
         fields = (int(weak), stored, text, int(full))
         self._write("INSERT OR REPLACE INTO result VALUES (?, ?, ?, ?, ?)",
                     (*fields, self._checksum("result", *fields)))

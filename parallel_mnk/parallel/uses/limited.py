@@ -38,7 +38,7 @@ def _iteration(search: LimitedSearch, coordinator, order: list[int], depth: int)
     def next_task() -> Optional[LimitedTask]:
         if not pending or cut[0]:
             return None
-        return LimitedTask(next(_task_ids), spec.cols, spec.rows, spec.k, spec.gravity, pos.x, pos.o, pos.turn,
+        return LimitedTask(next(_task_ids), spec.cols, spec.rows, spec.k, spec.gravity, pos.x, pos.o, int(pos.turn),
                              pending.pop(0), depth, alpha[0], INF, search.flags, search.width)
 
     def on_result(r: AnyResult) -> None:
