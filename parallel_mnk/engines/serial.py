@@ -12,6 +12,7 @@ from typing import Optional
 
 from ..api.options import SolveOptions
 from ..api.results import SolveResult, WorkerStats, prover_of
+from ..game.moves import Move, moves_of
 from ..game.position import Position
 from ..game.rules import Value, value_of_score
 from ..kernels.core import layout as L
@@ -50,7 +51,7 @@ def _alpha_beta(position: Position, opts: SolveOptions, search: Search, started:
     own, opp = position.stones()
     cpu0 = time.process_time()
 
-    def run() -> Optional[tuple[int, list[int]]]:
+    def run() -> Optional[tuple[int, list[Move]]]:
         score = search.score(own, opp, position.ply, opts.weak)
         if search.aborted:
             return None
@@ -73,7 +74,8 @@ def _alpha_beta(position: Position, opts: SolveOptions, search: Search, started:
                            nodes, elapsed, stats, bounds=search.bounds)
     score, line = result
     value = value_of_score(score)
-    return SolveResult(position.spec, value, None if opts.weak else score, line[0], line,
+    return SolveResult(position.spec, value, None if opts.weak else score, Move(position.spec, line[0]),
+                       moves_of(position.spec, line),
                        nodes, elapsed, stats, proof=prover_of(value, stats))
 
 
@@ -98,7 +100,7 @@ def solve_dfpn(position: Position, opts: SolveOptions, search: Search, started: 
         done[0] += int(proofs.ctx[L.C_NODES])
         return DfpnResult(found, int(proofs.ctx[L.C_NODES]))
 
-    def run() -> Optional[tuple[Value, list[int]]]:
+    def run() -> Optional[tuple[Value, list[Move]]]:
         found = weak_value(proofs, ask)
         if not found.value.known:
             return None
@@ -120,10 +122,11 @@ def solve_dfpn(position: Position, opts: SolveOptions, search: Search, started: 
     if result is None:
         return SolveResult(position.spec, Value.UNKNOWN, None, None, [], total, elapsed, stats)
     value, line = result
-    return SolveResult(position.spec, value, None, line[0], line, total, elapsed, stats, proof="dfpn")
+    return SolveResult(position.spec, value, None, Move(position.spec, line[0]), moves_of(position.spec, line),
+                       total, elapsed, stats, proof="dfpn")
 
 
-def _dfpn_line(search: Search, position: Position, value: Value, cells: list[int], pv: bool) -> Optional[list[int]]:
+def _dfpn_line(search: Search, position: Position, value: Value, cells: list[int], pv: bool) -> Optional[list[Move]]:
     """Moves from df-pn's line ``cells`` that keep the weak ``value`` of
     ``position``, completed by alpha-beta (:func:`answer_with_line`) when empty,
     or with ``pv`` when the game is not over at its end; None when aborted."""

@@ -238,7 +238,7 @@ def analyze(position: Position, limit: Optional[Limit] = None, *, workers: int =
             to_search.append((move, child))
             continue
         score = 0 if out.winner is None else win_score(spec, child.ply)  # the mover made the line
-        entries[move] = MoveAnalysis(spec, move, value_of_score(score), None if weak else score, at_once=True)
+        entries[move] = MoveAnalysis(spec, Move(spec, move), value_of_score(score), None if weak else score, at_once=True)
     if opened is not None:
         to_search = [(m, c) for m, c in to_search if not _from_book(opened, m, c, entries, weak)]
     if to_search:
@@ -263,7 +263,7 @@ def _from_book(book: Book, move: int, child: Position, entries: dict[int, MoveAn
     child_score = book.score(child)
     if child_score is None:
         return False
-    entries[move] = MoveAnalysis(child.spec, move, value_of_score(-child_score), None if weak else -child_score,
+    entries[move] = MoveAnalysis(child.spec, Move(child.spec, move), value_of_score(-child_score), None if weak else -child_score,
                                  book.nodes - n0, time.perf_counter() - t0, book=True)
     return True
 
@@ -286,7 +286,7 @@ def _search_serial(pos: Position, to_search: list[tuple[int, Position]], entries
                 return
             value = value_of_score(child_score).negated()
             score = None if weak else -child_score
-            entries[move] = MoveAnalysis(spec, move, value, score, search.nodes - n0, time.perf_counter() - t0)
+            entries[move] = MoveAnalysis(spec, Move(spec, move), value, score, search.nodes - n0, time.perf_counter() - t0)
 
     def status() -> str:
         move = format_move(spec, to_search[state["i"]][0])
@@ -328,7 +328,7 @@ def _search_big(pos: Position, to_search: list[tuple[int, Position]], entries: d
                     search.aborted = False
                     continue
                 score = None if weak else -child_score
-                entries[move] = MoveAnalysis(spec, move, value_of_score(child_score).negated(), score,
+                entries[move] = MoveAnalysis(spec, Move(spec, move), value_of_score(child_score).negated(), score,
                                              search.nodes - n0, time.perf_counter() - t0)
             budget *= 8
             state["pass"] += 1
@@ -360,7 +360,7 @@ def _search_parallel(to_search: list[tuple[int, Position]], entries: dict[int, M
         if not r.value.known:
             break
         score = None if weak or r.score is None else -r.score
-        entries[move] = MoveAnalysis(child.spec, move, r.value.negated(), score, r.nodes, time.perf_counter() - t0)
+        entries[move] = MoveAnalysis(child.spec, Move(child.spec, move), r.value.negated(), score, r.nodes, time.perf_counter() - t0)
     return nodes
 
 

@@ -30,7 +30,7 @@ class Parser(argparse.ArgumentParser):
             message += did_you_mean(m.group(1), re.findall(r"'([^']*)'", m.group(2)))
         self.exit(2, f"{PROG}: error: {printable(message)} (try {self.prog} --help)\n")
 
-    def parse_args(self, args=None, namespace=None):  # type: ignore[override]
+    def parse_args(self, args=None, namespace=None):
         """argparse's, with the closest known option named for each unknown one."""
         parsed, extras = self.parse_known_args(args, namespace)
         if extras:

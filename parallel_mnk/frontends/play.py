@@ -19,6 +19,7 @@ from typing import Optional, TextIO
 
 from ..api.options import Limit, SolveOptions
 from ..api.results import LimitedResult
+from ..game.moves import Side
 from ..game.position import O, X, Position
 from ..game.rules import GameSpec, MnkError, format_move, parse_move, ply_of_score
 from ..runtime import families
@@ -186,14 +187,14 @@ class Game:
         return line.strip()
 
     @staticmethod
-    def _side(text: str) -> Optional[int]:
+    def _side(text: str) -> Optional[Side]:
         return {"x": X, "1": X, "o": O, "2": O, "0": O}.get(text.strip().lower())
 
     def show_board(self) -> None:
         self.say(str(self.position))
 
     @property
-    def engine_side(self) -> int:
+    def engine_side(self) -> Side:
         return O if self.human == X else X
 
     # ------------------------------------------------------------ the game

@@ -22,6 +22,7 @@ from ..engines.limited import LimitedSearch
 from ..engines.proofs.big_certificate import extract_big
 from ..engines.proofs.certificate import claims_of, extract
 from ..engines.serial import solve_serial
+from ..game.moves import Move, moves_of
 from ..game.position import Position
 from ..game.rules import GameSpec, MnkError, UnsupportedError, value_of_score
 from ..parallel.scheduling import registry
@@ -174,8 +175,8 @@ def _from_book(position: Position, book: Book, opts: SolveOptions) -> Optional[S
         line += tail.pv
         nodes += tail.nodes
     score = answer.score
-    return SolveResult(position.spec, value_of_score(score), None if opts.weak else score, line[0],
-                       line if opts.pv else line[:1], nodes, time.perf_counter() - started, [WorkerStats(0, nodes=nodes)],
+    return SolveResult(position.spec, value_of_score(score), None if opts.weak else score,
+                       Move(position.spec, line[0]), moves_of(position.spec, line if opts.pv else line[:1]), nodes, time.perf_counter() - started, [WorkerStats(0, nodes=nodes)],
                        proof="book")
 
 

@@ -10,7 +10,7 @@ gravity. ``Position.push`` takes a Move, its text or the index.
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import Optional
+from typing import Iterable, Optional
 
 from .rules import GameSpec, format_move, parse_move
 
@@ -67,3 +67,8 @@ class Move(int):
 def move_of(spec: GameSpec, index: Optional[int]) -> Optional[Move]:
     """``index`` as a :class:`Move` of ``spec`` (None stays None)."""
     return None if index is None else Move(spec, index)
+
+
+def moves_of(spec: GameSpec, indexes: Iterable[int]) -> list[Move]:
+    """``indexes`` as :class:`Move` of ``spec``."""
+    return [Move(spec, i) for i in indexes]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
-from typing import Optional
+from typing import Optional, Sequence
 
 MAX_CELLS = 64          # the exact solver's bitboards: one 64-bit word per player
 MAX_SIDE = 26           # columns are letters a-z; the depth-limited engine takes up to 26x26
@@ -255,7 +255,7 @@ def parse_move_list(spec: GameSpec, text: str) -> list[int]:
     return [parse_move(spec, t) for t in tokens]
 
 
-def format_move_list(spec: GameSpec, moves: list[int]) -> str:
+def format_move_list(spec: GameSpec, moves: Sequence[int]) -> str:
     """Inverse of :func:`parse_move_list` (digit string for gravity with cols <= 9)."""
     parts = [format_move(spec, m) for m in moves]
     if spec.gravity and spec.cols <= 9:

@@ -20,6 +20,7 @@ import numpy as np
 
 from ...api.options import Limit, SolveOptions
 from ...api.results import SolveResult, WorkerStats
+from ...game.moves import Move, moves_of
 from ...game.geometry import build_grid_geometry
 from ...game.position import Position
 from ...game.rules import GameSpec, Value, value_of_score
@@ -291,5 +292,6 @@ def solve_big(position: Position, opts: SolveOptions) -> SolveResult:
     score, line = result
     value = value_of_score(score)
     proof = "threats" if search.threat_wins and value is Value.WIN else "search"
-    return SolveResult(position.spec, value, None if opts.weak else score, line[0], line, search.nodes, elapsed,
+    return SolveResult(position.spec, value, None if opts.weak else score, Move(position.spec, line[0]),
+                       moves_of(position.spec, line), search.nodes, elapsed,
                        stats, proof=proof)

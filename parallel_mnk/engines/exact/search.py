@@ -16,6 +16,7 @@ import numpy as np
 
 from ...api.results import SolveResult
 from ...game.geometry import board_mask, build_context, winning_cells
+from ...game.moves import Move
 from ...game.position import Position
 from ...game.rules import GameSpec, generic_bounds, terminal_score, value_of_score
 from ...kernels.core import layout as L
@@ -224,7 +225,7 @@ def terminal_result(position: Position, started: float) -> SolveResult:
                        time.perf_counter() - started, [], terminal=True)
 
 
-def principal_variation(search: Search, position: Position, score: int, weak: bool, first_cell: int) -> list[int]:
+def principal_variation(search: Search, position: Position, score: int, weak: bool, first_cell: int) -> list[Move]:
     """Moves of a perfect game from ``position`` (first move ``first_cell``); stops
     early (a shorter line) when the search is aborted."""
     pos = position.copy()
@@ -243,7 +244,7 @@ def principal_variation(search: Search, position: Position, score: int, weak: bo
 
 
 def answer_with_line(search: Search, position: Position, score: int, weak: bool, pv: bool,
-                     first_cell: Optional[int] = None) -> Optional[list[int]]:
+                     first_cell: Optional[int] = None) -> Optional[list[Move]]:
     """The best move and (with ``pv``) the perfect line for a known ``score``, or
     None when the search was aborted meanwhile. ``first_cell``: a best move
     already known (found by the caller's search)."""

@@ -83,7 +83,7 @@ import sqlite3
 import time
 import zlib
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
 
 from ...game.position import Position
 from ...game.rules import MnkError
@@ -377,7 +377,7 @@ class Checkpoint:
                     (self.run, *fields, self._checksum("probes", *fields)))
         self.commit()
 
-    def set_final_result(self, weak: bool, value: str, score: Optional[int], line: list[int], full: bool) -> None:
+    def set_final_result(self, weak: bool, value: str, score: Optional[int], line: Sequence[int], full: bool) -> None:
         stored = (1 if value == "win" else -1 if value == "loss" else 0) if weak else score
         text = ",".join(str(int(m)) for m in line)  # moves as the Python API gives them
         fields = (int(weak), stored, text, int(full))

@@ -13,12 +13,13 @@ the solve resumable.
 from __future__ import annotations
 
 import time
-from typing import Optional
+from typing import Optional, Sequence
 
 from ...api.options import SolveOptions
 from ...api.results import SolveResult, WorkerStats, prover_of
 from ...engines.exact.probes import narrowed, probe_score, weak_value
 from ...engines.exact.search import Search, answer_with_line, terminal_result
+from ...game.moves import Move, move_of, moves_of
 from ...game.position import Position
 from ...game.rules import Value, generic_bounds, value_of_score
 from ...runtime.running import StatusLine, peak_rss
@@ -49,8 +50,8 @@ def solve_parallel(position: Position, opts: SolveOptions) -> SolveResult:
             if done is not None:  # the journal holds the whole answer
                 score, line = done
                 stats = [WorkerStats(i) for i in range(opts.workers + 1)]
-                return SolveResult(position.spec, value_of_score(score), None if opts.weak else score, line[0],
-                                   line, 0, time.perf_counter() - started, stats, checkpoint=journal.summary())
+                return SolveResult(position.spec, value_of_score(score), None if opts.weak else score,
+                                   Move(position.spec, line[0]), moves_of(position.spec, line), 0, time.perf_counter() - started, stats, checkpoint=journal.summary())
         got = time.perf_counter()
         coordinator = registry.get_coordinator(opts.backend, opts.workers, opts.tt_bits, opts.address)
         pool_start_s = time.perf_counter() - got
@@ -250,7 +251,7 @@ class ParallelSolve:
         cell = self.search.move_so_far(self.own, self.opp, self.ply)
         return None if cell < 0 else self.position.move_of_cell(cell)
 
-    def _result(self, score: Optional[int], line: list[int], serial: bool = False,
+    def _result(self, score: Optional[int], line: Sequence[int], serial: bool = False,
                 so_far: Optional[int] = None) -> SolveResult:
         """The SolveResult (``score`` None: unknown, with the bounds proved and ``so_far``,
         the best move so far)."""
@@ -261,7 +262,8 @@ class ParallelSolve:
         value = Value.UNKNOWN if score is None else value_of_score(score)
         exact = None if (self.opts.weak or score is None) else score
         wall = time.perf_counter() - self.started
-        return SolveResult(self.spec, value, exact, line[0] if line else so_far, line, nodes, wall, stats,
+        return SolveResult(self.spec, value, exact, move_of(self.spec, line[0] if line else so_far),
+                           moves_of(self.spec, line), nodes, wall, stats,
                            proof=prover_of(value, stats), parallel=None if serial else self._figures(wall, nodes),
                            bounds=self.bounds if score is None else None)
 

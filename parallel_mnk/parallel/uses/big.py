@@ -21,6 +21,7 @@ import numpy as np
 from ...api.options import SolveOptions
 from ...api.results import SolveResult, WorkerStats
 from ...engines.exact.big import BigSearch, solve_big, table_bits, threat_budget
+from ...game.moves import Move, moves_of
 from ...game.position import Position
 from ...game.rules import Value, value_of_score
 from ...kernels.limited import layout as GL
@@ -73,7 +74,8 @@ def solve_big_parallel(position: Position, opts: SolveOptions) -> SolveResult:
         line, _ = running.run_abortable(threats, coordinator_search.ctl, left(), None, opts.watch)
         if line is not None:
             stats = [WorkerStats(0, 1, coordinator_search.nodes, vcf_wins=1)]
-            return SolveResult(position.spec, Value.WIN, None, line[0], line, coordinator_search.nodes,
+            return SolveResult(position.spec, Value.WIN, None, Move(position.spec, line[0]),
+                               moves_of(position.spec, line), coordinator_search.nodes,
                                time.perf_counter() - started, stats, proof="threats")
     spec = position.spec
     lo, hi = coordinator_search.bounds(x, o, opts.weak)
@@ -121,5 +123,6 @@ def solve_big_parallel(position: Position, opts: SolveOptions) -> SolveResult:
         return SolveResult(spec, Value.UNKNOWN, None, None, [], nodes[0], elapsed, stats, parallel=split)
     value = value_of_score(best[0])
     line = list(best[2])
-    return SolveResult(spec, value, None if opts.weak else best[0], line[0], line, nodes[0], elapsed, stats,
+    return SolveResult(spec, value, None if opts.weak else best[0], Move(spec, line[0]), moves_of(spec, line),
+                       nodes[0], elapsed, stats,
                        proof="search", parallel=split)
