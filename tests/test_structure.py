@@ -1,10 +1,10 @@
-"""The package's structure, as the layout promises it (README, "How it works"):
+"""The package's structure, as the layout promises it (docs/design.md, "5. Layers"):
 
 * each folder of the package is one layer, and dependencies point one way: the
   import graph of ``parallel_mnk`` (imports inside functions included) has no
   cycle, no module imports a module of a higher layer (:data:`LAYERS`), and the
   packages (folders) import each other without a loop;
-* the README's map names the layers of :data:`LAYERS` in their order, and every
+* the map of docs/design.md names the layers of :data:`LAYERS` in their order, and every
   module of every layer in its row;
 * no module over 500 lines, no function over 100 lines (kernels included);
 * ``import parallel_mnk`` does not import numba (the engines load it on first use);
@@ -26,7 +26,7 @@ MAX_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 100
 
 # the layers, bottom up, by the folders (or top-level modules) they hold: a module may
-# import its own layer and those below; the README's map has one row a layer, in this order
+# import its own layer and those below; the map of docs/design.md has one row a layer, in this order
 LAYERS = [
     ["kernels", "proofcheck"],   # numba kernels; the certificate checker, which imports nothing of ours
     ["game"],
@@ -143,9 +143,9 @@ def test_the_certificate_checker_imports_nothing_of_the_solver():
 
 
 def readme_map() -> list[str]:
-    """The rows of the README's map (the first table of "How it works")."""
-    text = (ROOT / "README.md").read_text()
-    section = text[text.index("## How it works"):]
+    """The rows of the map of the modules (the first table of docs/design.md, "5. Layers")."""
+    text = (ROOT / "docs" / "design.md").read_text()
+    section = text[text.index("## 5. Layers"):]
     lines = section.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("|"))
     end = next(i for i in range(start, len(lines)) if not lines[i].startswith("|"))
@@ -168,7 +168,7 @@ def test_the_readme_map_is_the_layers_in_order_and_names_every_module():
                 stem = path.relative_to(folder).with_suffix("").as_posix()
                 parent, _, base = stem.rpartition("/")
                 named = f"`{stem}`" in row or f"`{stem}/`" in row or (f"`{parent}/`" in row and f"`{base}`" in row)
-                assert named, f"the README's map does not name {key}/{stem}"
+                assert named, f"docs/design.md's map does not name {key}/{stem}"
 
 
 def test_no_file_points_outside_the_repository():

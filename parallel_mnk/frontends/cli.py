@@ -43,11 +43,19 @@ def _add_position_args(p: argparse.ArgumentParser) -> None:
 
 
 def _spec_from_args(args) -> GameSpec:
-    """The game of the command line; a preset changed by a size or gravity is said on stderr."""
+    """The game of the command line; what a preset changed by a size or gravity plays
+    is kept for :func:`_announce` (said once the command's input is found good)."""
     spec = game_spec(args.game, args.cols, args.rows, args.k, args.gravity)
-    for line in game_notes(args.game, args.cols, args.rows, args.k, args.gravity):
-        sys.stderr.write(f"{PROG}: note: {line}\n")
+    args.notes = [*getattr(args, "notes", ()), *game_notes(args.game, args.cols, args.rows, args.k, args.gravity)]
     return spec
+
+
+def _announce(args) -> None:
+    """The notes of :func:`_spec_from_args` on stderr, once, before the work starts (never
+    beside an error line: bad input is one line)."""
+    for line in getattr(args, "notes", ()):
+        sys.stderr.write(f"{PROG}: note: {line}\n")
+    args.notes = ()
 
 
 def _stdin_lines(stdin: TextIO):
@@ -96,6 +104,9 @@ def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
                                    args.workers)  # a table too big is refused before any work
     open_book(spec, args.book)   # and a book that is not one, or of another game
     opts = SolveOptions(limit=Limit(time=args.time_limit), **_solve_kwargs(args))   # and options that do not go together
+    if args.moves is not None or args.board is not None:
+        position_of(spec, args.moves, args.board)   # a bad position is refused before the kernels load
+    _announce(args)
     startup = families.load_for_solve(spec, opts).seconds
     if args.backend == "ray":  # start Ray (or join the cluster) before the clock of the first solve
         startup += solver.start_backend("ray", args.workers, args.tt_bits, args.address)
@@ -160,6 +171,7 @@ def cmd_analyze(args, stdin: TextIO, stdout: TextIO) -> int:
                                    args.workers)  # a table too big is refused before any work
     book = open_book(spec, args.book)
     one = None if args.moves is None and args.board is None else position_of(spec, args.moves, args.board)
+    _announce(args)
     startup = 0.0 if one is not None and book is not None and book.covers(one) else \
         families.load_for_solve(spec, SolveOptions(workers=args.workers)).seconds   # (not when the book answers)
 
@@ -221,7 +233,9 @@ def cmd_play(args, stdin: TextIO, stdout: TextIO) -> int:
     """Play against the engine: type moves (a column number with gravity, a cell like b2 otherwise), or
     hint, undo, board, help, quit. The engine plays perfectly where the exact solver finishes in its
     time (boards of at most 64 cells), and by heuristic search otherwise."""
-    return play(_spec_from_args(args), stdin, stdout, human=args.human, time_limit=args.time_limit,
+    spec = _spec_from_args(args)
+    _announce(args)
+    return play(spec, stdin, stdout, human=args.human, time_limit=args.time_limit,
                 workers=args.workers, book=args.book)
 
 
@@ -234,13 +248,15 @@ def cmd_best(args, stdin: TextIO, stdout: TextIO) -> int:
     position = position_of(spec, args.moves, args.board)
     if args.width is not None and args.width < 0:
         raise MnkError(f"--width must be 0 (all moves) or more, got {args.width}")
+    limit = Limit(time=args.time_limit, depth=args.depth)   # (a bad depth refused before the notes)
+    _announce(args)
     hit = None if position.is_game_over() else best_from_book(position, args.book)
     if hit is not None:
         answer, d = hit
         stdout.write(json.dumps(d) + "\n" if args.json else f"{position}\n\nbest move: "
                      f"{d['best_move']} (opening book {answer.name}: exact score {answer.score:+d})\n")
         return 0
-    r = solver.best_move(position, Limit(time=args.time_limit, depth=args.depth), width=args.width,
+    r = solver.best_move(position, limit, width=args.width,
                          workers=args.workers)
     if args.json:
         stdout.write(json.dumps(r.to_dict(spec)) + "\n")
@@ -446,7 +462,7 @@ def main(argv: Optional[list[str]] = None, stdin: TextIO = sys.stdin, stdout: Te
             if args.split_depth is not None and not 0 <= args.split_depth <= MAX_SPLIT_DEPTH:
                 raise MnkError(f"--split-depth must be between 0 and {MAX_SPLIT_DEPTH}, got {args.split_depth}")
             if args.split_depth is not None and args.workers == 1 and getattr(args, "backend", "process") == "process":
-                sys.stderr.write(f"{PROG}: note: --split-depth is for parallel solves: one worker searches alone\n")
+                args.notes = ["--split-depth is for parallel solves: one worker searches alone"]
         check_time_limit(getattr(args, "time_limit", None))
         # Ray prints cluster events (a node marked dead) on sys.stdout: to stderr, off the results
         with contextlib.redirect_stdout(sys.stderr) if getattr(args, "backend", None) == "ray" \

@@ -59,7 +59,7 @@ def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = Fal
     search (weak, serial, free placement only; the node limit holds for each of
     its two questions); ``"auto"`` (default) df-pn first, capped, for weak serial
     solves of free-placement positions past the first move with at least 20 empty
-    cells, else alpha-beta (README "Which prover"); ``proof`` is ``"dfpn"`` when
+    cells, else alpha-beta (docs/how-it-works.md, "Which prover"); ``proof`` is ``"dfpn"`` when
     df-pn settled the value. ``book``: an opening book (:class:`Book`, or a file,
     ``"auto"`` or ``"none"``: :func:`parallel_mnk.engines.books.choose.open_book`) that answers
     the positions it covers without search (``proof`` ``"book"``; the line goes on
