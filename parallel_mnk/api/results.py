@@ -84,6 +84,7 @@ class SolveResult:
     proof: Optional[str] = None        # which prover settled the value (:func:`prover_of`)
     parallel: Optional[dict] = None    # a parallel solve's phases and span (``parallel.tasklog``)
     bounds: Optional[tuple[int, int]] = None   # an unknown value: the score's proven bounds (weak: of -1/0/1)
+    startup_s: float = field(default=0.0, repr=False)   # loading (compiling) the kernels first, not in time_s
 
     def __post_init__(self) -> None:
         self.best_move = move_of(self.spec, self.best_move)

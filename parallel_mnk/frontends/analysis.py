@@ -91,6 +91,7 @@ class Analysis:
     terminal: bool = False
     terminal_score: Optional[int] = None
     workers: int = 1
+    startup_s: float = field(default=0.0, repr=False)   # loading (compiling) the kernels first, not in time_s
     _by_move: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -241,8 +242,8 @@ def analyze(position: Position, limit: Optional[Limit] = None, *, workers: int =
         entries[move] = MoveAnalysis(spec, Move(spec, move), value_of_score(score), None if weak else score, at_once=True)
     if opened is not None:
         to_search = [(m, c) for m, c in to_search if not _from_book(opened, m, c, entries, weak)]
-    if to_search:
-        families.load_for_solve(position.spec, SolveOptions(workers=workers))
+    startup = families.load_for_solve(position.spec, SolveOptions(workers=workers)).seconds if to_search else 0.0
+    started += startup   # the clock of the time limit, and time_s, leave out the kernels' start-up
     nodes = sum(e.nodes for e in entries.values())   # the book's searches
     if not to_search:
         pass
@@ -254,7 +255,7 @@ def analyze(position: Position, limit: Optional[Limit] = None, *, workers: int =
         nodes += _search_parallel(to_search, entries, weak, limit.time, tt_bits, workers, split_depth, started,
                                  watch)
     moves = [entries.get(m) or MoveAnalysis(spec, m, Value.UNKNOWN, None) for m in pos.legal_moves()]
-    return Analysis(pos, moves, weak, nodes, time.perf_counter() - started, workers=workers)
+    return Analysis(pos, moves, weak, nodes, time.perf_counter() - started, workers=workers, startup_s=startup)
 
 
 def _from_book(book: Book, move: int, child: Position, entries: dict[int, MoveAnalysis], weak: bool) -> bool:

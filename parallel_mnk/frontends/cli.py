@@ -103,17 +103,18 @@ def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
     args.tt_bits = resolve_tt_bits(args.tt_bits, args.tt_size, spec.cells, spec.gravity,
                                    args.workers)  # a table too big is refused before any work
     open_book(spec, args.book)   # and a book that is not one, or of another game
-    opts = SolveOptions(limit=Limit(time=args.time_limit), **_solve_kwargs(args))   # and options that do not go together
+    SolveOptions(limit=Limit(time=args.time_limit), **_solve_kwargs(args))   # and options that do not go together
     if args.moves is not None or args.board is not None:
         position_of(spec, args.moves, args.board)   # a bad position is refused before the kernels load
     _announce(args)
-    startup = families.load_for_solve(spec, opts).seconds
+    ray_start = 0.0
     if args.backend == "ray":  # start Ray (or join the cluster) before the clock of the first solve
-        startup += solver.start_backend("ray", args.workers, args.tt_bits, args.address)
+        ray_start = solver.start_backend("ray", args.workers, args.tt_bits, args.address)
         stop_on_sigterm()
     if args.moves is not None or args.board is not None:
         position = position_of(spec, args.moves, args.board)
         result = _solve_one(position, args)
+        startup = result.startup_s + ray_start
         if args.json:
             stdout.write(json.dumps(result.to_dict()) + "\n")
         else:
@@ -164,16 +165,13 @@ def cmd_analyze(args, stdin: TextIO, stdout: TextIO) -> int:
     win/draw/loss with --weak (JSON Lines with --json)."""
     spec = _spec_from_args(args)
     if not spec.exact_solvable and args.workers > 1:
-        sys.stderr.write(f"{PROG}: note: analyze of boards over 64 cells runs on one process "
-                         f"(not {args.workers} workers)\n")
+        args.notes = [*args.notes, f"analyze of boards over 64 cells runs on one process (not {args.workers} workers)"]
         args.workers = 1
     args.tt_bits = resolve_tt_bits(args.tt_bits, args.tt_size, spec.cells, spec.gravity,
                                    args.workers)  # a table too big is refused before any work
-    book = open_book(spec, args.book)
+    open_book(spec, args.book)   # a file that is not a book, or of another game, refused before any work
     one = None if args.moves is None and args.board is None else position_of(spec, args.moves, args.board)
     _announce(args)
-    startup = 0.0 if one is not None and book is not None and book.covers(one) else \
-        families.load_for_solve(spec, SolveOptions(workers=args.workers)).seconds   # (not when the book answers)
 
     def run(position):
         return analyze(position, Limit(time=args.time_limit), workers=args.workers, weak=args.weak,
@@ -183,8 +181,8 @@ def cmd_analyze(args, stdin: TextIO, stdout: TextIO) -> int:
     if one is not None:
         a = run(one)
         stdout.write(json.dumps(a.to_dict()) + "\n" if args.json else render(a))
-        if startup > 0 and not args.json:
-            stdout.write(f"(kernel start-up: {startup:.2f} s, not counted above)\n")
+        if a.startup_s > 0 and not args.json:
+            stdout.write(f"(kernel start-up: {a.startup_s:.2f} s, not counted above)\n")
         return 0 if a.value.known else 3
     failures = unknown = 0  # one position per line on stdin, one line each
     for text in _stdin_lines(stdin):

@@ -83,33 +83,42 @@ def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = Fal
                         tt_bits=resolve_tt_bits(tt_bits, tt_size, position.spec.cells, position.spec.gravity, workers), pv=pv, progress=progress,
                         split_depth=split_depth, serial_budget=serial_budget, backend=backend, address=address,
                         checkpoint=checkpoint, watch=watch, prover=prover)
+    folder = None if certificate is None else Path(certificate)
     if not position.spec.exact_solvable:
-        return _solve_big(position, opts, certificate)
-    if certificate is not None:
-        return _certified(position, opts, Path(certificate))
-    opened = open_book(position.spec, book) if book is None or isinstance(book, str) else book
-    if opened is not None and checkpoint is None:
-        hit = _from_book(position, opened, opts)
+        _check_big(opts)
+    if folder is not None:
+        _check_certifiable(position, opts, folder)
+    elif position.spec.exact_solvable and checkpoint is None:
+        opened = open_book(position.spec, book) if book is None or isinstance(book, str) else book
+        hit = None if opened is None else _from_book(position, opened, opts)
         if hit is not None:
             return hit
-    families.load_for_solve(position.spec, opts)
-    return solve_parallel(position, opts) if opts.parallel else solve_serial(position, opts)
+    startup = families.load_for_solve(position.spec, opts).seconds   # the one load of a solve's kernels
+    if not position.spec.exact_solvable:
+        result = _solve_big(position, opts, folder)
+    elif folder is not None:
+        result = _certified(position, opts, folder)
+    else:
+        result = solve_parallel(position, opts) if opts.parallel else solve_serial(position, opts)
+    result.startup_s = startup
+    return result
 
 
-def _solve_big(position: Position, opts: SolveOptions, certificate: Union[str, Path, None]) -> SolveResult:
-    """:func:`solve` past 64 cells (:func:`parallel_mnk.engines.exact.big.solve_big`); with
-    ``certificate``, the value's certificates written there too."""
+def _check_big(opts: SolveOptions) -> None:
+    """Raise :class:`UnsupportedError` for what a solve past 64 cells cannot be asked."""
     if opts.checkpoint is not None or opts.backend != "process":
         raise UnsupportedError("boards over 64 cells are solved on the process pool, without --checkpoint")
     if opts.prover == "dfpn":
         raise UnsupportedError("--prover dfpn takes boards of at most 64 cells; past them threat-space "
                                "search and alpha-beta prove values")
-    if certificate is not None:
-        _check_certifiable(position, opts, Path(certificate))
-    families.load_for_solve(position.spec, opts)
+
+
+def _solve_big(position: Position, opts: SolveOptions, certificate: Optional[Path]) -> SolveResult:
+    """:func:`solve` past 64 cells (:func:`parallel_mnk.engines.exact.big.solve_big`); with
+    ``certificate``, the value's certificates written there too."""
     result = solve_big_parallel(position, opts) if opts.workers > 1 else solve_big(position, opts)
     if certificate is not None and result.value.known and not result.terminal:
-        result.certificates = [str(extract_big(position, attacker, claim, Path(certificate), opts.tt_bits,
+        result.certificates = [str(extract_big(position, attacker, claim, certificate, opts.tt_bits,
                                                opts.progress).path)
                                for attacker, claim in claims_of(position, result.value)]
     return result
@@ -134,8 +143,6 @@ def _check_certifiable(position: Position, opts: SolveOptions, folder: Path) -> 
 
 def _certified(position: Position, opts: SolveOptions, folder: Path) -> SolveResult:
     """Solve, then write the certificates of the value into ``folder``."""
-    _check_certifiable(position, opts, folder)
-    families.load_for_solve(position.spec, opts)
     result = solve_parallel(position, opts) if opts.parallel else solve_serial(position, opts)
     if result.value.known and not result.terminal:
         result.certificates = []
