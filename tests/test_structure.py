@@ -28,6 +28,7 @@ MAX_FUNCTION_LINES = 100
 # the layers, bottom up, by the folders (or top-level modules) they hold: a module may
 # import its own layer and those below; the map of docs/design.md has one row a layer, in this order
 LAYERS = [
+    ["settings"],                # the sheet of settings: plain numbers, imports nothing
     ["kernels", "proofcheck"],   # numba kernels; the certificate checker, which imports nothing of ours
     ["game"],
     ["api"],

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Union
 
 from ..game.rules import GameSpec, MnkError, UnsupportedError
+from ..settings import DFPN_AUTO_MIN_EMPTY, LOCAL_WORKERS_PER_CPU, MAX_CLUSTER_WORKERS
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only
     from ..game.position import Position
@@ -20,9 +21,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers only
 MAX_SPLIT_DEPTH = 8
 BACKENDS = ("process", "thread", "ray")
 PROVERS = ("auto", "search", "dfpn")
-MAX_CLUSTER_WORKERS = 4096   # Ray tasks in flight at once (--backend ray)
-LOCAL_WORKERS_PER_CPU = 8    # process and thread pools: at most this many workers per usable CPU (and 64)
-DFPN_AUTO_MIN_EMPTY = 20   # prover="auto" asks df-pn first from this many empty cells (bench/README.md)
 
 
 def max_workers(backend: str) -> int:

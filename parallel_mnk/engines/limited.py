@@ -39,6 +39,8 @@ from ..kernels.limited.search import forced_win_by_fours, negamax_limited
 from ..kernels.limited.tss import MAX_FOURS, scratch_size, vct
 from ..runtime import families, running
 from ..runtime.ttable import LIMITED_TT_BITS, limited_table
+from ..settings import BIG_BOARD_WIDTH, DEFAULT_DEPTH, FOURS_MOVES, THREAT_TABLE_BITS, THREAT_TIME_SHARE
+from ..settings import LIMITED_THREAT_NODES as THREAT_NODES, LIMITED_THREES as THREES
 
 __all__ = ["LimitedSearch", "LimitedResult", "best_move", "count_search", "FULL", "PLAIN_MINIMAX", "ALPHA_BETA"]
 
@@ -46,14 +48,7 @@ PLAIN_MINIMAX = 0
 ALPHA_BETA = F_PRUNE
 FULL = F_PRUNE | F_ORDER | F_TT | F_THREATS | F_FAST
 MAX_DEPTH = MAX_LIMITED_DEPTH
-DEFAULT_DEPTH = 4         # plies searched when neither a depth nor a time is given
 DEFAULT_TT_BITS = LIMITED_TT_BITS
-FOURS_MOVES = 12          # attacker moves tried by the search for a win by continuous fours
-THREES = 3                # three-moves tried by the threat-space search (free placement)
-THREAT_NODES = 1 << 19    # its node budget when no smaller one is given (about 1 s)
-THREAT_TIME_SHARE = 0.25  # of a time limit
-THREAT_TABLE_BITS = 16    # failures remembered by the threat-space search
-BIG_BOARD_WIDTH = 14      # on boards over 64 cells, moves tried per node (forced moves excepted)
 
 
 def new_state(spec: GameSpec, cells_x: list[int], cells_o: list[int], turn: int) -> np.ndarray:

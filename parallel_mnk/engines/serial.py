@@ -20,10 +20,10 @@ from ..runtime import running
 from ..runtime.ttable import transposition_table
 from .exact.search import Search, answer_with_line, terminal_result
 from .proofs.dfpn import Dfpn, DfpnResult, weak_value
+from ..settings import DFPN_AUTO_BUDGET
 
 # df-pn's budget a question under prover="auto": past it alpha-beta answers (df-pn's table has the
 # bytes of alpha-beta's, half the entries: a bigger budget re-expands more than it saves)
-DFPN_AUTO_BUDGET = 1 << 19
 
 
 def solve_serial(position: Position, opts: SolveOptions) -> SolveResult:

@@ -34,10 +34,10 @@ from ..game.rules import GameSpec, MnkError, Value, format_move, ply_of_score, v
 from ..runtime import families, running
 from ..runtime.ttable import resolve_tt_bits, transposition_table
 from .solver import solve
+from ..settings import BIG_FIRST_BUDGET
 
 ILLEGAL = -1000  # the plain line's entry for a full column / taken cell (Pons' INVALID_MOVE)
 UNKNOWN = "?"    # the plain line's (and the grid's) entry for a move not solved in time
-BIG_FIRST_BUDGET = 1 << 12   # nodes per move of the first pass over the moves of a board past 64 cells
 
 
 @dataclass

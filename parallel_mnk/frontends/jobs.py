@@ -25,12 +25,10 @@ from typing import Any, Callable, Optional, TypeVar
 
 from ..api.options import Watch
 from ..game.rules import MnkError
+from ..settings import SERVE_MAX_WAITING as MAX_WAITING, SERVE_POLL_S as POLL_S, SERVE_WAIT_S as WAIT_S
 
 T = TypeVar("T")
 
-MAX_WAITING = 8       # searches queued behind the running one
-WAIT_S = 30.0         # how long a queued search waits for its turn before it is refused
-POLL_S = 0.02         # how often a search's ``gone`` is asked while it waits or runs
 
 
 class Busy(MnkError):

@@ -24,9 +24,8 @@ from ..game.position import O, X, Position
 from ..game.rules import GameSpec, MnkError, format_move, parse_move, ply_of_score
 from ..runtime import families
 from . import solver
+from ..settings import PLAY_EXACT_SHARE as EXACT_SHARE, PLAY_TIME_LIMIT as DEFAULT_TIME_LIMIT
 
-DEFAULT_TIME_LIMIT = 3.0   # seconds per engine move (or hint)
-EXACT_SHARE = 0.7          # of the budget for the exact solver; the rest is left for the heuristic fallback
 
 NAMES = {X: "X", O: "O"}
 QUIT_WORDS = ("quit", "exit", "q")

@@ -49,10 +49,10 @@ from . import solver
 from .analysis import analyze
 from .commands import check_time_limit, game_spec, position_of, printable
 from .jobs import Busy, Gone, Jobs, Replaced
+from ..settings import SERVE_MAX_TIME as DEFAULT_MAX_TIME
 
 MAX_URL = 8192            # characters of a request's path and query (a 26x26 game's moves fit)
 MAX_FIELDS = 16           # query parameters
-DEFAULT_MAX_TIME = 60.0   # seconds any one search may take (--max-time)
 STATIC = Path(__file__).with_name("static")
 TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
          ".css": "text/css; charset=utf-8", ".png": "image/png", ".svg": "image/svg+xml"}

@@ -33,6 +33,7 @@ from ..parallel.uses.certify import extract_parallel
 from ..parallel.uses.limited import best_move_parallel
 from ..runtime import families
 from ..runtime.ttable import resolve_tt_bits, transposition_table
+from ..settings import MOVE_SEARCH_TT_BITS
 
 
 def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = False, workers: int = 1,
@@ -187,7 +188,6 @@ def _from_book(position: Position, book: Book, opts: SolveOptions) -> Optional[S
                        proof="book")
 
 
-MOVE_SEARCH_TT_BITS = 20   # the best move under a known score: small searches (a big new table costs its page faults)
 
 
 def _move_by_search(position: Position, score: int, opts: SolveOptions, name: str) -> tuple[BookAnswer, int]:

@@ -37,14 +37,12 @@ from ..kernels.core import layout as L
 from ..kernels.limited import layout as GL
 from ..kernels.proofs.layout import fill_proof_tables
 from .rules import MAX_CELLS, GameSpec
+from ..settings import ETC_MIN_EMPTY
 
 # (row step, col step) of the four line directions: E, S, SE, SW
 DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 ZOBRIST_SEED = 0x6D6E6B   # both engines' hash keys come from this seed
 MAX_LIMITED_DEPTH = 64    # the depth-limited engine's deepest search
-# gravity: enhanced transposition cutoff at nodes with at least this many empty cells (each of its probes
-# is a cache miss, worth it only high in the tree; c4 uses 16: bench/README.md, "Settings and their figures")
-ETC_MIN_EMPTY = 14
 
 
 # ------------------------------------------------------------------ lines on Python ints

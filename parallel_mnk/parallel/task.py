@@ -32,8 +32,8 @@ from ..game.position import Position
 from ..game.rules import GameSpec, format_board_text
 from ..kernels.core import layout as L
 from ..runtime.running import peak_rss
+from ..settings import DEFER_MIN_EMPTY
 
-DEFER_MIN_EMPTY = 8   # workers put off children another is inside at nodes with this many empty cells
 
 
 @dataclass

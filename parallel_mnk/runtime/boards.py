@@ -40,10 +40,10 @@ import numpy as np
 from ..game.rules import GameSpec, MnkError
 from ..kernels.core import layout as L
 from . import cache_guard
+from ..settings import BOARD_BUILD_MIN_CELLS as MIN_CELLS
 
 KERNELS_DIR = Path(__file__).resolve().parents[1] / "kernels"
 FAMILY = "gravity"          # the family that has per-board builds
-MIN_CELLS = 36              # 'auto': gravity boards of at least this many cells (6x6, Connect Four and up)
 ENV = "PARALLEL_MNK_BOARD_KERNELS"
 MODES = ("auto", "all", "off")
 VALUES_MODULE = "board_values.py"

@@ -8,7 +8,9 @@ after a ``git pull`` on an editable install, for instance. So each kernel folder
 every kernel folder it imports, directly or not; when it differs from the one
 stored next to that folder's cache, the folder's cached kernels are removed
 (numba compiles them again, once). An edit to ``limited/`` leaves the gravity
-search cached; an edit to ``core/`` recompiles everything.
+search cached; an edit to ``core/`` or to the sheet of settings
+(``parallel_mnk/settings/``, whose values the kernels compile in) recompiles
+everything.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Iterable
 
 STAMP_NAME = "parallel_mnk-kernels.sha256"
+SETTINGS_NAME = "settings/__init__.py"   # the sheet of settings (parallel_mnk/settings/): part of every family's sources
 
 
 def kernel_folders(kernels_dir: Path) -> list[Path]:
@@ -52,11 +55,16 @@ def closure(folder: Path) -> list[Path]:
 
 
 def source_fingerprint(folders: list[Path]) -> str:
-    """SHA-256 over the names and contents of the ``*.py`` files of ``folders``."""
+    """SHA-256 over the names and contents of the ``*.py`` files of ``folders``, and of
+    the package's sheet of settings (``settings/`` beside the kernel folders' parent,
+    when there is one): the kernels compile its values in."""
     digest = hashlib.sha256()
     for folder in folders:
         for path in sorted(folder.glob("*.py")):
             digest.update(f"{folder.name}/{path.name}".encode() + b"\0" + path.read_bytes() + b"\0")
+    sheet = folders[0].parent.parent / SETTINGS_NAME if folders else None
+    if sheet is not None and sheet.is_file():
+        digest.update(SETTINGS_NAME.encode() + b"\0" + sheet.read_bytes() + b"\0")
     return digest.hexdigest()
 
 

@@ -23,11 +23,9 @@ import numpy as np
 import psutil
 
 from ..game.rules import MnkError, ResourceError
+from ..settings import DEFAULT_TT_BITS, DEFAULT_TT_CAP, LIMITED_TT_BITS
 
 MIN_TT_BITS, MAX_TT_BITS = 10, 34
-DEFAULT_TT_BITS = 22        # a fixed 32 MiB table for callers that want one (the NMK protocol)
-DEFAULT_TT_CAP = 256 << 20  # bytes; see default_tt_bits
-LIMITED_TT_BITS = 20        # the depth-limited engine's table
 SHMEM_THP = "/sys/kernel/mm/transparent_hugepage/shmem_enabled"
 MEMFD_PREFIX = "parallel-mnk-tt-"
 MemfdTable = tuple[int, Optional[mmap.mmap], np.ndarray]   # (fd or -1, mapping or None, the entries)

@@ -30,13 +30,10 @@ from ...kernels.limited.tss import LINE_MAX, scratch_size
 from ...runtime import families, running
 from ...runtime.ttable import LimitedTable
 from .search import terminal_result
+from ...settings import BIG_FAIL_BITS as FAIL_BITS, BIG_FOURS as FOURS, BIG_THREAT_NODES as THREAT_NODES
+from ...settings import BIG_THREAT_SHARE as THREAT_SHARE, BIG_THREES as THREES
 
 ENTRY_BYTES = 24          # a table entry: key, score, flags and move (int64 each)
-FAIL_BITS = 16            # failures of the searches for wins by fours remembered
-FOURS = 20                # fours a search for a win by continuous fours may play (longer ones: rare, and costly)
-THREES = 3                # three-moves threat-space search tries at the root, fewest first
-THREAT_SHARE = 0.25       # of a node limit for it (2**22 nodes without one)
-THREAT_NODES = 1 << 22
 
 
 def table_bits(tt_bits: int) -> int:

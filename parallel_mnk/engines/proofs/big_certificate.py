@@ -31,9 +31,8 @@ from ...kernels.limited import layout as GL
 from ...runtime.running import StatusLine
 from ..exact.big import BigSearch, table_bits
 from .certificate import Certificate, RecordFile, write_certificate
+from ...settings import BIG_VCT_NODES as VCT_NODES, PLAN_MAX
 
-VCT_NODES = 1 << 18       # threat-space search nodes at a claimant's position of a win
-PLAN_MAX = 1 << 16        # VCF moves remembered ahead
 
 
 class BigWalk:

@@ -51,13 +51,10 @@ from ...runtime.ttable import stored_move, transposition_table
 from ..exact.search import Search
 from .pairing import PairingFinder
 from .threats import VcfFinder
+from ...settings import CERTIFICATE_FRONTIER as FRONTIER, CERTIFICATE_PAIRING_CAP as PAIRING_CAP
+from ...settings import LOOKAHEAD_CAP, PLAN_MAX, VCF_CAP
 
 FORMAT = "mnk-proof/1"
-PAIRING_CAP = 1 << 16      # finder nodes at a refuter position no lookahead tried (the root)
-LOOKAHEAD_CAP = 1 << 12    # finder nodes per defender move tried for a pairing after it
-VCF_CAP = 1 << 14          # VCF search nodes at a position where the claimant moves
-FRONTIER = 16              # the walk's first levels go breadth first down to this many open positions
-PLAN_MAX = 1 << 16         # VCF moves remembered ahead (more: forgotten, found again if needed)
 PAIRING_MAX_K = 6
 XZ_PRESET = 6
 

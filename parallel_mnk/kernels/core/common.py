@@ -5,7 +5,7 @@ from .jit import expanded
 from .bits import atomic_load
 from .layout import CTL_ABORT
 
-POLL_MASK = 1023   # the engines look at the abort word once every 1024 nodes
+from parallel_mnk.settings import POLL_MASK   # (absolute: a per-board build copies this folder)
 
 
 @expanded

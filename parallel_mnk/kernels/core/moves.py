@@ -8,6 +8,7 @@ Scores are from the side to move (docs/design.md).
 """
 import numpy as np
 
+from parallel_mnk.settings import PREFETCH_CHILDREN
 from . import board as B
 from .bits import lowest_bit_index, popcount, prefetch
 from .bounds import flip_kind
@@ -21,7 +22,6 @@ from .table import canonical_key, push_hashes
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
-PREFETCH_CHILDREN = 4
 
 
 # ------------------------------------------------------------------ move ordering

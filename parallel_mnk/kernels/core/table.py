@@ -14,6 +14,7 @@ entry is never replaced by a bound of the same key; a bound that meets the
 opposite stored bound of the same key is stored as exact.
 """
 import numpy as np
+from parallel_mnk.settings import MAX_WORK
 from . import board as B
 from .jit import entry, expanded
 
@@ -27,7 +28,6 @@ from .layout import (
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
-MAX_WORK = 15
 
 
 @entry

@@ -55,6 +55,7 @@ a node dearer when helpers took ``ctx``/``ctl`` per node.
 """
 import numpy as np
 
+from parallel_mnk.settings import POLL_MASK
 from ..core.bits import lowest_bit_index, popcount
 from ..core.bounds import NO_SCORE, narrow, node_kind, result_kind, table_bound, take_child, win_in
 from ..core.jit import called, expanded, inlined
@@ -79,7 +80,7 @@ from ..proofs.threats import threat_zone, vcf_bound, vcf_win
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
-ABORT_POLL_MASK = np.uint64(1023)
+ABORT_POLL_MASK = np.uint64(POLL_MASK)
 
 
 @inlined

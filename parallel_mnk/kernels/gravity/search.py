@@ -38,6 +38,7 @@ safe move, and the side to move has a safe move (a child left open by
 :func:`gravity_task` searches any position that is not over.
 """
 import numpy as np
+from parallel_mnk.settings import GRAVITY_ORDER_WEIGHTS, POLL_MASK
 from ..core import board as B
 from ..core.jit import called, expanded, inlined
 
@@ -61,9 +62,9 @@ from ..core.table import canonical_key, probe, push_hashes, set_root_hashes, sto
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
-ABORT_POLL_MASK = np.uint64(1023)
-# move-ordering weights (c4's 1.2 / 0.5 / 0.3 / 0.5, times 1000); the centre term (< 64) breaks ties
-W_NEXT, W_NEXT_NEXT, W_USEFUL, W_TABLE_MOVE = 1200, 500, 300, 500
+ABORT_POLL_MASK = np.uint64(POLL_MASK)
+# move-ordering weights (settings.GRAVITY_ORDER_WEIGHTS); the centre term (< 64) breaks ties
+W_NEXT, W_NEXT_NEXT, W_USEFUL, W_TABLE_MOVE = GRAVITY_ORDER_WEIGHTS
 
 
 @expanded

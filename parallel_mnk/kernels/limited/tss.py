@@ -29,6 +29,7 @@ within the limits (nothing is proven then). The first move goes to
 the zone marks of each recursion level.
 """
 import numpy as np
+from parallel_mnk.settings import POLL_MASK
 from ..core.jit import allocating, allocating_expanded   # the family makes arrays (core/jit.py)
 
 from ..core.common import budget_spent, stop_requested
@@ -41,7 +42,6 @@ from .layout import (
 LINE_MAX = 128            # cells of a recorded line (X's moves and Y's replies)
 MAX_FOURS = (LINE_MAX - 3) // 2   # so that a line always fits
 MAX_LEVELS = 64
-POLL_MASK = 1023
 THREES_MIX = 0x5851F42D4C957F2D   # mixes the threes left into a failure's key
 
 

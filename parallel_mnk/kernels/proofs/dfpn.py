@@ -18,6 +18,7 @@ line, strategy stealing on the empty board), a VCF for the side to move
 (:mod:`.pairing`: A cannot win; disproves). Moves are the prelude's candidates.
 """
 import numpy as np
+from parallel_mnk.settings import POLL_MASK
 from ..core.jit import called, entry, inlined
 
 from ..core.bits import lowest_bit_index, popcount
@@ -37,7 +38,7 @@ ONE = np.uint64(1)
 INF = (1 << 30) - 1
 NUM_MASK = np.uint64(INF)
 EVALUATED = np.uint64(1) << np.uint64(60)
-ABORT_POLL_MASK = np.uint64(1023)
+ABORT_POLL_MASK = np.uint64(POLL_MASK)
 
 
 @inlined

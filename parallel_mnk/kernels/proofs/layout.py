@@ -9,6 +9,7 @@ is a bitset of ``WORDS`` uint64 words (window ``i`` is bit ``i % 64`` of word
 A pairing certificate is a list of disjoint *pair masks* (two cells' bits in
 one uint64); see :mod:`.pairing`.
 """
+from parallel_mnk.settings import PAIRING_CAP, PAIRING_MIN_EMPTY, VCF_MIN_EMPTY, VCF_MOVES, VCF_NODE_CAP
 from ..core.layout import MAX_CELLS, MAX_LINES, OFF_PROOF, PROOF_SIZE
 
 WORDS = 4                # words of a window bitset
@@ -70,16 +71,6 @@ assert PROOF_END <= OFF_PROOF + PROOF_SIZE, "the proof region of ctx is too smal
 assert MAX_LINES <= WORDS * 64
 
 
-# where the exact search tests pairings: from PAIRING_MIN_EMPTY empty cells, each test capped at
-# PAIRING_CAP search nodes; at those nodes a side to move without a certificate tries each move
-# for one (the scan) (the figures that chose them: bench/README.md, "Settings and their figures")
-PAIRING_MIN_EMPTY = 8
-PAIRING_CAP = 100
-# VCF at nodes of free placement, k >= 3: from VCF_MIN_EMPTY empty cells, at most VCF_MOVES fours a
-# node and VCF_NODE_CAP nodes a search (bench/README.md, "Settings and their figures")
-VCF_MIN_EMPTY = 12
-VCF_MOVES = 8
-VCF_NODE_CAP = 50
 
 
 def fill_proof_tables(ctx, lines, cells: int, k: int, gravity: bool) -> None:

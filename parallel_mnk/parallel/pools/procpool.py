@@ -36,10 +36,9 @@ from . import shm
 from .backend import Event, Lost
 from .localpool import LocalPool
 from .worker import worker_main
+from ...settings import CLOSE_WAIT_S, READY_WAIT_S
 
 START_METHOD = "fork"      # workers inherit the loaded kernels and the shared memory
-CLOSE_WAIT_S = 1.0         # how long close() waits for workers to leave before killing them
-READY_WAIT_S = 60.0        # how long a new pool waits for its workers to map the table
 
 
 class _Proc:

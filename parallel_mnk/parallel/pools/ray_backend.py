@@ -45,8 +45,8 @@ from ..task import AnyTask
 from .backend import Backend, Event, Lost
 from .ray_board import BoundBoard
 from .ray_worker import BOARD_PREFIX, import_ray, run_remote, warm_remote
+from ...settings import RAY_REACH_TIMEOUT_S as REACH_TIMEOUT_S
 
-REACH_TIMEOUT_S = 5.0
 
 
 class RayBackend(Backend):

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import asyncio
 from typing import Optional
+from ...settings import RAY_FORGET_AFTER as FORGET_AFTER
 
-FORGET_AFTER = 100_000   # finished tasks remembered (their watches answer "done")
 
 
 class BoundBoard:

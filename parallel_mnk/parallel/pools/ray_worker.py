@@ -30,9 +30,8 @@ from ...runtime import families
 from ...runtime.ttable import MemfdTable, check_table_memory, close_memfd_table, memfd_table, open_memfd_table
 from ..task import AnyResult, AnyTask, WorkerEnv
 from . import shm
+from ...settings import RAY_POLL_S as POLL_S, RAY_WATCH_S as WATCH_S
 
-POLL_S = 0.005          # a task starts watching the actor this long after it starts (short ones never do)
-WATCH_S = 1.0           # a watch returns after this long without a change (then the next one is sent)
 BOARD_PREFIX = "parallel-mnk-board-"
 SLOT = shm.slot_of(0)   # a Ray worker process runs one task at a time: one set of control words
 

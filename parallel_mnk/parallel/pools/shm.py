@@ -19,8 +19,8 @@ import mmap
 import numpy as np
 
 from ...kernels.core import layout as L
+from ...settings import BUSY_MARKS
 
-BUSY_MARKS = 1 << 12   # ABDADA marks: room for every node the workers are inside at once
 
 
 def slot_of(index: int) -> int:

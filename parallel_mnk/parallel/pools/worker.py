@@ -18,8 +18,8 @@ import numpy as np
 from ...kernels.core import layout as L
 from ...runtime.ttable import prefault
 from ..task import WorkerEnv
+from ...settings import PARENT_POLL_S
 
-PARENT_POLL_S = 0.5
 
 
 def die_with_parent(parent_pid: int, use_pdeathsig: bool) -> None:

@@ -90,9 +90,9 @@ from ...game.rules import MnkError
 from ...kernels.core.layout import TT_EXACT, TT_LOWER, TT_UPPER
 from ..task import Task, TaskResult
 from .split import SplitTree
+from ...settings import COMMIT_EVERY_S
 
 FORMAT = 2   # 1 had no checksums
-COMMIT_EVERY_S = 0.25
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -49,21 +49,9 @@ from .checkpoint import Checkpoint
 from .places import Job, Slot, helpable, running_children
 from .split import Node, SplitTree
 from .tasklog import TaskLog
+from ...settings import (DRAIN_TIMEOUT_S, MAX_HELPERS, MAX_RESTARTS_PER_WORKER, MAX_SIBLINGS, MAX_SPECULATIVE,
+                          SETTLE_AT_HAND_OUT, SPLIT_AFTER_S, SPLIT_MIN_EMPTY, SPLIT_POLL_S, SPLITS, TURN_S)
 
-MAX_SPECULATIVE = 1        # running tasks young-brothers-wait does not allow yet; other idle workers help
-MAX_HELPERS = 64           # at most this many workers on one task
-# running tasks with one parent in the split tree, by board kind (0: no limit): on free
-# boards idle workers do better joining the running child (ABDADA) than taking its
-# younger brothers or splitting; on gravity boards better splitting (bench/README.md)
-MAX_SIBLINGS = {False: 1, True: 0}
-SPLITS = True              # split running tasks for idle workers (False: idle workers help a running task instead)
-SPLIT_AFTER_S = 0.002      # a task runs this long before it may be split (what it finished is in the table)
-SETTLE_AT_HAND_OUT = True  # a task the shared table decides in one node is settled by the coordinator instead
-SPLIT_MIN_EMPTY = 16       # no split at nodes with fewer empty cells (their subtrees are too small to share)
-SPLIT_POLL_S = 0.001       # how often the coordinator looks for a task to split while workers are idle
-TURN_S = 0.05              # the longest it waits for results before it looks at its limits and the watch again
-MAX_RESTARTS_PER_WORKER = 3
-DRAIN_TIMEOUT_S = 10.0     # how long abandoned tasks may take to answer before their worker is reset
 _task_ids = itertools.count(1)   # unique in the process, whatever the backend
 
 

@@ -29,10 +29,8 @@ from .checkpoint import Checkpoint
 from .coordinator import Coordinator, SearchTimeout
 from .snapshots import LineSnapshots
 from .split import Node, SplitTree
+from ...settings import DEFAULT_SPLIT_DEPTH, MIN_TASKS, SERIAL_BUDGET
 
-DEFAULT_SPLIT_DEPTH = 1  # plies always split; more while there are under MIN_TASKS tasks
-MIN_TASKS = 8            # (whatever the number of workers: workers beyond that join running tasks)
-SERIAL_BUDGET = 1 << 13  # nodes (about 2 ms) tried serially before splitting
 
 
 def solve_parallel(position: Position, opts: SolveOptions) -> SolveResult:

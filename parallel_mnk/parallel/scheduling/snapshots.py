@@ -23,8 +23,8 @@ from ...engines.exact.search import Search
 from .checkpoint import Checkpoint
 from .coordinator import Coordinator
 from .split import SplitTree
+from ...settings import SNAPSHOT_EVERY_S
 
-SNAPSHOT_EVERY_S = 30.0
 
 
 class LineSnapshots:

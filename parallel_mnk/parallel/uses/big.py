@@ -28,8 +28,8 @@ from ...kernels.limited import layout as GL
 from ...runtime import running
 from ..scheduling import registry
 from ..task import AnyResult, BigTask, BigTaskResult
+from ...settings import SIDE_POOL_TT_BITS as POOL_TT_BITS
 
-POOL_TT_BITS = 16   # the pool's bitboard table is not used by these tasks: keep it small
 _task_ids = itertools.count(1)
 
 

@@ -26,8 +26,8 @@ from ...engines.proofs.certificate import (Certificate, RecordFile, Walk, fronti
 from ...game.position import Position
 from ...game.rules import parse_cell
 from ...runtime.running import StatusLine
+from ...settings import CERTIFY_TASKS_PER_WORKER as TASKS_PER_WORKER
 
-TASKS_PER_WORKER = 8
 START_METHOD = "fork"   # workers inherit the loaded kernels, as the pool's do
 
 

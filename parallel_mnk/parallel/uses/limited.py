@@ -20,8 +20,8 @@ from ...engines.limited import LimitedSearch
 from ...kernels.limited.layout import INF, MATE_ZONE, WIN
 from ..scheduling import registry
 from ..task import AnyResult, LimitedTaskResult, LimitedTask
+from ...settings import SIDE_POOL_TT_BITS as POOL_TT_BITS
 
-POOL_TT_BITS = 16   # the pool's exact-engine table is not used by these tasks: keep it small
 _task_ids = itertools.count(1)
 
 
