@@ -258,7 +258,7 @@ def test_time_limit_gives_unknown_and_pool_still_works(weak):
     r = solve(pos, workers=2, tt_bits=TT_BITS, time_limit=0.05, weak=weak, progress=False)
     took = time.monotonic() - t
     assert r.value == "unknown" and r.score is None, (r.value, r.score)
-    assert r.best_move is None and r.pv == []
+    assert r.pv == [] and (r.best_move is None or r.best_move in pos.legal_moves())   # (the best so far, if any)
     assert took < 2.0, f"a 0.05 s limit took {took:.2f} s"
     check_accounting(r, 2)
     assert get_coordinator("process", 2, TT_BITS).running == 0, "a task is still out after the time-out"
