@@ -137,7 +137,7 @@ def test_positions_typed_at_a_terminal_get_a_word_first(monkeypatch):
 
 def test_a_time_limit_answer_says_what_was_proved(monkeypatch):
     # 4453 takes about 1 s on 2 workers: 0.6 s stops it after its first probes
-    argv = ["solve", "--game", "connect4", "--moves", "4453", "--workers", "2", "--time-limit", "0.6"]
+    argv = ["solve", "--game", "connect4", "--moves", "4453", "--workers", "2", "--time-limit", "0.6", "--book", "none"]
     code, out, err = run_cli([*argv, "--json"])
     assert code == 3
     d = json.loads(out)
