@@ -170,6 +170,8 @@ def cmd_analyze(args, stdin: TextIO, stdout: TextIO) -> int:
     args.tt_bits = resolve_tt_bits(args.tt_bits, args.tt_size, spec.cells, spec.gravity,
                                    args.workers)  # a table too big is refused before any work
     open_book(spec, args.book)   # a file that is not a book, or of another game, refused before any work
+    SolveOptions(limit=Limit(time=args.time_limit), workers=args.workers, weak=args.weak, tt_bits=args.tt_bits,
+                 split_depth=args.split_depth)   # and options that do not go together, before the notes
     one = None if args.moves is None and args.board is None else position_of(spec, args.moves, args.board)
     _announce(args)
 

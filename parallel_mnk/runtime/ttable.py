@@ -45,11 +45,16 @@ def parse_size(text: str) -> int:
     return int(value)
 
 
+def check_table_bits(bits: int) -> None:
+    """Refuse (MnkError) a table of ``2**bits`` entries out of the range a table may have."""
+    if not MIN_TT_BITS <= bits <= MAX_TT_BITS:
+        raise MnkError(f"table size 2**{bits} is out of range (2**{MIN_TT_BITS} .. 2**{MAX_TT_BITS} entries)")
+
+
 def check_table_memory(bits: int, what: str = "a table") -> None:
     """Refuse (MnkError) a table of ``2**bits`` entries that is out of range or
     bigger than the memory available now."""
-    if not MIN_TT_BITS <= bits <= MAX_TT_BITS:
-        raise MnkError(f"table size 2**{bits} is out of range (2**{MIN_TT_BITS} .. 2**{MAX_TT_BITS} entries)")
+    check_table_bits(bits)
     need, avail = 8 << bits, psutil.virtual_memory().available
     if need > avail:
         raise ResourceError(f"{what} of 2**{bits} entries needs {need / 2**30:.1f} GiB, "
@@ -99,12 +104,16 @@ def default_tt_bits(cells: Optional[int] = None, gravity: bool = False, workers:
 def resolve_tt_bits(tt_bits: Optional[int] = None, tt_size: Union[int, str, None] = None,
                     cells: Optional[int] = None, gravity: bool = False, workers: int = 1) -> int:
     """The table bits of a solve: ``tt_bits``, or from ``tt_size``, or the default
-    for the board (``cells``, ``gravity``) and the ``workers`` (:func:`default_tt_bits`)."""
+    for the board (``cells``, ``gravity``) and the ``workers`` (:func:`default_tt_bits`).
+    A ``tt_bits`` out of range is refused here (MnkError), before any work."""
     if tt_bits is not None and tt_size is not None:
         raise MnkError("give the table size either as tt_bits or as tt_size, not both")
     if tt_size is not None:
         return tt_bits_for_size(tt_size)
-    return default_tt_bits(cells, gravity, workers) if tt_bits is None else tt_bits
+    if tt_bits is None:
+        return default_tt_bits(cells, gravity, workers)
+    check_table_bits(tt_bits)
+    return tt_bits
 
 
 # ------------------------------------------------------------------ tables of this process
