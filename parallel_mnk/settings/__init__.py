@@ -10,6 +10,7 @@ family's sources, so an edit here compiles the kernels again, once.
 """
 
 # ------------------------------------------------------------------ the exact search
+GRAVITY_RULES_OFF = 0          # gravity: bits of the search's rules (kernels/core/layout RULE_*) off by default: none, each pays
 ETC_MIN_EMPTY = 14             # gravity: enhanced transposition cutoff from this many empty cells (each probe a cache miss)
 POLL_MASK = 1023               # the kernels read the abort word once every POLL_MASK + 1 nodes
 PREFETCH_CHILDREN = 4          # children whose table entries a node prefetches before it searches them

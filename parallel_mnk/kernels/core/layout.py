@@ -12,6 +12,7 @@ masks, Zobrist keys, symmetry maps, and per-ply scratch space. It is built by
 All entries are non-negative ``uint64``. Module-level ints are compile-time
 constants for numba.
 """
+from parallel_mnk.settings import GRAVITY_RULES_OFF   # (absolute: per-board builds copy this module)
 
 MAX_CELLS = 64
 MAX_PLY = MAX_CELLS + 2
@@ -61,11 +62,11 @@ OFF_HASH = OFF_INVPERM + MAX_SYM * MAX_CELLS       # scratch [ply][sym]
 OFF_MOVES = OFF_HASH + MAX_PLY * MAX_SYM          # scratch [ply][i]
 OFF_SCORES = OFF_MOVES + MAX_PLY * MAX_CELLS      # scratch [ply][cell] per-cell scores, then [ply][i] sorted
 OFF_TMP = OFF_SCORES + MAX_PLY * 2 * MAX_CELLS    # scratch for one kernel call (no recursion)
-OFF_PROOF = OFF_TMP + MAX_CELLS + 2               # the proof machinery's region (kernels/proofs/layout.py)
+OFF_PROOF = OFF_TMP + MAX_CELLS + 2               # the proof machinery's region (kernels/proofs/proofs_layout.py)
 PROOF_SIZE = 4096
 # gravity search: per ply, the table lookup a parent already made for the node at that
 # ply (GN_SIZE words), then per ply and child of the node at that ply a record of
-# GC_SIZE words: what the child's static analysis found (kernels/gravity/search.py).
+# GC_SIZE words: what the child's static analysis found (kernels/gravity/gravity_search.py).
 # The records take (cells + 2) * cols * GC_SIZE words after CTX_SIZE, in gravity
 # contexts only (gravity_records_size).
 OFF_GNODE = OFF_PROOF + PROOF_SIZE
@@ -88,7 +89,7 @@ RULE_EVENS = 2       # the even-squares (claimeven) bound on boards of even heig
 RULE_ETC = 4         # enhanced transposition cutoff (children's table entries probed first)
 RULE_THREAT_ORDER = 16   # move ordering by useful threats weighted by how soon they can be played
 RULES_ALL = RULE_STATIC | RULE_EVENS | RULE_ETC | RULE_THREAT_ORDER
-RULES_DEFAULT = RULES_ALL
+RULES_DEFAULT = RULES_ALL & ~GRAVITY_RULES_OFF   # (the settings sheet)
 SCORE_BIAS = 1024    # signed scores stored in ctx (uint64) with this added
 
 # control array ``ctl`` (int64, may live in shared memory): polled by the search
