@@ -110,6 +110,20 @@ def test_a_changed_preset_says_what_is_played():
     assert "note" not in err   # the preset as it is
 
 
+@pytest.mark.parametrize("argv", [
+    ["analyze", "--tt-bits=-1", "--moves="],                       # (CI's fuzz found the note beside this one)
+    ["analyze", "--workers", "2", "--split-depth", "99", "--moves", "4"],
+    ["best", "--book", "/etc/hostname", "--moves", "4"],
+    ["play", "--book", "/nonexistent/book.sqlite"],
+    ["solve", "--tt-bits", "40", "--moves", "4"],
+])
+def test_a_changed_preset_says_nothing_beside_an_error(argv):
+    """Bad input is one line: the note of a changed preset comes only once the input is good."""
+    code, out, err = run_cli([*argv, "--game", "connect4", "--cols", "8", "--time-limit", "1"], stdin="quit\n")
+    assert code == 2 and "note" not in err
+    one_line_error(err)
+
+
 def test_split_depth_with_one_worker_says_it_is_unused():
     code, out, err = run_cli(["solve", "--game", "tictactoe", "--moves", "b2", "--workers", "1",
                               "--split-depth", "2", "--book", "none"])

@@ -106,11 +106,11 @@ def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
     SolveOptions(limit=Limit(time=args.time_limit), **_solve_kwargs(args))   # and options that do not go together
     if args.moves is not None or args.board is not None:
         position_of(spec, args.moves, args.board)   # a bad position is refused before the kernels load
-    _announce(args)
     ray_start = 0.0
     if args.backend == "ray":  # start Ray (or join the cluster) before the clock of the first solve
-        ray_start = solver.start_backend("ray", args.workers, args.tt_bits, args.address)
+        ray_start = solver.start_backend("ray", args.workers, args.tt_bits, args.address)   # (a bad address: an error)
         stop_on_sigterm()
+    _announce(args)
     if args.moves is not None or args.board is not None:
         position = position_of(spec, args.moves, args.board)
         result = _solve_one(position, args)
@@ -234,6 +234,7 @@ def cmd_play(args, stdin: TextIO, stdout: TextIO) -> int:
     hint, undo, board, help, quit. The engine plays perfectly where the exact solver finishes in its
     time (boards of at most 64 cells), and by heuristic search otherwise."""
     spec = _spec_from_args(args)
+    open_book(spec, args.book)   # a file that is not a book, or of another game, refused before the game starts
     _announce(args)
     return play(spec, stdin, stdout, human=args.human, time_limit=args.time_limit,
                 workers=args.workers, book=args.book)
@@ -249,6 +250,7 @@ def cmd_best(args, stdin: TextIO, stdout: TextIO) -> int:
     if args.width is not None and args.width < 0:
         raise MnkError(f"--width must be 0 (all moves) or more, got {args.width}")
     limit = Limit(time=args.time_limit, depth=args.depth)   # (a bad depth refused before the notes)
+    open_book(spec, args.book)   # and a file that is not a book
     _announce(args)
     hit = None if position.is_game_over() else best_from_book(position, args.book)
     if hit is not None:
@@ -285,10 +287,13 @@ def cmd_warm_up(args, stdin: TextIO, stdout: TextIO) -> int:
     command that needs them (in parallel processes, one per core): every family, or those named
     with --families. Prints each family and whether it was compiled or found in the cache."""
     names = families.all_names() if args.families is None else [n for n in args.families.split(",") if n]
-    unknown = [n for n in names if not families.is_family(n)]
+    unknown = [n for n in names if not families.is_family(families.RENAMED.get(n, n))]
     if unknown or not names:
         raise MnkError(f"not a kernel family: {', '.join(unknown) or repr(args.families)} "
                        f"(choose from {', '.join(families.FAMILIES)}, or gravity@COLSxROWSkK for a board's own build)")
+    for old in [n for n in names if n in families.RENAMED]:
+        sys.stderr.write(f"{PROG}: note: the kernel family {old!r} is called {families.RENAMED[old]!r} now\n")
+    names = [families.RENAMED.get(n, n) for n in names]
     cached = families.cached(*names)
     seconds = families.load(*names)
     for name in names:
