@@ -20,7 +20,7 @@ import numpy as np
 
 from parallel_mnk import GameSpec, Position
 from parallel_mnk.engines.exact.big import BigSearch
-from parallel_mnk.kernels.limited import layout as GL
+from parallel_mnk.kernels.limited import limited_layout as GL
 from parallel_mnk.kernels.limited.tss import scratch_size
 
 NODE_CAP = 200_000   # nodes of each threat search that picks a position

@@ -33,7 +33,7 @@ TARGETS = {
     "split": ("parallel_mnk/parallel/scheduling/split.py", "tests/test_split.py tests/test_resplit.py"),
     "checker": ("parallel_mnk/proofcheck/__init__.py",
                 "tests/test_proofcheck.py tests/test_certificates.py tests/test_fuzz_certificates.py"),
-    "checker-board": ("parallel_mnk/proofcheck/board.py",
+    "checker-board": ("parallel_mnk/proofcheck/checked_game.py",
                       "tests/test_proofcheck.py tests/test_certificates.py tests/test_fuzz_certificates.py"),
     "protocol": ("parallel_mnk/frontends/protocol.py", "tests/test_protocol.py"),
     "bounds": ("parallel_mnk/kernels/core/bounds.py", "tests/test_negamax.py tests/test_negamax_contract.py"),

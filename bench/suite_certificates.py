@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from parallel_mnk import GameSpec, Position, solve
-from parallel_mnk.engines.proofs.certificate import claims_of, extract
+from parallel_mnk.engines.provers.certificate import claims_of, extract
 from parallel_mnk.frontends.solver import shutdown
 
 from . import common

@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("bench")
-    proc = subprocess.run([sys.executable, "run_bench.py", "--quick", "--families", "pool", "--out", str(out)], cwd=REPO,
+    proc = subprocess.run([sys.executable, "run_bench.py", "--quick", "--families", "expand", "--out", str(out)], cwd=REPO,
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return out, proc.stdout
@@ -30,8 +30,8 @@ def test_quick_run_writes_csv_and_json(quick_run):
     suites = {r["suite"] for r in rows}
     assert {"startup", "boards", "scaling", "seed1", "seed2"} <= suites
     startup = {(r["case"], r["cache"]): float(r["in_process_s"]) for r in rows if r["suite"] == "startup"}
-    assert set(startup) == {("pool", "cold"), ("pool", "warm")}
-    assert startup["pool", "warm"] < startup["pool", "cold"]   # the cold run compiled into the cache the warm one read
+    assert set(startup) == {("expand", "cold"), ("expand", "warm")}
+    assert startup["expand", "warm"] < startup["expand", "cold"]   # the cold run compiled into the cache the warm one read
     assert {"suite", "case", "time_s", "nodes", "workers", "speedup", "overhead", "states", "published_states",
             "evals_per_search", "depth", "method"} <= set(rows[0])
     data = json.loads((out / "results.json").read_text())

@@ -48,7 +48,7 @@ def test_family_names_round_trip():
         with pytest.raises(ValueError, match="unknown kernel family"):
             boards.spec_of(bad)
         assert not families.is_family(bad)
-    assert families.is_family("gravity@8x7k5") and families.is_family("pool")
+    assert families.is_family("gravity@8x7k5") and families.is_family("expand")
 
 
 @pytest.mark.parametrize("spec", [C4, GameSpec(6, 6, 4, True), GameSpec(8, 8, 5, True), GameSpec(4, 16, 4, True)],

@@ -17,7 +17,7 @@ from checks import random_positions, spec_id
 from naive import naive_score
 from parallel_mnk import GameSpec, Position, proofcheck, solve
 from parallel_mnk.frontends.cli import main
-from parallel_mnk.engines.proofs.certificate import claims_of, extract
+from parallel_mnk.engines.provers.certificate import claims_of, extract
 from parallel_mnk.game.rules import Value, value_of_score
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -186,12 +186,12 @@ def test_a_solve_resumed_from_its_checkpoint_still_writes_its_certificates(tmp_p
                          ids=spec_id)
 def test_the_walk_step_kernel_agrees_with_the_checker_s_rules_and_canonical_form(spec):
     """kernels/proofs/walk.py (rules 1 and 2, the canonical image by bit ranks) against
-    the checker's plain Python (proofcheck/board.py), on random positions and claims."""
+    the checker's plain Python (proofcheck/checked_game.py), on random positions and claims."""
     import numpy as np
 
     from parallel_mnk.runtime import families
     from parallel_mnk.game.geometry import build_context, symmetries
-    from parallel_mnk.proofcheck.board import Board
+    from parallel_mnk.proofcheck.checked_game import Board
     from parallel_mnk.game.rules import format_board_text
 
     families.load("proofs")

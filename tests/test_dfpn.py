@@ -1,4 +1,4 @@
-"""df-pn (parallel_mnk.kernels.proofs.dfpn through engines.proofs.dfpn): "does the side to move
+"""df-pn (parallel_mnk.kernels.proofs.dfpn through engines.provers.dfpn): "does the side to move
 win?" and the weak value (with "does it lose?") answered as the naive solver
 does on random small positions, both sides to move, with a roomy and a small
 table, also with VCF and pairing certificates tried at every node (and with caps
@@ -10,8 +10,8 @@ import pytest
 from checks import random_positions
 from naive import naive_score
 from parallel_mnk import GameSpec, MnkError, Position
-from parallel_mnk.kernels.proofs import layout as PL
-from parallel_mnk.engines.proofs.dfpn import Dfpn, dfpn_value, dfpn_wins
+from parallel_mnk.kernels.proofs import proofs_layout as PL
+from parallel_mnk.engines.provers.dfpn import Dfpn, dfpn_value, dfpn_wins
 from parallel_mnk.game.rules import value_of_score
 
 SMALL = [GameSpec(3, 3, 3), GameSpec(4, 3, 3), GameSpec(4, 4, 3), GameSpec(4, 4, 4), GameSpec(5, 4, 4),

@@ -29,7 +29,7 @@ def run_python(code: str, cache_dir: Path, **env: str) -> subprocess.CompletedPr
 @pytest.mark.parametrize("family,allowed", [
     ("gravity", {"core", "gravity"}),
     ("free", {"core", "free", "proofs"}),     # the free search uses pairing certificates and VCF at its nodes
-    ("pool", {"core", "pool"}),
+    ("expand", {"core", "expand"}),
     ("limited", {"core", "limited"}),
 ])
 def test_a_family_reaches_no_other_familys_kernels(tmp_path, family, allowed):
@@ -41,29 +41,29 @@ def test_a_family_reaches_no_other_familys_kernels(tmp_path, family, allowed):
     assert proc.returncode == 0, proc.stderr
     # the layouts are plain Python that the game layer reads (geometry fills every context)
     kernels = {m.split(".", 2)[2] for m in proc.stdout.split()} - {"cache_guard"}
-    jitted = {m for m in kernels if "." in m and not m.endswith(".layout")}
+    jitted = {m for m in kernels if "." in m and not m.endswith("layout")}
     assert {m.split(".")[0] for m in jitted} == allowed, sorted(jitted)
     if family == "free":   # of the proof kernels, only those the search calls
         assert {m for m in jitted if m.startswith("proofs.")} == {"proofs.pairing", "proofs.threats"}
 
 
 def test_warm_up_compiles_once_says_so_in_one_line_then_finds_the_cache(tmp_path):
-    warm = "from parallel_mnk.frontends.cli import main; import sys; sys.exit(main(['warm-up', '--families', 'pool']))"
+    warm = "from parallel_mnk.frontends.cli import main; import sys; sys.exit(main(['warm-up', '--families', 'expand']))"
     first = run_python(warm, tmp_path)
     assert first.returncode == 0, first.stderr
-    assert first.stdout.splitlines()[0] == "pool: compiled"
+    assert first.stdout.splitlines()[0] == "expand: compiled"
     line = first.stderr.strip()
-    assert line.startswith("compiling the parallel pool kernels (first run only)... done in ") and "\n" not in line
+    assert line.startswith("compiling the split expansion kernels (first run only)... done in ") and "\n" not in line
     second = run_python(warm, tmp_path)
     assert second.returncode == 0 and second.stderr == ""
-    assert second.stdout.splitlines()[0] == "pool: in the cache"
+    assert second.stdout.splitlines()[0] == "expand: in the cache"
 
 
 def test_warm_up_refuses_an_unknown_family_in_one_line(capsys):
     assert main(["warm-up", "--families", "gravity,nope"], stdout=io.StringIO()) == 2
     err = capsys.readouterr().err
     assert err == ("parallel-mnk: error: not a kernel family: nope (choose from gravity, free, proofs, limited, big, "
-                   "pool, book, or gravity@COLSxROWSkK for a board's own build)\n")
+                   "expand, book_search, or gravity@COLSxROWSkK for a board's own build)\n")
 
 
 def test_every_entry_point_has_one_signature_and_refuses_others():
@@ -75,7 +75,7 @@ def test_every_entry_point_has_one_signature_and_refuses_others():
             assert entry.signatures == [args], (name, entry)
     ctx, out = np.zeros(64, dtype=np.uint64), np.zeros(64, dtype=np.int64)
     with pytest.raises(TypeError):   # a strided view is another array type: refused, never compiled
-        families.entries("pool").expand(ctx, ctx, np.uint64(0), np.uint64(0), 0, out[::2])
+        families.entries("expand").expand(ctx, ctx, np.uint64(0), np.uint64(0), 0, out[::2])
 
 
 def test_missing_families_are_shared_out_by_cost():
@@ -83,7 +83,7 @@ def test_missing_families_are_shared_out_by_cost():
     assert sorted(n for g in groups for n in g) == sorted(families.FAMILIES)
     costs = [sum(families.FAMILIES[n].cost for n in g) for g in groups]
     assert max(costs) - min(costs) <= max(f.cost for f in families.FAMILIES.values())
-    assert families._share_out(["pool", "gravity"], 8) == [["gravity"], ["pool"]]
+    assert families._share_out(["expand", "gravity"], 8) == [["gravity"], ["expand"]]
     assert families._share_out(["free", "proofs"], 1) == [["free", "proofs"]]
 
 
@@ -95,13 +95,13 @@ def test_an_unknown_family_is_a_value_error():
 def test_a_solve_loads_what_it_may_call():
     c4, free, small = GameSpec(7, 6, 4, True), GameSpec(5, 5, 4), GameSpec(5, 4, 4, True)
     assert families.for_solve(c4) == ["gravity@7x6k4"]   # Connect Four has a build of its own (boards.py)
-    assert families.for_solve(c4, SolveOptions(workers=2, weak=True)) == ["gravity@7x6k4", "pool"]
-    assert families.for_solve(c4, SolveOptions(backend="thread")) == ["gravity@7x6k4", "pool"]
+    assert families.for_solve(c4, SolveOptions(workers=2, weak=True)) == ["gravity@7x6k4", "expand"]
+    assert families.for_solve(c4, SolveOptions(backend="thread")) == ["gravity@7x6k4", "expand"]
     assert families.for_solve(small) == ["gravity"]
     assert families.for_solve(free) == ["free"]
     assert families.for_solve(free, SolveOptions(weak=True)) == ["free", "proofs"]   # df-pn may answer first
     assert families.for_solve(free, SolveOptions(weak=True, prover="search")) == ["free"]
-    assert families.for_solve(free, SolveOptions(workers=2, weak=True)) == ["free", "pool"]
+    assert families.for_solve(free, SolveOptions(workers=2, weak=True)) == ["free", "expand"]
 
 
 def test_one_call_loads_a_solves_kernels_and_says_what_and_how_long():

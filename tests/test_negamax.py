@@ -1,4 +1,4 @@
-"""kernels/core/moves.py, the free-placement search's node rules, against the naive
+"""kernels/core/node_rules.py, the free-placement search's node rules, against the naive
 solver: ``node_prelude``'s forced lines and score bounds hold on random small
 positions of many boards, both sides to move; among them positions where the
 opponent has no stone on a line free of the mover's stones, whose bound "the
@@ -16,7 +16,7 @@ from parallel_mnk import GameSpec, Position
 from parallel_mnk.game.geometry import build_context, has_line
 from parallel_mnk.kernels.core import layout as L
 from parallel_mnk.kernels.core.lines import live_line_summary, winning_cells
-from parallel_mnk.kernels.core.moves import node_prelude
+from parallel_mnk.kernels.core.node_rules import node_prelude
 
 SPECS = [GameSpec(3, 3, 3), GameSpec(4, 3, 3), GameSpec(4, 4, 3), GameSpec(4, 4, 4), GameSpec(5, 3, 3),
          GameSpec(5, 4, 4), GameSpec(3, 5, 3), GameSpec(6, 3, 3)]

@@ -10,7 +10,7 @@ import pytest
 from checks import random_positions
 from naive import naive_score
 from parallel_mnk import GameSpec, MnkError
-from parallel_mnk.engines.proofs.pairing import check_certificate, find_certificate
+from parallel_mnk.engines.provers.pairing import check_certificate, find_certificate
 from proof_refs import pairing_exists, pairing_survives_play, parse_pair_diagram
 
 SIX = GameSpec(6, 6, 5)
@@ -141,7 +141,7 @@ def test_every_move_outside_a_reply_zone_cannot_win(spec):
     """The zone of a certificate found after a defender reply ``d`` (attacker to move):
     it holds the certificate's cells, and the naive solver says that no attacker move
     outside it wins."""
-    from parallel_mnk.engines.proofs.pairing import reply_zone
+    from parallel_mnk.engines.provers.pairing import reply_zone
 
     rng = random.Random(spec.cells * 7 + spec.k)
     zones = outside = 0
@@ -176,6 +176,6 @@ def test_a_reply_zone_needs_a_reply_or_says_none():
 
 
 def reply_zone_of(spec, attacker, defender, pairs):
-    from parallel_mnk.engines.proofs.pairing import reply_zone
+    from parallel_mnk.engines.provers.pairing import reply_zone
 
     return reply_zone(spec, attacker, defender, pairs)

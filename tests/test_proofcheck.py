@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from parallel_mnk.proofcheck import Failed, Verdict, check_file, draw_line
-from parallel_mnk.proofcheck.board import Board
+from parallel_mnk.proofcheck.checked_game import Board
 
 DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 

@@ -231,3 +231,30 @@ def test_importing_the_package_does_not_load_numba():
             "assert 'numba' in sys.modules\n")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert p.returncode == 0, p.stderr
+
+
+# One concept at several layers, the only names two modules may share: a prover's kernel and
+# its validated wrapper, and the depth-limited engine's and big boards' kernels, engine and pool use.
+LAYERED = {"dfpn": 2, "pairing": 2, "threats": 2, "limited": 3, "big": 3}
+
+
+def test_no_two_modules_or_folders_share_a_name():
+    """One word a thing (docs/design.md): a module's or folder's name is unique in the
+    package (``search`` is the exact search's, ``layout`` the context's, ``split`` the
+    split tree's), but for the layers of one concept in :data:`LAYERED`."""
+    names: dict[str, list[str]] = {}
+    for path in PACKAGE.rglob("*"):
+        if "__pycache__" in path.parts or path.name in ("__init__.py", "__main__.py") or \
+                not (path.suffix == ".py" or (path.is_dir() and (path / "__init__.py").exists())):
+            continue
+        names.setdefault(path.stem, []).append(path.relative_to(PACKAGE).as_posix())
+    shared = {name: sorted(paths) for name, paths in names.items() if len(paths) > 1}
+    assert {name: len(paths) for name, paths in shared.items()} == LAYERED, shared
+
+
+def test_the_front_ends_load_a_solves_kernels_in_one_place():
+    """One load of the kernels a solve: the front ends call ``load_for_solve`` only in
+    ``frontends/solver.KernelLoad`` (solve, analyze and build_book go through it)."""
+    calls = {p.relative_to(PACKAGE).as_posix(): p.read_text().count("load_for_solve(")
+             for p in (PACKAGE / "frontends").glob("*.py")}
+    assert {p: n for p, n in calls.items() if n} == {"frontends/solver.py": 1}

@@ -10,8 +10,8 @@ import pytest
 from checks import random_positions
 from naive import naive_score
 from parallel_mnk import GameSpec, MnkError
-from parallel_mnk.engines.proofs.pairing import windows
-from parallel_mnk.engines.proofs.threats import check_vcf_line, find_vcf
+from parallel_mnk.engines.provers.pairing import windows
+from parallel_mnk.engines.provers.threats import check_vcf_line, find_vcf
 from parallel_mnk.game.rules import win_score
 
 BOARDS = [GameSpec(4, 4, 3), GameSpec(5, 4, 4), GameSpec(5, 5, 4), GameSpec(6, 4, 4), GameSpec(4, 7, 4),
@@ -118,7 +118,7 @@ def test_every_move_outside_a_threat_zone_loses_to_the_line(spec):
     """The side to move S, were it to pass, would lose to the opponent's VCF line:
     the naive solver says each S move outside the line's threat zone loses, by at
     least that line's worth (kernels.proofs.threats.threat_zone, as the search uses it)."""
-    from parallel_mnk.engines.proofs.threats import threat_zone
+    from parallel_mnk.engines.provers.threats import threat_zone
 
     zones = outside = 0
     for pos in random_positions(spec, 80, (spec.cells - 12, spec.cells - 4), seed=spec.cells + 11, quiet=True,
@@ -141,7 +141,7 @@ def test_every_move_outside_a_threat_zone_loses_to_the_line(spec):
 
 
 def test_a_threat_zone_needs_a_line():
-    from parallel_mnk.engines.proofs.threats import threat_zone
+    from parallel_mnk.engines.provers.threats import threat_zone
 
     with pytest.raises(MnkError, match="not a VCF line"):
         threat_zone(GameSpec(5, 5, 4), 0, 0, [12])

@@ -12,7 +12,7 @@ from typing import Any, Optional
 
 from ..game.moves import Move, move_of
 from ..game.rules import GameSpec, Value, format_move
-from ..kernels.limited.layout import MATE_ZONE, WIN
+from ..kernels.limited.limited_layout import MATE_ZONE, WIN
 
 
 @dataclass

@@ -3,7 +3,7 @@ any board up to 26x26.
 
 Where the exact solver cannot go (boards over 64 cells, or positions out of
 reach in the time given) this module finds a strong move: iterative deepening
-alpha-beta over :mod:`parallel_mnk.kernels.limited.search`, with an open-line
+alpha-beta over :mod:`parallel_mnk.kernels.limited.limited_search`, with an open-line
 evaluation, threat detection (a win in one is never missed, an opponent's win in
 one never ignored, a double threat is seen as lost) and a search for wins by
 continuous fours before the main search.
@@ -33,9 +33,9 @@ from ..game.position import Position
 from ..game.rules import GameSpec, MnkError
 from ..kernels.core.layout import CTL_ABORT, CTL_SIZE
 from ..kernels.limited import grid as G
-from ..kernels.limited import layout as GL
-from ..kernels.limited.layout import F_FAST, F_NEAR, F_ORDER, F_PRUNE, F_THREATS, F_TT, INF, MATE_ZONE, WIN
-from ..kernels.limited.search import forced_win_by_fours, negamax_limited
+from ..kernels.limited import limited_layout as GL
+from ..kernels.limited.limited_layout import F_FAST, F_NEAR, F_ORDER, F_PRUNE, F_THREATS, F_TT, INF, MATE_ZONE, WIN
+from ..kernels.limited.limited_search import forced_win_by_fours, negamax_limited
 from ..kernels.limited.tss import MAX_FOURS, scratch_size, vct
 from ..runtime import families, running
 from ..runtime.ttable import LIMITED_TT_BITS, limited_table

@@ -19,7 +19,7 @@ from ..kernels.core import layout as L
 from ..runtime import running
 from ..runtime.ttable import transposition_table
 from .exact.search import Search, answer_with_line, terminal_result
-from .proofs.dfpn import Dfpn, DfpnResult, weak_value
+from .provers.dfpn import Dfpn, DfpnResult, weak_value
 from ..settings import DFPN_AUTO_BUDGET
 
 # df-pn's budget a question under prover="auto": past it alpha-beta answers (df-pn's table has the

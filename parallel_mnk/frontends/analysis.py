@@ -31,9 +31,9 @@ from ..game.moves import Move
 from ..game.position import Position
 from ..kernels.core.layout import CTL_ABORT
 from ..game.rules import GameSpec, MnkError, Value, format_move, ply_of_score, value_of_score, win_score
-from ..runtime import families, running
+from ..runtime import running
 from ..runtime.ttable import resolve_tt_bits, transposition_table
-from .solver import solve
+from .solver import KernelLoad, solve
 from ..settings import BIG_FIRST_BUDGET
 
 ILLEGAL = -1000  # the plain line's entry for a full column / taken cell (Pons' INVALID_MOVE)
@@ -242,7 +242,7 @@ def analyze(position: Position, limit: Optional[Limit] = None, *, workers: int =
         entries[move] = MoveAnalysis(spec, Move(spec, move), value_of_score(score), None if weak else score, at_once=True)
     if opened is not None:
         to_search = [(m, c) for m, c in to_search if not _from_book(opened, m, c, entries, weak)]
-    startup = families.load_for_solve(position.spec, SolveOptions(workers=workers)).seconds if to_search else 0.0
+    startup = KernelLoad(position.spec, SolveOptions(workers=workers)).load() if to_search else 0.0
     started += startup   # the clock of the time limit, and time_s, leave out the kernels' start-up
     nodes = sum(e.nodes for e in entries.values())   # the book's searches
     if not to_search:

@@ -364,7 +364,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1, max_time:
     server = Server(host, port, workers, max_time, log=log, book=book)
     try:
         families.load("gravity", families.exact_family(families.CONNECT_FOUR), "free", "proofs", "limited",
-                      *(["pool"] if workers > 1 else []))   # any game may be asked (df-pn for weak free ones)
+                      *(["expand"] if workers > 1 else []))   # any game may be asked (df-pn for weak free ones)
         if workers > 1:   # fork the workers now, before the server has threads
             solver.start_backend("process", workers, server.tt_bits)
         out.write(f"parallel-mnk serve: {server.url} ({workers} worker{'s' if workers > 1 else ''}, "

@@ -19,8 +19,8 @@ from ..engines.exact.big import solve_big
 from ..engines.exact.search import Search
 from ..engines.limited import DEFAULT_TT_BITS as LIMITED_TT_BITS
 from ..engines.limited import LimitedSearch
-from ..engines.proofs.big_certificate import extract_big
-from ..engines.proofs.certificate import claims_of, extract
+from ..engines.provers.big_certificate import extract_big
+from ..engines.provers.certificate import claims_of, extract
 from ..engines.serial import solve_serial
 from ..game.moves import Move, moves_of
 from ..game.position import Position
@@ -66,7 +66,7 @@ def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = Fal
     the positions it covers without search (``proof`` ``"book"``; the line goes on
     by search past the book's last ply); not with a checkpoint. ``certificate``: a
     folder where the value (win, draw or loss; not the exact score) is written as
-    mnk-proof/1 certificates (:mod:`parallel_mnk.engines.proofs.certificate`), one file per
+    mnk-proof/1 certificates (:mod:`parallel_mnk.engines.provers.certificate`), one file per
     claim it needs, listed in ``certificates``; the book is not used then.
 
     Parallel only: ``split_depth`` plies of the split tree (1 = plain root
@@ -89,20 +89,41 @@ def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = Fal
         _check_big(opts)
     if folder is not None:
         _check_certifiable(position, opts, folder)
-    elif position.spec.exact_solvable and checkpoint is None:
+    kernels = KernelLoad(position.spec, opts)   # loaded at the first need: a book answer may need none
+    if folder is None and position.spec.exact_solvable and checkpoint is None:
         opened = open_book(position.spec, book) if book is None or isinstance(book, str) else book
-        hit = None if opened is None else _from_book(position, opened, opts)
+        hit = None if opened is None else _from_book(position, opened, opts, kernels)
         if hit is not None:
+            hit.startup_s = kernels.seconds
             return hit
-    startup = families.load_for_solve(position.spec, opts).seconds   # the one load of a solve's kernels
+    kernels.load()
     if not position.spec.exact_solvable:
         result = _solve_big(position, opts, folder)
     elif folder is not None:
         result = _certified(position, opts, folder)
     else:
         result = solve_parallel(position, opts) if opts.parallel else solve_serial(position, opts)
-    result.startup_s = startup
+    result.startup_s = kernels.seconds
     return result
+
+
+class KernelLoad:
+    """The kernel families of one solve (:func:`parallel_mnk.runtime.families.load_for_solve`),
+    loaded once, at :meth:`load`'s first call; ``seconds`` is what that load took
+    (compiling or reading the cache), 0 until then. Every solve, analysis and book
+    build of the front ends loads its kernels through one of these."""
+
+    def __init__(self, spec: GameSpec, opts: SolveOptions = SolveOptions()) -> None:
+        self.spec, self.opts = spec, opts
+        self.seconds = 0.0
+        self.loaded = False
+
+    def load(self) -> float:
+        """Load the families (the first call only); the seconds it took."""
+        if not self.loaded:
+            self.seconds = families.load_for_solve(self.spec, self.opts).seconds
+            self.loaded = True
+        return self.seconds
 
 
 def _check_big(opts: SolveOptions) -> None:
@@ -157,9 +178,10 @@ def _certified(position: Position, opts: SolveOptions, folder: Path) -> SolveRes
     return result
 
 
-def _from_book(position: Position, book: Book, opts: SolveOptions) -> Optional[SolveResult]:
+def _from_book(position: Position, book: Book, opts: SolveOptions, kernels: KernelLoad) -> Optional[SolveResult]:
     """The answer of ``book`` for ``position`` (None when it does not cover it): the
-    line follows the book, then a search from its last position when asked."""
+    line follows the book, then a search from its last position when asked (the
+    searches load ``kernels``; their start-up is not in the answer's time)."""
     started = time.perf_counter()
     answer = book.answer(position)
     nodes = 0
@@ -167,6 +189,7 @@ def _from_book(position: Position, book: Book, opts: SolveOptions) -> Optional[S
         known = book.score(position)
         if known is None:
             return None
+        kernels.load()
         answer, nodes = _move_by_search(position, known, opts, book.name)
     line: list[int] = []
     walk = position.copy()
@@ -177,23 +200,22 @@ def _from_book(position: Position, book: Book, opts: SolveOptions) -> Optional[S
         walk.push(move)
         step = book.answer(walk) if opts.pv else None
     if opts.pv and not walk.is_game_over():
-        tail_opts = SolveOptions(tt_bits=opts.tt_bits, progress=False)
-        families.load_for_solve(walk.spec, tail_opts)
-        tail = solve_serial(walk, tail_opts)
+        kernels.load()
+        tail = solve_serial(walk, SolveOptions(tt_bits=opts.tt_bits, progress=False))
         line += tail.pv
         nodes += tail.nodes
     score = answer.score
     return SolveResult(position.spec, value_of_score(score), None if opts.weak else score,
-                       Move(position.spec, line[0]), moves_of(position.spec, line if opts.pv else line[:1]), nodes, time.perf_counter() - started, [WorkerStats(0, nodes=nodes)],
-                       proof="book")
+                       Move(position.spec, line[0]), moves_of(position.spec, line if opts.pv else line[:1]), nodes,
+                       time.perf_counter() - started - kernels.seconds, [WorkerStats(0, nodes=nodes)], proof="book")
 
 
 
 
 def _move_by_search(position: Position, score: int, opts: SolveOptions, name: str) -> tuple[BookAnswer, int]:
     """A move that keeps the book's ``score`` of ``position``, found by null-window
-    searches of its moves (:meth:`Search.best_cell`); and the nodes they took."""
-    families.load_for_solve(position.spec)
+    searches of its moves (:meth:`Search.best_cell`); and the nodes they took (the
+    kernels loaded)."""
     search = Search(position.spec, transposition_table(min(opts.tt_bits, MOVE_SEARCH_TT_BITS)))
     own, opp = position.stones()
     cell = search.best_cell(own, opp, position.ply, score, weak=False)
@@ -222,7 +244,7 @@ def build_book(spec: GameSpec, plies: int, out: Union[str, Path], *, workers: in
         raise MnkError("an address is only for the ray backend")
     bits = resolve_tt_bits(tt_bits, tt_size, spec.cells, spec.gravity, workers)
     leaves = open_book(spec, leaf_book)   # loaded before the pool forks, so the workers share it
-    families.load_for_solve(spec, SolveOptions(workers=workers, backend=backend))
+    KernelLoad(spec, SolveOptions(workers=workers, backend=backend)).load()
     new = not Path(out).exists()
     book = BookFile.create(out, spec, plies, resume)
     try:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Optional, TextIO
 
-from .board import Board
+from .checked_game import Board
 
 FORMAT = "mnk-proof/1"
 CLAIMS = ("wins", "cannot-win")

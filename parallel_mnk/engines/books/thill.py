@@ -6,7 +6,7 @@ which the side to move cannot win at once, one of each mirror pair: 5 bytes an
 entry, sorted, a big-endian signed 32-bit Huffman code of the board and a signed
 byte, 0 for a draw and +-(100 - d) for a win or loss of the side to move d plies
 later. A position of at most 12 stones is scored by an exact search down to ply 12
-with those entries as leaves (:mod:`parallel_mnk.kernels.book`); its table is
+with those entries as leaves (:mod:`parallel_mnk.kernels.book_search`); its table is
 kept between positions, so a move's children share their work.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 
 from ...game.position import Position
 from ...game.rules import GameSpec, MnkError, ResourceError, generic_bounds, win_score
-from ...kernels.book import layout as BL
+from ...kernels.book_search import book_layout as BL
 from ...runtime import families
 from ..exact.probes import probe_score
 from .base import Book
@@ -68,7 +68,7 @@ class ThillBook(Book):
         self.entries = len(keys)
         self.st = _state(self.spec, self.plies)
         self.tt = np.zeros(1 << TT_BITS, dtype=np.uint64)
-        self._kernels = families.book_kernels()
+        self._kernels = families.book_search_kernels()
 
     @property
     def nodes(self) -> int:
@@ -96,7 +96,7 @@ class ThillBook(Book):
 
 
 def _state(spec: GameSpec, plies: int) -> np.ndarray:
-    """The search's ``st`` words for ``spec`` (:mod:`parallel_mnk.kernels.book.layout`)."""
+    """The search's ``st`` words for ``spec`` (:mod:`parallel_mnk.kernels.book_search.book_layout`)."""
     st = np.zeros(BL.S_SIZE, dtype=np.uint64)
     h1 = spec.rows + 1
     st[BL.S_COLS], st[BL.S_ROWS], st[BL.S_BOOK_PLY] = spec.cols, spec.rows, plies

@@ -4,7 +4,7 @@ for values, windows and best moves, and :func:`solve_big` is the serial solve
 :func:`parallel_mnk.solve` runs on such boards.
 
 The board is the depth-limited engine's array board (per-line stone counts:
-:mod:`parallel_mnk.kernels.limited.layout`), where a node costs the same on 9x8 as on
+:mod:`parallel_mnk.kernels.limited.limited_layout`), where a node costs the same on 9x8 as on
 26x26 lines; the bitboard families stay the ones for boards of at most 64 cells.
 A weak solve of a free-placement position asks threat-space search first
 (:func:`parallel_mnk.kernels.limited.tss.vct`: fours and threes, every defence
@@ -25,7 +25,7 @@ from ...game.geometry import build_grid_geometry
 from ...game.position import Position
 from ...game.rules import GameSpec, Value, value_of_score
 from ...kernels.core.layout import CTL_SIZE
-from ...kernels.limited import layout as GL
+from ...kernels.limited import limited_layout as GL
 from ...kernels.limited.tss import LINE_MAX, scratch_size
 from ...runtime import families, running
 from ...runtime.ttable import LimitedTable

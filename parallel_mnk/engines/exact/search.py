@@ -20,7 +20,7 @@ from ...game.moves import Move
 from ...game.position import Position
 from ...game.rules import GameSpec, generic_bounds, terminal_score, value_of_score
 from ...kernels.core import layout as L
-from ...kernels.proofs import layout as PL
+from ...kernels.proofs import proofs_layout as PL
 from ...runtime import families
 from ...runtime.ttable import new_salt, stored_move
 from .probes import narrowed, probe_score, weak_value
@@ -155,17 +155,17 @@ class Search:
 
     def expand(self, own: int, opp: int, ply: int) -> tuple[int, int, int, list[int]]:
         """``(n, lo, hi, cells)`` of a position that is not over: proven bounds and
-        the ``n`` moves worth searching, best first (``kernels.pool.split.expand``;
-        the ``pool`` family)."""
+        the ``n`` moves worth searching, best first (``kernels.expand.expansion.expand``;
+        the ``expand`` family)."""
         out = np.zeros(L.MAX_CELLS, dtype=np.int64)
-        n, lo, hi = families.pool_kernels().expand(self.ctx, self.tt, np.uint64(own), np.uint64(opp), ply, out)
+        n, lo, hi = families.expand_kernels().expand(self.ctx, self.tt, np.uint64(own), np.uint64(opp), ply, out)
         return int(n), int(lo), int(hi), [int(c) for c in out[:max(int(n), 1)]]
 
     def seed_bound(self, own: int, opp: int, ply: int, value: int, kind: int) -> None:
         """Store a bound of a position that is not over, proven earlier (``kind`` 1
         lower, 2 upper, 3 exact), in the table, where the search will find it
-        (``kernels.pool.split.seed_bound``; the ``pool`` family)."""
-        families.pool_kernels().seed_bound(self.ctx, self.tt, np.uint64(own), np.uint64(opp), ply, kind, value)
+        (``kernels.expand.expansion.seed_bound``; the ``expand`` family)."""
+        families.expand_kernels().seed_bound(self.ctx, self.tt, np.uint64(own), np.uint64(opp), ply, kind, value)
 
     def settled_at_once(self, own: int, opp: int, ply: int, alpha: int, beta: int) -> Optional[tuple[int, int]]:
         """What the table and the static rules alone prove of a position that is not

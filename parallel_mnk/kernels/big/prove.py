@@ -33,7 +33,7 @@ from ..core.common import POLL_MASK, budget_spent, insert_descending, stop_reque
 from ..core.jit import allocating
 from ..core.layout import TT_EXACT, TT_LOWER, TT_UPPER
 from ..limited.grid import candidate_moves, move_score, play, unplay, winning_cells
-from ..limited.layout import G_CELLS, G_GRAVITY, G_S_MOVES, G_S_MSCORE, INF, S_ABORTED, S_BEST, S_HASH, S_NODES, \
+from ..limited.limited_layout import G_CELLS, G_GRAVITY, G_S_MOVES, G_S_MSCORE, INF, S_ABORTED, S_BEST, S_HASH, S_NODES, \
     S_NODE_LIMIT, S_PLY, S_TURN
 from ..limited.tss import vcf
 

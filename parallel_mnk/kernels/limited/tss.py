@@ -34,7 +34,7 @@ from ..core.jit import allocating, allocating_expanded   # the family makes arra
 
 from ..core.common import budget_spent, stop_requested
 from .grid import clear_stone, makes_four, set_stone, winning_cells
-from .layout import (
+from .limited_layout import (
     G_CELLS, G_K, G_NLINES, G_OFF_CLINES, G_OFF_CSTART, G_OFF_LINES, G_S_BOARD, G_S_CNT, S_ABORTED, S_BEST, S_HASH,
     S_NODE_LIMIT, S_NODES,
 )

@@ -12,7 +12,7 @@ symmetry-canonical hash, so no proof tree is kept in memory.
 
 A node is settled without children by exact rules only, so both answers are
 facts: a win in one for the side to move, the negamax prelude's forced lines and
-score bounds (:func:`..core.moves.node_prelude`: dead cells, a side with no live
+score bounds (:func:`..core.node_rules.node_prelude`: dead cells, a side with no live
 line, strategy stealing on the empty board), a VCF for the side to move
 (:mod:`.threats`: A's proves, D's disproves), and a pairing certificate for D
 (:mod:`.pairing`: A cannot win; disproves). Moves are the prelude's candidates.
@@ -24,9 +24,9 @@ from ..core.jit import called, entry, inlined
 from ..core.bits import lowest_bit_index, popcount
 from ..core.layout import C_ABORTED, C_BOARD, C_CELLS, C_NODES, MAX_CELLS, OFF_MOVES, OFF_SCORES
 from ..core.lines import winning_cells
-from ..core.moves import node_prelude, order_moves
+from ..core.node_rules import node_prelude, order_moves
 from .pairing import defender_has_certificate
-from .layout import (
+from .proofs_layout import (
     P_MIN_EMPTY, P_VCF_MIN_EMPTY, P_VCF_MOVES, P_VCF_NODE_CAP, P_VCF_NODES, P_VCF_TOTAL, P_VCF_WINS,
 )
 from ..core.sharing import poll_abort

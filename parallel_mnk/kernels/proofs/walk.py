@@ -1,4 +1,4 @@
-"""One step of the certificate walk (:mod:`parallel_mnk.engines.proofs.certificate`) in a
+"""One step of the certificate walk (:mod:`parallel_mnk.engines.provers.certificate`) in a
 kernel: the checker's rules 1 and 2 of ``docs/proof-format.md`` and the
 canonical image, so that a position the rules settle (most of those a walk meets)
 costs one call from Python.

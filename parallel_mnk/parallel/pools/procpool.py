@@ -60,7 +60,7 @@ class ProcessPool(LocalPool):
     def __init__(self, workers: int, tt_bits: int) -> None:
         super().__init__(workers, tt_bits)
         self._mp: Any = mp.get_context(START_METHOD)
-        families.load("pool")   # (forked workers inherit the families loaded in this process)
+        families.load("expand")   # (forked workers inherit the families loaded in this process)
         self._procs = [_Proc(i + 1) for i in range(workers)]
         self.start_times: list[float] = []
         self._poll: Optional[tuple[select.poll, dict[int, tuple[bool, _Proc]]]] = None

@@ -179,6 +179,6 @@ def run_remote(task: AnyTask, token: str, bits: int, index: int) -> AnyResult:
 def warm_remote(token: str, bits: int) -> int:
     """A Ray task that loads the kernels and opens the machine's table in a worker."""
     ray = import_ray()
-    families.load("gravity", "free", "pool")
+    families.load("gravity", "free", "expand")
     _node_table(ray, token, bits)
     return os.getpid()

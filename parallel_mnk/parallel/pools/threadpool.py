@@ -41,7 +41,7 @@ class ThreadPool(LocalPool):
 
     def __init__(self, workers: int, tt_bits: int) -> None:
         super().__init__(workers, tt_bits)
-        families.load("pool")
+        families.load("expand")
         self._results: queue.Queue = queue.Queue()
         self._inboxes: list[queue.Queue] = [queue.Queue() for _ in range(workers)]
         self._ready = threading.Barrier(workers + 1)

@@ -1,5 +1,5 @@
 """Writing a certificate on several processes: the walk of
-:mod:`parallel_mnk.engines.proofs.certificate`, split.
+:mod:`parallel_mnk.engines.provers.certificate`, split.
 
 The main process walks from the root breadth first until the open positions of a
 level (distinct canonical forms, none the checker's rules settle) are at least
@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any, Optional
 
-from ...engines.proofs.certificate import (Certificate, RecordFile, Walk, frontier, header, load_records, new_certificate)
+from ...engines.provers.certificate import (Certificate, RecordFile, Walk, frontier, header, load_records, new_certificate)
 from ...game.position import Position
 from ...game.rules import parse_cell
 from ...runtime.running import StatusLine
@@ -77,7 +77,7 @@ def _worker(index: int, cert: Certificate, tt_bits: int, tasks, results) -> None
 
 def extract_parallel(position: Position, attacker: str, claim: str, directory: Path, tt_bits: int = 22,
                      workers: int = 2, progress: Optional[bool] = False) -> Certificate:
-    """:func:`parallel_mnk.engines.proofs.certificate.extract` on ``workers`` processes
+    """:func:`parallel_mnk.engines.provers.certificate.extract` on ``workers`` processes
     (module docstring): the same file, name and contract."""
     started = time.perf_counter()
     cert = new_certificate(position, attacker, claim, directory)

@@ -1,8 +1,8 @@
-"""The pool family's entry points: what a parallel solve needs beyond its exact
+"""The expand family's entry points: what a parallel solve needs beyond its exact
 family (the coordinator's split expansion, a resumed solve's table seeds).
 Compiling them compiles no search."""
 from ..core.jit import CTL, CTX, i64, u64
-from .split import expand, seed_bound
+from .expansion import expand, seed_bound
 
 __all__ = ["expand", "seed_bound"]
 

@@ -10,7 +10,7 @@ from ..core.bits import lowest_bit_index
 from ..core.jit import entry
 from ..core.layout import C_BOARD, C_CELLS, C_GRAVITY, MAX_CELLS, OFF_MOVES
 from ..core.lines import playable_cells, winning_cells
-from ..core.moves import node_prelude, order_moves
+from ..core.node_rules import node_prelude, order_moves
 from ..core.table import MAX_WORK, canonical_key, probe, set_root_hashes, store
 
 ZERO = np.uint64(0)
@@ -22,7 +22,7 @@ def expand(ctx, tt, own, opp, ply, out):
 
     For a position that is not over. Returns ``(n, lo, hi)`` and writes ``n``
     cells to ``out``: proven bounds ``lo <= score <= hi`` and the moves worth
-    searching (the same pruning as :func:`..free.search.negamax`). ``n == 0``
+    searching (the same pruning as :func:`..free.free_search.negamax`). ``n == 0``
     means the score is exactly ``lo`` without search (a win at once, a forced
     loss, a dead draw); for a win at once ``out[0]`` is the winning cell.
     """

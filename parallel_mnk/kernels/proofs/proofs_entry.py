@@ -1,5 +1,5 @@
 """The proofs family's entry points: what the validated provers of
-:mod:`parallel_mnk.engines.proofs` call (df-pn, the pairing-certificate finder, VCF,
+:mod:`parallel_mnk.engines.provers` call (df-pn, the pairing-certificate finder, VCF,
 reply and threat zones, the certificate walk's step).
 Compiling them compiles df-pn and the proof kernels, never an exact search."""
 from numba import types

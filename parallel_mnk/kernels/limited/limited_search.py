@@ -1,7 +1,7 @@
 """Depth-limited negamax on the array board (:mod:`.grid`), for boards beyond
 exact reach and for the seed experiments.
 
-One kernel serves every variant through ``flags`` (:mod:`.layout`):
+One kernel serves every variant through ``flags`` (:mod:`.limited_layout`):
 ``F_PRUNE`` alpha-beta cut-offs (without it: plain minimax), ``F_ORDER`` move
 ordering, ``F_TT`` a transposition table, ``F_THREATS`` forced lines found
 without search, ``F_FAST`` quick wins worth more, ``F_NEAR`` only cells near
@@ -23,7 +23,7 @@ from ..core.jit import allocating, allocating_expanded   # the family makes arra
 
 from ..core.common import POLL_MASK, budget_spent, insert_descending, stop_requested
 from .grid import candidate_moves, evaluate, makes_four, move_score, play, unplay, winning_cells
-from .layout import (  # noqa: F401  (the flags and the scale are part of this kernel's interface)
+from .limited_layout import (  # noqa: F401  (the flags and the scale are part of this kernel's interface)
     F_FAST, F_NEAR, F_ORDER, F_PRUNE, F_THREATS, F_TT, G_CELLS, G_MAX_PLY, G_S_MOVES, G_S_MSCORE, INF, MATE_ZONE,
     S_ABORTED, S_BEST, S_EVALS, S_HASH, S_NODE_LIMIT, S_NODES, S_PLY, S_TURN, WIN,
 )

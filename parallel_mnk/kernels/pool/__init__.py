@@ -1,1 +1,0 @@
-"""What a parallel solve needs beyond its exact search; entry points in :mod:`.entry`."""
