@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers only
 
 MAX_SPLIT_DEPTH = 8
 BACKENDS = ("process", "thread", "ray")
-PROVERS = ("auto", "search", "dfpn")
+PROVERS = ("auto", "search", "dfpn", "pn")
 
 
 def max_workers(backend: str) -> int:
@@ -150,6 +150,12 @@ class SolveOptions:
             raise UnsupportedError("df-pn answers win, draw or loss only: ask a weak solve")
         if self.prover == "dfpn" and self.parallel:
             raise UnsupportedError("df-pn runs in one process: one worker, the process backend, no checkpoint")
+        if self.prover == "pn" and not self.weak:
+            raise UnsupportedError("the proof-number prover answers win, draw or loss only: ask a weak solve "
+                                   "(--weak)")
+        if self.prover == "pn" and self.parallel:
+            raise UnsupportedError("the proof-number prover runs in one process for now: one worker, the process "
+                                   "backend, no checkpoint")
         check_workers(self.workers, self.backend)
         if self.limit.depth is not None:
             raise UnsupportedError("an exact solve has no depth limit (use Limit(time=) or Limit(nodes=); "
@@ -171,6 +177,16 @@ class SolveOptions:
         first (:meth:`dfpn_first`), so needs df-pn's kernels: a weak serial solve of
         free placement whose prover is not ``"search"``."""
         return self.weak and not self.parallel and not spec.gravity and self.prover != "search"
+
+    def may_ask_pn(self, spec: GameSpec) -> bool:
+        """Whether a solve of a position of ``spec`` with these options may use the
+        proof-number prover (:meth:`pn_first`), so needs its kernels."""
+        return self.prover == "pn" and not spec.gravity
+
+    def pn_first(self, position: Position) -> bool:
+        """Whether the serial solve of ``position`` asks the proof-number prover
+        (``prover="pn"``: a weak solve of free placement)."""
+        return self.prover == "pn"
 
     def dfpn_first(self, position: Position) -> bool:
         """Whether the serial solve of ``position`` asks df-pn first: always with

@@ -85,6 +85,9 @@ def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = Fal
                         split_depth=split_depth, serial_budget=serial_budget, backend=backend, address=address,
                         checkpoint=checkpoint, watch=watch, prover=prover)
     folder = None if certificate is None else Path(certificate)
+    if opts.prover in ("dfpn", "pn") and position.spec.gravity:
+        raise UnsupportedError(f"--prover {opts.prover} is for free placement; gravity boards are solved by "
+                               "alpha-beta (--prover search)")
     if not position.spec.exact_solvable:
         _check_big(opts)
     if folder is not None:
@@ -130,8 +133,8 @@ def _check_big(opts: SolveOptions) -> None:
     """Raise :class:`UnsupportedError` for what a solve past 64 cells cannot be asked."""
     if opts.checkpoint is not None or opts.backend != "process":
         raise UnsupportedError("boards over 64 cells are solved on the process pool, without --checkpoint")
-    if opts.prover == "dfpn":
-        raise UnsupportedError("--prover dfpn takes boards of at most 64 cells; past them threat-space "
+    if opts.prover in ("dfpn", "pn"):
+        raise UnsupportedError(f"--prover {opts.prover} takes boards of at most 64 cells; past them threat-space "
                                "search and alpha-beta prove values")
 
 
@@ -164,7 +167,10 @@ def _check_certifiable(position: Position, opts: SolveOptions, folder: Path) -> 
 
 
 def _certified(position: Position, opts: SolveOptions, folder: Path) -> SolveResult:
-    """Solve, then write the certificates of the value into ``folder``."""
+    """Solve, then write the certificates of the value into ``folder`` (the
+    proof-number prover writes them as it proves: no walk after)."""
+    if not opts.parallel and opts.pn_first(position):
+        return solve_serial(position, opts, folder)
     result = solve_parallel(position, opts) if opts.parallel else solve_serial(position, opts)
     if result.value.known and not result.terminal:
         result.certificates = []

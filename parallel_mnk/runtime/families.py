@@ -7,6 +7,7 @@ missing.
 | ``gravity`` | ``kernels/gravity`` | exact solves of gravity boards (Connect Four) |
 | ``free`` | ``kernels/free`` (+ ``proofs/pairing``, ``proofs/threats``) | exact solves of free-placement boards |
 | ``proofs`` | ``kernels/proofs`` | df-pn, pairing certificates and VCF (:mod:`parallel_mnk.engines.provers`) |
+| ``pns`` | ``kernels/pns`` (+ ``proofs/pairing``, ``proofs/threats``) | the proof-number prover with zones (:mod:`parallel_mnk.engines.provers.pns`) |
 | ``limited`` | ``kernels/limited`` | the depth-limited engine (``best``, big boards in ``play``/``serve``) |
 | ``big`` | ``kernels/big`` (+ ``limited``'s board) | exact solves of boards past 64 cells |
 | ``expand`` | ``kernels/expand`` | a parallel solve's split expansion |
@@ -59,6 +60,7 @@ FAMILIES = {f.name: f for f in (
     Family("gravity", "gravity search", "parallel_mnk.kernels.gravity.gravity_entry", 10.0),
     Family("free", "free-placement search", "parallel_mnk.kernels.free.free_entry", 10.0),
     Family("proofs", "proof", "parallel_mnk.kernels.proofs.proofs_entry", 4.0),
+    Family("pns", "proof-number prover", "parallel_mnk.kernels.pns.pns_entry", 5.0),
     Family("limited", "depth-limited engine", "parallel_mnk.kernels.limited.limited_entry", 6.0),
     Family("big", "big-board search", "parallel_mnk.kernels.big.big_entry", 3.0),
     Family("expand", "split expansion", "parallel_mnk.kernels.expand.expand_entry", 1.0),
@@ -118,6 +120,7 @@ def for_solve(spec: GameSpec, opts: SolveOptions = SolveOptions()) -> list[str]:
     if not spec.exact_solvable:   # past 64 cells: the array board's search, on one process or several
         return ["limited", "big"]
     return ([exact_family(spec)] + (["proofs"] if opts.may_ask_dfpn(spec) else [])
+            + (["pns"] if opts.may_ask_pn(spec) else [])
             + (["expand"] if opts.parallel else []))
 
 
@@ -158,6 +161,13 @@ def proof_kernels() -> ModuleType:
     load("proofs")
     from ..kernels.proofs import proofs_entry
     return proofs_entry
+
+
+def pns_kernels() -> ModuleType:
+    """The proof-number prover: ``kernels/pns/pns_entry.py``."""
+    load("pns")
+    from ..kernels.pns import pns_entry
+    return pns_entry
 
 
 def big_kernels() -> ModuleType:
@@ -269,7 +279,8 @@ def _compile(module: ModuleType) -> None:
     if _jit_disabled():
         return
     for dispatcher, args in _signatures(module):
-        dispatcher.compile(args)
+        if args not in dispatcher.overloads:   # (an entry point two families share is compiled once)
+            dispatcher.compile(args)
         dispatcher.disable_compile()
 
 

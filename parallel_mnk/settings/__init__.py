@@ -25,6 +25,16 @@ DFPN_AUTO_MIN_EMPTY = 20       # prover "auto" asks df-pn first from this many e
 DFPN_AUTO_BUDGET = 1 << 19     # and caps it at this many nodes a question (then alpha-beta)
 MOVE_SEARCH_TT_BITS = 20       # the table of a book answer's best-move search: small (a big new table costs page faults)
 
+# ------------------------------------------------------------------ the proof-number prover (kernels/pns)
+PN_PAIRING_MIN_EMPTY = 8       # pairings (and the scan) at nodes with this many empty cells or more
+PN_VCF_MIN_EMPTY = 8           # wins by continuous fours looked for from here (a node's first visit)
+PN_SCAN_TOP = 3                # the scan's fresh pairing searches: this many of D's moves, best first (all: 3-5x the time)
+PN_INIT_WIDTH = 200            # a new child's numbers: this % of its empty cells for the side that must answer every move
+PN_STORE_BITS = 24             # the settled store: 2**24 entries (512 MiB); a certificate needs every settled node there
+PN_STORE_MAX_BITS = 26         # a solve's store: as many entries as its table, at most this many (2 GiB)
+PN_LINE_MAX_EMPTY = 24         # a proof-number answer's line is completed by alpha-beta from this few empty cells
+PN_SLICE_NODES = 1 << 22       # the serial prover drains its records and reports at least this often
+
 # ------------------------------------------------------------------ the transposition table
 DEFAULT_TT_BITS = 22           # a fixed 32 MiB table for callers that want one (the NMK protocol)
 DEFAULT_TT_CAP = 256 << 20     # bytes: the default table of big free boards (more buys little, costs page faults)

@@ -237,6 +237,38 @@ def reply_zone(ctx, att, dfn, defender):
 
 
 @called
+def ring_reply(ctx, att, dfn, defender, cand):
+    """A move of ``cand`` for the side ``defender`` (stones ``dfn``, to move) after which
+    one of its remembered certificates holds against ``att``: ``(cell, cert)``, the
+    cell and the certificate's offset in ``ctx``, or ``(-1, -1)``. A certificate fits
+    when the windows live for ``att`` that its pairs of empty cells leave uncovered all
+    hold one cell of ``cand`` (a stone there kills them; the pairs stay empty and cover
+    the rest): :func:`reply_zone`'s test, for every move at once."""
+    stones = att | dfn
+    ring = OFF_RING + defender * RING * CERT_SIZE
+    for r in range(RING):
+        cert = ring + r * CERT_SIZE
+        if ctx[cert] == ZERO:
+            continue
+        cells, c0, c1, c2, c3 = _empty_pairs_cover(ctx, cert, stones)
+        common = cand
+        for i in range(np.int64(ctx[C_NLINES])):
+            line = ctx[OFF_LINES + i]
+            if line & dfn == ZERO:
+                w = i >> 6
+                c = c0 if w == 0 else (c1 if w == 1 else (c2 if w == 2 else c3))
+                if (c >> np.uint64(i & 63)) & ONE == ZERO:
+                    common &= line
+                    if common == ZERO:
+                        break
+        if common != ZERO:
+            free = common & ~cells   # (a cell off the pairs keeps them all)
+            pick = free if free != ZERO else common
+            return np.int64(lowest_bit_index(pick)), np.int64(cert)
+    return -1, -1
+
+
+@called
 def defender_has_certificate(ctx, att, dfn, defender, fresh):
     """Whether the side ``defender`` (0 first player, 1 second) with stones ``dfn``
     holds a certificate against ``att``: one of its remembered certificates

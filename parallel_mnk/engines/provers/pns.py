@@ -1,0 +1,257 @@
+"""The proof-number prover from Python (:mod:`parallel_mnk.kernels.pns`): "does the
+attacker win this free-placement position?" by df-pn with relevance zones, threats
+and pairings (``docs/proofs.md``, section 8), and the weak value from two such
+questions (:func:`pn_value`).
+
+:class:`PnProver` owns one searcher's arrays: its table, its settled store (every
+node it settled, kept for the whole question), its work array and its record
+buffer. A question runs in slices in a helper thread (a time limit or Ctrl-C stops
+it through the control word); between slices the records found so far go to the
+certificate (:mod:`.pn_certificate`) when one is asked for.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+import numpy as np
+
+from ...api.options import Watch
+from ...game.geometry import build_context, line_masks, symmetries
+from ...game.position import Position
+from ...game.rules import GameSpec, MnkError, UnsupportedError, Value
+from ...kernels.core import layout as L
+from ...kernels.pns import pns_layout as PL
+from ...kernels.proofs.proofs_layout import MAX_PAIR_K
+from ...runtime import families, running
+from ...runtime.ttable import new_salt
+from ...settings import (
+    PN_INIT_WIDTH, PN_PAIRING_MIN_EMPTY, PN_SCAN_TOP, PN_SLICE_NODES, PN_STORE_BITS, PN_VCF_MIN_EMPTY,
+)
+from .pn_certificate import QuestionRecords
+
+RECORD_WORDS = 1 << 22   # the record buffer (32 MiB); a search drains it when it fills
+
+
+@dataclass(frozen=True)
+class PnRules:
+    """Which of the prover's rules are on (each can be switched off to measure or test
+    it): pairings and the scan from ``pairing_min_empty`` empty cells (0: never), VCF
+    from ``vcf_min_empty`` (0: never), zones at the attacker's nodes
+    (``attacker_zones``) and threat zones at the defender's (``threat_zones``), the
+    scan's fresh searches on ``scan_top`` moves, and new children's numbers
+    (``init_width``, % of the empty cells)."""
+
+    pairing_min_empty: int = PN_PAIRING_MIN_EMPTY
+    vcf_min_empty: int = PN_VCF_MIN_EMPTY
+    attacker_zones: bool = True
+    threat_zones: bool = True
+    scan: bool = True
+    scan_top: int = PN_SCAN_TOP
+    init_width: int = PN_INIT_WIDTH
+
+
+@dataclass
+class PnAnswer:
+    """One question's answer: ``wins`` True (the attacker wins), False (it cannot), or
+    None (a limit stopped it); ``nodes`` visited (re-expansions included); when
+    settled, the root's ``move`` (a cell: the attacker's winning move, or the
+    defender's refutation when the defender was to move; None when a rule settled
+    it at once) and, disproven, its ``zone`` (cells); ``stats`` the search's counters;
+    ``certificate`` the file written (when asked for and settled)."""
+
+    wins: Optional[bool]
+    nodes: int
+    seconds: float
+    move: Optional[int] = None
+    zone: int = 0
+    stats: dict = field(default_factory=dict)
+    certificate: Optional[Path] = None
+
+
+STAT_NAMES = {
+    "evaluated": PL.W_EVALUATED, "vcf_proofs": PL.W_VCF_PROOFS, "vcf_disproofs": PL.W_VCF_DISPROOFS,
+    "pairings": PL.W_PAIRINGS, "excused": PL.W_EXCUSED, "threat_cuts": PL.W_THREAT_CUTS,
+    "store_hits": PL.W_STORE_HITS, "stored": PL.W_ST_USED, "records": PL.W_RECORDS, "scan_tries": PL.W_SCAN_TRIES,
+}
+
+
+def check_game(spec: GameSpec) -> None:
+    """Raise :class:`UnsupportedError` unless the prover takes ``spec``: free placement,
+    at most 64 cells."""
+    if spec.gravity:
+        raise UnsupportedError("the proof-number prover is for free placement (gravity boards: --prover search)")
+    if not spec.exact_solvable:
+        raise UnsupportedError(f"the proof-number prover takes boards of at most 64 cells, not {spec.cells}")
+
+
+class PnProver:
+    """Questions about positions of one free-placement game (at most 64 cells) on one
+    searcher's arrays: a table of ``2**tt_bits`` entries (32 bytes each) and a store
+    of ``2**store_bits`` (32 bytes each; every node a question settles stays there,
+    a full store loses the certificate, not the answer)."""
+
+    def __init__(self, spec: GameSpec, tt_bits: int = 22, store_bits: int = PN_STORE_BITS,
+                 rules: PnRules = PnRules()) -> None:
+        check_game(spec)
+        if not 4 <= tt_bits <= 30 or not 4 <= store_bits <= 31:
+            raise MnkError(f"table bits must be between 4 and 30, store bits 4 and 31, got {tt_bits}, {store_bits}")
+        self.spec, self.rules = spec, rules
+        self.kernels = families.pns_kernels()
+        self.ctx = build_context(spec)
+        self.ctl = np.zeros(L.CTL_SIZE, dtype=np.int64)
+        self.pt = np.zeros(PL.PT_WORDS * (1 << tt_bits), dtype=np.uint64)
+        self.store_bits = store_bits
+        self.st = np.zeros(0, dtype=np.uint64)
+        self.ss = np.zeros(PL.ST_WORDS, dtype=np.uint64)   # a shared store (none here: wk[W_SS_MASK] 0)
+        self.wk = np.zeros(PL.WK_SIZE, dtype=np.uint64)
+        self.rb = np.zeros(RECORD_WORDS, dtype=np.uint64)
+        self.maps = np.array(symmetries(spec), dtype=np.int64)
+        for i, mask in enumerate(line_masks(spec)):
+            cells = [c for c in range(spec.cells) if mask >> c & 1]
+            for r, ring in enumerate(PL.line_rings(cells, spec.k)):
+                self.wk[PL.OFF_RINGS + i * PL.RING_WORDS + r] = ring
+        wk = self.wk
+        pairing = rules.pairing_min_empty if 4 <= spec.k <= MAX_PAIR_K else 0
+        wk[PL.W_PAIR_MIN_EMPTY] = pairing
+        wk[PL.W_SCAN_ON] = int(rules.scan and pairing > 0)
+        wk[PL.W_SCAN_TOP] = rules.scan_top
+        wk[PL.W_VCF_MIN_EMPTY] = rules.vcf_min_empty if spec.k >= 3 else 0
+        wk[PL.W_ZONES_ON] = int(rules.attacker_zones) | int(rules.threat_zones) << 1
+        wk[PL.W_INIT_WIDTH] = rules.init_width
+
+    def stats(self) -> dict:
+        """The last question's counters (:data:`STAT_NAMES`)."""
+        return {name: int(self.wk[slot]) for name, slot in STAT_NAMES.items()}
+
+    def ask(self, position: Position, attacker_moves: bool, *, node_limit: Optional[int] = None,
+            time_limit: Optional[float] = None, certificate: Optional[Path] = None,
+            progress: Optional[bool] = None, watch: Optional[Watch] = None) -> PnAnswer:
+        """Whether the side to move (``attacker_moves``) or the other side wins
+        ``position`` (not over), within the limits (None: none; the node limit counts
+        this question's nodes). With ``certificate`` (a folder), the settled answer's
+        certificate is written there as ``<attacker>-wins.jsonl.xz`` or
+        ``<attacker>-cannot-win.jsonl.xz`` (``docs/proof-format.md``, mnk-proof/2)."""
+        if position.spec != self.spec:
+            raise MnkError("the position is of another game than the prover's")
+        if position.is_game_over():
+            raise MnkError("the game is over")
+        started = time.perf_counter()
+        ctx, wk, rb = self.ctx, self.wk, self.rb
+        ctx[L.C_SALT] = new_salt()
+        if len(self.st) == 0 or certificate is not None:   # (a certificate needs an empty store: one record a node)
+            self.st = np.zeros(PL.ST_WORDS << self.store_bits, dtype=np.uint64)
+        wk[PL.W_ST_MASK] = (1 << self.store_bits) - 1
+        for slot in list(STAT_NAMES.values()) + [PL.W_NODES, PL.W_STORE_FULL, PL.W_RB_LOST]:
+            wk[slot] = 0
+        wk[PL.W_RECORDS_ON] = int(certificate is not None)
+        rb[0] = 1
+        mover = "x" if position.ply % 2 == 0 else "o"
+        attacker = mover if attacker_moves else ("o" if mover == "x" else "x")
+        records = None if certificate is None else QuestionRecords(self.spec, position, attacker, Path(certificate),
+                                                                    self.kernels, self.maps)
+        own, opp = position.stones()
+        K = self.kernels
+
+        wk[PL.W_NODE_LIMIT] = 0 if node_limit is None else node_limit
+
+        def run() -> int:
+            while True:   # slices: between them the records are written (every node keeps its numbers)
+                K.set_root_hashes(ctx, np.uint64(position.x), np.uint64(position.o), position.ply)
+                wk[PL.W_SOFT_LIMIT] = int(wk[PL.W_NODES]) + PN_SLICE_NODES
+                found = int(K.pns_search(ctx, self.pt, self.st, self.ss, wk, rb, self.ctl, np.uint64(own),
+                                         np.uint64(opp), position.ply, int(attacker_moves), PL.INF, PL.INF))
+                if records is not None:
+                    records.drain(rb)
+                if found >= 0 or int(wk[PL.W_STOP]) in (PL.STOP_ABORT, PL.STOP_LIMIT):
+                    return found
+
+        def status() -> str:
+            elapsed = time.perf_counter() - started
+            return (f"pn: {int(wk[PL.W_NODES]) / 1e6:.1f} M nodes, {int(wk[PL.W_ST_USED]):,} settled, "
+                    f"{elapsed:.1f} s")
+
+        try:
+            found, _ = running.run_with_status(run, self.ctl, time_limit, progress, status, watch,
+                                               lambda: int(wk[PL.W_NODES]))
+        except BaseException:
+            if records is not None:
+                records.discard()
+            raise
+        finally:
+            self.ctl[L.CTL_ABORT] = 0
+        seconds = time.perf_counter() - started
+        nodes = int(wk[PL.W_NODES])
+        if found is None or found < 0:
+            if records is not None:
+                records.discard()
+            return PnAnswer(None, nodes, seconds, stats=self.stats())
+        move = int(wk[PL.W_ROOT_MOVE]) - 1
+        answer = PnAnswer(found == 1, nodes, seconds, None if move < 0 else move,
+                          int(wk[PL.W_ROOT_ZONE]) if found == 0 else 0, self.stats())
+        if records is not None:
+            if int(wk[PL.W_STORE_FULL]) or int(wk[PL.W_RB_LOST]):
+                records.discard()
+                raise MnkError(f"the certificate was lost: the store of 2**{self.store_bits} entries is full "
+                               "(a bigger table keeps more)" if int(wk[PL.W_STORE_FULL]) else
+                               "the certificate was lost: a record did not fit in the buffer")
+            answer.certificate = records.finish(answer.wins, nodes, seconds)
+        return answer
+
+
+@dataclass
+class PnValue:
+    """The weak ``value`` of a position from two questions (:func:`pn_value`), the
+    ``nodes`` of both, the ``move`` that keeps it (a cell, None when unknown or the
+    game offers none), and the certificates written."""
+
+    value: Value
+    nodes: int
+    move: Optional[int] = None
+    answers: list[PnAnswer] = field(default_factory=list)
+
+    @property
+    def certificates(self) -> list[Path]:
+        """The certificate files the questions wrote."""
+        return [a.certificate for a in self.answers if a.certificate is not None]
+
+
+def pn_value(prover: PnProver, position: Position, *, node_limit: Optional[int] = None,
+             time_limit: Optional[float] = None, certificate: Optional[Path] = None,
+             progress: Optional[bool] = None, watch: Optional[Watch] = None,
+             need_move: bool = True) -> PnValue:
+    """The weak value of ``position`` (not over) for the side to move: "does it win?",
+    then, unless it does, "does the other side win?" (a loss if so, else a draw). From
+    the empty board the second question is asked only for a move (``need_move``):
+    strategy stealing gives the value. The limits hold for both questions together;
+    the certificates are those of the value (``certificate`` a folder)."""
+    started = time.perf_counter()
+    answers: list[PnAnswer] = []
+
+    def left() -> Optional[float]:
+        return None if time_limit is None else max(1e-3, time_limit - (time.perf_counter() - started))
+
+    def nodes_left() -> Optional[int]:
+        return None if node_limit is None else max(1, node_limit - sum(a.nodes for a in answers))
+
+    def ask(attacker_moves: bool, cert: Optional[Path]) -> PnAnswer:
+        answers.append(prover.ask(position, attacker_moves, node_limit=nodes_left(), time_limit=left(),
+                                  certificate=cert, progress=progress, watch=watch))
+        return answers[-1]
+
+    wins = ask(True, certificate)
+    total: Callable[[], int] = lambda: sum(a.nodes for a in answers)
+    if wins.wins is None:
+        return PnValue(Value.UNKNOWN, total(), answers=answers)
+    if wins.wins:
+        return PnValue(Value.WIN, total(), wins.move, answers)
+    if position.ply == 0 and not need_move:
+        return PnValue(Value.DRAW, total(), None, answers)
+    loses = ask(False, None if position.ply == 0 else certificate)
+    if loses.wins is None:
+        return PnValue(Value.DRAW if position.ply == 0 else Value.UNKNOWN, total(), None, answers)
+    if loses.wins:
+        return PnValue(Value.LOSS, total(), None, answers)
+    return PnValue(Value.DRAW, total(), loses.move, answers)

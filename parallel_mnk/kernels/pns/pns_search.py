@@ -1,0 +1,724 @@
+"""Depth-first proof-number search with relevance zones, threats and pairings: does
+the attacker A win a free-placement position? (``docs/proofs.md``, section 8.)
+
+A's nodes are OR nodes (one winning move proves them), the defender D's AND nodes.
+Each node has a proof number ``pn`` and a disproof number ``dn`` (proven: ``(0,
+INF)``, disproven: ``(INF, 0)``); :func:`_mid` works on a node while its numbers stay
+under the thresholds, always in the most-proving child (Nagai's df-pn, with the
+1 + 1/4 trick against see-saws), keeping the numbers in the table ``pt`` and every
+settled node in the store ``st`` (:mod:`.store`; layouts: :mod:`.pns_layout`).
+
+A node is settled without children by exact rules only (:func:`_evaluate`): a win
+in one; two completion cells of the side not to move; A with no live window left;
+a VCF of the side to move (:mod:`..proofs.threats`: A's proves, D's disproves); a
+pairing certificate of D (:mod:`..proofs.pairing`), at once or (the *scan*) after
+one of D's moves. Three rules cut the moves searched, each exact:
+
+* **zones at A's nodes** (:mod:`.zones`): a disproven child's zone refutes every A
+  move outside it, so once a child is disproven only A's moves inside the zones of
+  all disproven children are searched (the post-hoc null move: an A stone outside
+  the zone is as good as a pass); the node's zone is the union of those zones;
+* **threat zones at D's nodes**: were D to pass, A would win by continuous fours
+  with the line ``V``; every D move outside ``V``'s threat zone
+  (:func:`..proofs.threats.threat_zone`: ``V``'s cells and every cell where a D stone
+  makes a four of D) loses to ``V``, so only the moves inside are searched;
+* dead cells (on no window live for either side) are never played, and one
+  stone's forced replies (block a completion cell) are the only moves.
+
+What is settled is written as records (for certificates, ``docs/proof-format.md``)
+when ``wk[W_RECORDS_ON]``: the claimant's moves (A's winning moves, D's refuting
+moves, the moves along a VCF), D's pairings, and at an A node some of whose moves
+a zone answered, the moves walked first. A node's record is written by the
+searcher that stores it first in the store, and a node proven again takes the
+stored zone and move, so that records and the zones their ancestors used agree.
+"""
+import numpy as np
+
+from parallel_mnk.settings import POLL_MASK
+from ..core.bits import lowest_bit_index, popcount
+from ..core.common import insert_descending, stop_requested
+from ..core.jit import called, entry, inlined
+from ..core.layout import (
+    C_BOARD, C_CELLS, C_NLINES, C_WEIGHT, MAX_CELLS, OFF_INVPERM, OFF_LINES, OFF_MOVES, OFF_PERM, OFF_SCORES, OFF_STATIC,
+)
+from ..core.lines import line_move_scores, winning_cells
+from ..core.table import canonical_key, push_hashes
+from ..proofs.pairing import certificate_holds, ring_reply, search_certificate
+from ..proofs.proofs_layout import (
+    CERT_SIZE, OFF_FOUND, OFF_RING, OFF_VCF_LINE, P_CAP, P_RING_NEXT, P_VCF_MOVES, P_VCF_NODE_CAP, RING,
+)
+from ..proofs.threats import threat_zone, vcf_win
+from .pns_layout import (
+    CH_CELL, CH_KEY, CH_NUMS, CH_SYM, CH_WORDS, CH_ZONE, INF, OFF_CHILDREN, OFF_VLINE, PLY_WORDS, PT_WORDS,
+    RB_HEADROOM, REC_FIRST, REC_MOVE, REC_PAIRS, SETTLED_DISPROVEN, SETTLED_PROVEN, STOP_ABORT, STOP_BUFFER,
+    STOP_LIMIT, STOP_THRESHOLD, STREAM_CANNOT, STREAM_WINS, W_EVALUATED, W_EXCUSED, W_HALT, W_INIT_WIDTH, W_NODE_LIMIT, W_NODES,
+    W_PAIR_MIN_EMPTY, W_PAIRINGS, W_RB_LOST, W_RECORDS, W_RECORDS_ON, W_ROOT_DN, W_ROOT_MOVE, W_ROOT_PN,
+    W_ROOT_ZONE, W_SCAN_ON, W_SCAN_TOP, W_SCAN_TRIES, W_SOFT_LIMIT, W_STOP, W_STORE_HITS, W_THREAT_CUTS, W_VCF_DISPROOFS, W_VCF_MIN_EMPTY,
+    W_VCF_PROOFS, W_ZONES_ON,
+)
+from .store import store_find, store_put
+from .zones import from_canonical, hit_once, hit_twice, to_canonical
+
+ZERO = np.uint64(0)
+ONE = np.uint64(1)
+ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+NUM_MASK = np.uint64(INF)
+EVALUATED = np.uint64(1) << np.uint64(60)
+POLL = np.uint64(POLL_MASK)
+WORK_MAX = np.uint64(0xFFFFFFFF)
+
+
+# ------------------------------------------------------------------ the table
+@inlined
+def _pack(pn, dn):
+    """``pn | dn << 30`` (each capped at INF)."""
+    return np.uint64(min(pn, INF)) | (np.uint64(min(dn, INF)) << np.uint64(30))
+
+
+@inlined
+def _unpack(w):
+    """``(pn, dn)`` of a packed pair (0: ``(1, 1)``, a node never searched)."""
+    if w & ~EVALUATED == ZERO:
+        return 1, 1
+    return np.int64(w & NUM_MASK), np.int64((w >> np.uint64(30)) & NUM_MASK)
+
+
+@inlined
+def _pt_slot(pt, key):
+    """The entry of ``key`` in ``pt``: its index (word 0), or -1 - the index of the
+    bucket's entry to replace (the one with less work)."""
+    b = np.int64(key & np.uint64(len(pt) // (2 * PT_WORDS) - 1)) * 2 * PT_WORDS
+    if pt[b] == key:
+        return b
+    if pt[b + PT_WORDS] == key:
+        return b + PT_WORDS
+    if (pt[b + 3] & WORK_MAX) <= (pt[b + PT_WORDS + 3] & WORK_MAX):
+        return -1 - b
+    return -1 - (b + PT_WORDS)
+
+
+@inlined
+def _pt_put(pt, key, pn, dn, evaluated, zone, move, work):
+    """Store a node's numbers (``zone`` and ``move`` in the canonical frame; ``move``
+    -1: none) and the ``work`` its search took."""
+    i = _pt_slot(pt, key)
+    if i < 0:
+        i = -1 - i
+    pt[i] = key
+    pt[i + 1] = _pack(pn, dn) | (EVALUATED if evaluated else ZERO)
+    pt[i + 2] = zone
+    pt[i + 3] = min(np.uint64(work), WORK_MAX) | (np.uint64(move + 1) << np.uint64(32))
+
+
+# ------------------------------------------------------------------ records
+@inlined
+def _record(wk, rb, kind, n, stream, own, opp, ply):
+    """Start a record of ``n`` payload words about the position ``own`` (to move) /
+    ``opp`` with ``ply`` stones; returns the payload's offset in ``rb``, or -1 when
+    records are off or the buffer has no room (``wk[W_RB_LOST]`` is then set)."""
+    if wk[W_RECORDS_ON] == ZERO:
+        return -1
+    at = np.int64(rb[0])
+    if at + 3 + n > len(rb):
+        wk[W_RB_LOST] = ONE
+        return -1
+    x, o = (own, opp) if ply & 1 == 0 else (opp, own)
+    rb[at] = np.uint64(kind) | (np.uint64(n) << np.uint64(8)) | (np.uint64(stream) << np.uint64(24))
+    rb[at + 1] = x
+    rb[at + 2] = o
+    rb[0] = np.uint64(at + 3 + n)
+    wk[W_RECORDS] += ONE
+    return at + 3
+
+
+@inlined
+def _record_move(wk, rb, stream, own, opp, ply, cell):
+    """A record of the claimant's move ``cell`` in the position."""
+    at = _record(wk, rb, REC_MOVE, 1, stream, own, opp, ply)
+    if at >= 0:
+        rb[at] = np.uint64(cell)
+
+
+@called
+def _record_pairs(ctx, wk, rb, cert, own, opp, ply):
+    """A record of the pairs of the certificate at ``ctx[cert]`` whose cells are both
+    empty (the attacker, ``own``, to move); returns their cells."""
+    stones = own | opp
+    n = 0
+    cells = ZERO
+    for j in range(np.int64(ctx[cert])):
+        if ctx[cert + 1 + j] & stones == ZERO:
+            n += 1
+            cells |= ctx[cert + 1 + j]
+    at = _record(wk, rb, REC_PAIRS, n, STREAM_CANNOT, own, opp, ply)
+    if at >= 0:
+        for j in range(np.int64(ctx[cert])):
+            if ctx[cert + 1 + j] & stones == ZERO:
+                rb[at] = ctx[cert + 1 + j]
+                at += 1
+    return cells
+
+
+# ------------------------------------------------------------------ exact rules
+@inlined
+def _live(ctx, att, dfn):
+    """``(att_live, live_empty)``: whether some window holds no ``dfn`` stone (``att``
+    can still complete it), and the empty cells on a window free of one side's
+    stones (the others are dead: a stone there is a pass)."""
+    empty = ctx[C_BOARD] & ~(att | dfn)
+    att_live = False
+    live_empty = ZERO
+    for i in range(np.int64(ctx[C_NLINES])):
+        line = ctx[OFF_LINES + i]
+        if line & dfn == ZERO:
+            att_live = True
+            live_empty |= line & empty
+        elif line & att == ZERO:
+            live_empty |= line & empty
+    return att_live, live_empty
+
+
+@called
+def _pairing(ctx, att, dfn, defender, cap):
+    """The offset in ``ctx`` of a pairing certificate of the side ``defender`` (stones
+    ``dfn``) against ``att`` in this position: a remembered one that holds, or one a
+    fresh search capped at ``cap`` nodes finds (then remembered); -1 when none is known."""
+    ring = OFF_RING + defender * RING * CERT_SIZE
+    for r in range(RING):
+        cert = ring + r * CERT_SIZE
+        if ctx[cert] != ZERO and certificate_holds(ctx, cert, att, dfn):
+            return cert
+    n = search_certificate(ctx, att, dfn, cap)
+    if n < 0:
+        return -1
+    slot = np.int64(ctx[P_RING_NEXT + defender])
+    ctx[P_RING_NEXT + defender] = np.uint64((slot + 1) % RING)
+    dst = ring + slot * CERT_SIZE
+    for j in range(n + 1):
+        ctx[dst + j] = ctx[OFF_FOUND + j]
+    return dst
+
+
+@inlined
+def _vcf(ctx, wk, own, opp, ply):
+    """Plies of a VCF win of ``own`` (to move) found within the caps, 0 when none
+    (only at nodes with at least ``wk[W_VCF_MIN_EMPTY]`` empty cells)."""
+    if wk[W_VCF_MIN_EMPTY] == ZERO or np.int64(ctx[C_CELLS]) - ply < np.int64(wk[W_VCF_MIN_EMPTY]):
+        return 0
+    return vcf_win(ctx, own, opp, np.int64(ctx[P_VCF_MOVES]), np.int64(ctx[P_VCF_NODE_CAP]))
+
+
+@inlined
+def _pairs_here(ctx, wk, ply):
+    """Whether pairings are tried at a node of ``ply`` stones."""
+    return wk[W_PAIR_MIN_EMPTY] != ZERO and np.int64(ctx[C_CELLS]) - ply >= np.int64(wk[W_PAIR_MIN_EMPTY])
+
+
+@inlined
+def _info(ctx, sym, proven, move):
+    """A store entry's word 1: the value and the move (-1: none) in the canonical frame."""
+    info = np.uint64(SETTLED_PROVEN if proven else SETTLED_DISPROVEN)
+    if move >= 0:
+        info |= (ctx[OFF_PERM + sym * MAX_CELLS + move] + ONE) << np.uint64(8)
+    return info
+
+
+@called
+def _put(ctx, st, ss, wk, key, sym, proven, zone, move):
+    """Store a settled node (``zone`` and ``move`` in its frame) unless it is stored
+    already. Returns ``(mine, zone, move)``: True and the arguments when this call
+    stored it (its records are then this search's to write), else False and the
+    stored zone and move in the node's frame (a full store: False and the
+    arguments, ``wk[W_STORE_FULL]`` set)."""
+    mine, info, szone = store_put(wk, st, ss, key, _info(ctx, sym, proven, move), to_canonical(ctx, sym, zone))
+    if mine or info == ZERO:
+        return mine, zone, move
+    m = np.int64(info >> np.uint64(8)) - 1
+    return False, from_canonical(ctx, sym, szone), -1 if m < 0 else np.int64(ctx[OFF_INVPERM + sym * MAX_CELLS + m])
+
+
+@called
+def _line_records(ctx, st, ss, wk, rb, own, opp, ply, plies, stream, stored):
+    """Records of the claimant's (``own``, to move) moves along the VCF line at
+    ``ctx[OFF_VCF_LINE:]`` of ``plies`` plies (not its last, winning move); the first
+    position is the caller's (stored by it). With ``stored`` (the claimant is D:
+    ``cannot-win``), each later position goes to the store first (zone: its empty
+    cells) and the records stop at one stored before."""
+    for i in range(plies):   # (the line outlives the searches below: keep it)
+        wk[OFF_VLINE + i] = ctx[OFF_VCF_LINE + i]
+    player = ply & 1
+    a, b, p = own, opp, ply
+    for i in range(0, plies - 1, 2):
+        cell = np.int64(wk[OFF_VLINE + i])
+        if stored and i > 0:
+            key, sym = canonical_key(ctx, p)
+            mine, _, _ = _put(ctx, st, ss, wk, key, sym, False, ctx[C_BOARD] & ~(a | b), cell)
+            if not mine:
+                return
+        _record_move(wk, rb, stream, a, b, p, cell)
+        reply = np.int64(wk[OFF_VLINE + i + 1])
+        push_hashes(ctx, p, cell, player)
+        push_hashes(ctx, p + 1, reply, 1 - player)
+        a |= ONE << np.uint64(cell)
+        b |= ONE << np.uint64(reply)
+        p += 2
+
+
+@inlined
+def _settled(proven, zone, move):
+    """``(pn, dn, zone, move, kind)`` of a node settled at once."""
+    if proven:
+        return 0, INF, ZERO, move, 1
+    return INF, 0, zone, move, 2
+
+
+@called
+def _evaluate(ctx, st, ss, wk, rb, own, opp, ply, or_node, key, sym):
+    """The exact rules of a node met for the first time (module docstring), with
+    their records and store entries (hashes at slot ``ply``, its canonical ``key`` and
+    ``sym``). Returns ``(pn, dn, zone, move, kind)``: ``kind`` 0 when they do not
+    settle it (then ``(1, 1)``), 1 proven, 2 disproven (``zone`` in the node's frame);
+    ``move`` the settling move (-1: none)."""
+    empty = ctx[C_BOARD] & ~(own | opp)
+    player = ply & 1
+    mine_wins = winning_cells(ctx, own, empty)
+    if mine_wins != ZERO:   # the side to move completes a line
+        if or_node == 1:
+            return _settled(True, ZERO, np.int64(lowest_bit_index(mine_wins)))
+        return _settled(False, mine_wins | hit_once(ctx, wk, opp, own), -1)
+    theirs = winning_cells(ctx, opp, empty)
+    if theirs & (theirs - ONE) != ZERO:   # two completion cells of the side not to move
+        if or_node == 1:
+            return _settled(False, theirs | hit_twice(ctx, wk, own, opp), -1)
+        return _settled(True, ZERO, -1)
+    att, dfn = (own, opp) if or_node == 1 else (opp, own)
+    att_live, live_empty = _live(ctx, att, dfn)
+    if not att_live:   # A cannot win: the empty pairing (after one D move when D is to move)
+        if or_node == 1:
+            mine, zone, move = _put(ctx, st, ss, wk, key, sym, False, ZERO, -1)
+            if mine:
+                _record(wk, rb, REC_PAIRS, 0, STREAM_CANNOT, own, opp, ply)
+            return _settled(False, zone, move)
+        first = lowest_bit_index(to_canonical(ctx, sym, empty))   # D: the first empty cell of the canonical frame
+        cell = np.int64(ctx[OFF_INVPERM + sym * MAX_CELLS + first])
+        mine, zone, move = _put(ctx, st, ss, wk, key, sym, False, ONE << np.uint64(cell), cell)
+        if mine:
+            _record_move(wk, rb, STREAM_CANNOT, own, opp, ply, cell)
+            _record(wk, rb, REC_PAIRS, 0, STREAM_CANNOT, opp, own | (ONE << np.uint64(cell)), ply + 1)
+        return _settled(False, zone, move)
+    plies = _vcf(ctx, wk, own, opp, ply)
+    if plies > 0:   # the side to move wins by continuous fours
+        first = np.int64(ctx[OFF_VCF_LINE])
+        if or_node == 1:
+            wk[W_VCF_PROOFS] += ONE
+            mine, _, move = _put(ctx, st, ss, wk, key, sym, True, ZERO, first)
+            if mine:
+                _line_records(ctx, st, ss, wk, rb, own, opp, ply, plies, STREAM_WINS, False)
+            return _settled(True, ZERO, move)
+        wk[W_VCF_DISPROOFS] += ONE
+        mine, zone, move = _put(ctx, st, ss, wk, key, sym, False, empty, first)
+        if mine:
+            _line_records(ctx, st, ss, wk, rb, own, opp, ply, plies, STREAM_CANNOT, True)
+        return _settled(False, zone, move)
+    if not _pairs_here(ctx, wk, ply):
+        return 1, 1, ZERO, -1, 0
+    if or_node == 1:
+        cert = _pairing(ctx, own, opp, 1 - player, np.int64(ctx[P_CAP]))
+        if cert >= 0:
+            wk[W_PAIRINGS] += ONE
+            pair_cells = _pair_cells(ctx, cert, own | opp)
+            mine, zone, move = _put(ctx, st, ss, wk, key, sym, False, pair_cells, -1)
+            if mine:
+                _record_pairs(ctx, wk, rb, cert, own, opp, ply)
+            return _settled(False, zone, move)
+        return 1, 1, ZERO, -1, 0
+    cert = _pairing(ctx, opp, own, player, np.int64(ctx[P_CAP]))
+    if cert >= 0:   # D holds a pairing: it plays one of its cells (any cell, when no pair is left)
+        pair_cells = _pair_cells(ctx, cert, own | opp)
+        cell = np.int64(lowest_bit_index(pair_cells if pair_cells != ZERO else empty))
+        return _pairing_reply(ctx, st, ss, wk, rb, own, opp, ply, cell, cert, key, sym)
+    if wk[W_SCAN_ON] != ZERO:   # the scan: a D move after which D holds one
+        cand = theirs if theirs != ZERO else empty & live_empty
+        cell, cert = ring_reply(ctx, opp, own, player, cand)
+        if cell >= 0:
+            return _pairing_reply(ctx, st, ss, wk, rb, own, opp, ply, cell, cert, key, sym)
+        n = _order(ctx, own, opp, cand, ply)
+        mbase = OFF_MOVES + ply * MAX_CELLS
+        for i in range(min(n, np.int64(wk[W_SCAN_TOP]))):
+            cell = np.int64(ctx[mbase + i])
+            wk[W_SCAN_TRIES] += ONE
+            cert = _pairing(ctx, opp, own | (ONE << np.uint64(cell)), player, np.int64(ctx[P_CAP]))
+            if cert >= 0:
+                return _pairing_reply(ctx, st, ss, wk, rb, own, opp, ply, cell, cert, key, sym)
+    return 1, 1, ZERO, -1, 0
+
+
+@inlined
+def _pair_cells(ctx, cert, stones):
+    """The cells of the pairs of the certificate at ``ctx[cert]`` with no stone of ``stones``."""
+    cells = ZERO
+    for j in range(np.int64(ctx[cert])):
+        if ctx[cert + 1 + j] & stones == ZERO:
+            cells |= ctx[cert + 1 + j]
+    return cells
+
+
+@called
+def _pairing_reply(ctx, st, ss, wk, rb, own, opp, ply, cell, cert, key, sym):
+    """D (``own``, to move) plays ``cell``, after which the certificate at ``ctx[cert]``
+    holds against A: settled disproven, with the records of D's move and of the
+    pairing; the position after the move is stored first (one stored before keeps its
+    own record and zone), then the node."""
+    wk[W_PAIRINGS] += ONE
+    bit = ONE << np.uint64(cell)
+    after = own | bit
+    push_hashes(ctx, ply, cell, ply & 1)
+    akey, asym = canonical_key(ctx, ply + 1)
+    amine, azone, _ = _put(ctx, st, ss, wk, akey, asym, False, _pair_cells(ctx, cert, opp | after), -1)
+    mine, zone, move = _put(ctx, st, ss, wk, key, sym, False, azone | bit, cell)
+    if amine:
+        _record_pairs(ctx, wk, rb, cert, opp, after, ply + 1)
+    if mine:
+        _record_move(wk, rb, STREAM_CANNOT, own, opp, ply, cell)
+    return _settled(False, zone, move)
+
+
+# ------------------------------------------------------------------ the children
+@called
+def _order(ctx, own, opp, cand, ply):
+    """Write the cells of ``cand`` best first to ``ctx[OFF_MOVES + ply * MAX_CELLS:]``
+    (by the live lines through them, then nearness to the centre) and return how many."""
+    sbase = OFF_SCORES + ply * 2 * MAX_CELLS   # ctx's scratch of this ply: per-cell scores, then sorted ones
+    mbase = OFF_MOVES + ply * MAX_CELLS
+    line_move_scores(ctx, own, opp, cand, C_WEIGHT, sbase)
+    n = 0
+    c = cand
+    while c != ZERO:
+        cell = lowest_bit_index(c)
+        c &= c - ONE
+        score = ctx[sbase + cell] * np.uint64(64) + ctx[OFF_STATIC + cell]
+        insert_descending(ctx, ctx, mbase, sbase + MAX_CELLS, n, np.uint64(cell), score)
+        n += 1
+    return n
+
+
+@called
+def _expand(ctx, wk, own, opp, ply, or_node):
+    """Write the node's children (its candidate moves, best first) to its slots in
+    ``wk`` and return ``(n, pruned, plies)``: their number, and at D's nodes the moves
+    a threat zone answered (``plies`` of the VCF ``V`` that wins for A were D to pass;
+    0 when none). Precondition: :func:`_evaluate` did not settle the node."""
+    empty = ctx[C_BOARD] & ~(own | opp)
+    theirs = winning_cells(ctx, opp, empty)
+    if theirs != ZERO:
+        cand = theirs
+    else:
+        att, dfn = (own, opp) if or_node == 1 else (opp, own)
+        _, live_empty = _live(ctx, att, dfn)
+        cand = empty & live_empty
+    pruned = ZERO
+    plies = 0
+    if or_node == 0 and (wk[W_ZONES_ON] & np.uint64(2)) != ZERO and theirs == ZERO:
+        plies = _vcf(ctx, wk, opp, own, ply)   # A's VCF as if D passed
+        if plies > 0:
+            zone = threat_zone(ctx, opp, own, plies)
+            pruned = cand & ~zone
+            cand &= zone
+    n = _order(ctx, own, opp, cand, ply)
+    mbase = OFF_MOVES + ply * MAX_CELLS
+    base = OFF_CHILDREN + ply * PLY_WORDS
+    player = ply & 1
+    width = max(1, (popcount(empty) - 1) * np.int64(wk[W_INIT_WIDTH]) // 100)
+    for i in range(n):
+        cell = np.int64(ctx[mbase + i])
+        bit = ONE << np.uint64(cell)
+        push_hashes(ctx, ply, cell, player)
+        key, sym = canonical_key(ctx, ply + 1)
+        slot = base + i * CH_WORDS
+        wk[slot + CH_CELL] = np.uint64(cell)
+        wk[slot + CH_KEY] = key
+        wk[slot + CH_SYM] = np.uint64(sym)
+        # a new child's numbers: the side that must answer every move of the other needs about
+        # ``width`` of them, one when the move leaves a completion cell (a forced reply)
+        wide = 1 if winning_cells(ctx, own | bit, empty & ~bit) != ZERO else width
+        wk[slot + CH_NUMS] = _pack(wide, 1) if or_node == 1 else _pack(1, wide)
+        wk[slot + CH_ZONE] = ZERO
+    return n, pruned, plies
+
+
+@inlined
+def _child(ctx, pt, st, ss, wk, slot):
+    """``(pn, dn)`` of the child at ``wk[slot:]``, also left in its ``CH_NUMS``: a
+    settled child's from its slot, others' from the table, the store, or the numbers
+    its last search returned; a child found disproven gets its zone (node's frame)."""
+    nums = wk[slot + CH_NUMS]
+    pn, dn = _unpack(nums)
+    if nums != ZERO and (pn == 0 or dn == 0):
+        return pn, dn
+    key = wk[slot + CH_KEY]
+    i = _pt_slot(pt, key)
+    if i >= 0:
+        pn, dn = _unpack(pt[i + 1])
+        zone = pt[i + 2]
+    else:
+        found, info, zone = store_find(wk, st, ss, key)
+        if not found:
+            return pn, dn
+        if info & np.uint64(3) == np.uint64(SETTLED_PROVEN):
+            pn, dn = 0, INF
+        else:
+            pn, dn = INF, 0
+    wk[slot + CH_NUMS] = _pack(pn, dn)
+    if dn == 0:
+        wk[slot + CH_ZONE] = from_canonical(ctx, np.int64(wk[slot + CH_SYM]), zone)
+    return pn, dn
+
+
+@called
+def _aggregate(ctx, pt, st, ss, wk, ply, n, or_node):
+    """The node's numbers from its children and the child to search: returns ``(pn,
+    dn, best, best_pn, best_dn, second)`` where ``second`` is the second smallest pn
+    (OR) or dn (AND). At A's nodes a move outside the zone of a disproven child counts
+    as disproven (answered by that zone)."""
+    base = OFF_CHILDREN + ply * PLY_WORDS
+    allowed = ALL
+    zones = (wk[W_ZONES_ON] & ONE) != ZERO and or_node == 1
+    for i in range(n):
+        slot = base + i * CH_WORDS
+        pn, dn = _child(ctx, pt, st, ss, wk, slot)
+        if zones and dn == 0:
+            allowed &= wk[slot + CH_ZONE]
+    agg_min, agg_sum = INF, 0
+    best, best_pn, best_dn, second = -1, INF, INF, INF
+    for i in range(n):
+        slot = base + i * CH_WORDS
+        pn, dn = _unpack(wk[slot + CH_NUMS])
+        if or_node == 1 and (dn == 0 or (ONE << wk[slot + CH_CELL]) & allowed == ZERO):
+            continue   # (disproven, or answered by a zone)
+        small, big = (pn, dn) if or_node == 1 else (dn, pn)
+        agg_sum = min(INF, agg_sum + big)
+        if small < agg_min or best < 0:
+            second = agg_min
+            agg_min, best, best_pn, best_dn = small, i, pn, dn
+        elif small < second:
+            second = small
+    if or_node == 1:
+        if best < 0:
+            return INF, 0, -1, INF, 0, INF
+        return agg_min, agg_sum, best, best_pn, best_dn, second
+    return agg_sum, agg_min, best, best_pn, best_dn, second
+
+
+# ------------------------------------------------------------------ settling
+@called
+def _settle(ctx, pt, st, ss, wk, rb, own, opp, ply, or_node, n, pruned, plies, key, sym, work):
+    """Settle a node whose aggregated numbers are ``(0, INF)`` or ``(INF, 0)``: its
+    store entry (or the stored one's zone and move, when another search stored it
+    first), its records, its table entry. Returns its ``(pn, dn)``."""
+    base = OFF_CHILDREN + ply * PLY_WORDS
+    proven_child, disproven_child = -1, -1
+    union = ZERO
+    excused = 0
+    for i in range(n):
+        slot = base + i * CH_WORDS
+        pn, dn = _unpack(wk[slot + CH_NUMS])
+        settled = wk[slot + CH_NUMS] != ZERO
+        if settled and pn == 0 and proven_child < 0:
+            proven_child = i
+        if settled and dn == 0:
+            if disproven_child < 0:
+                disproven_child = i
+            union |= wk[slot + CH_ZONE]
+        else:
+            excused += 1   # (at a disproven A node: a move a zone answered)
+    if (or_node == 1 and proven_child >= 0) or (or_node == 0 and disproven_child < 0):
+        move = -1 if or_node == 0 else np.int64(wk[base + proven_child * CH_WORDS + CH_CELL])
+        mine, _, move = _put(ctx, st, ss, wk, key, sym, True, ZERO, move)
+        if mine and or_node == 1:
+            _record_move(wk, rb, STREAM_WINS, own, opp, ply, move)
+        if mine and or_node == 0 and pruned != ZERO:
+            _threat_records(ctx, wk, rb, own, opp, ply, pruned, plies)
+        _pt_put(pt, key, 0, INF, True, ZERO, -1 if move < 0 else np.int64(ctx[OFF_PERM + sym * MAX_CELLS + move]),
+                work)
+        return 0, INF
+    if or_node == 1:
+        zone = union
+        theirs = winning_cells(ctx, opp, ctx[C_BOARD] & ~(own | opp))
+        if theirs != ZERO:   # a forced block: A's other moves lose to D's completion
+            zone |= theirs | hit_twice(ctx, wk, own, opp)
+        move = -1
+    else:
+        move = np.int64(wk[base + disproven_child * CH_WORDS + CH_CELL])
+        zone = wk[base + disproven_child * CH_WORDS + CH_ZONE] | (ONE << np.uint64(move))
+    mine, zone, move = _put(ctx, st, ss, wk, key, sym, False, zone, move)
+    if mine and or_node == 0:
+        _record_move(wk, rb, STREAM_CANNOT, own, opp, ply, move)
+    elif mine and excused > 0:
+        wk[W_EXCUSED] += np.uint64(excused)
+        at = _record(wk, rb, REC_FIRST, n - excused, STREAM_CANNOT, own, opp, ply)
+        if at >= 0:
+            for i in range(n):
+                slot = base + i * CH_WORDS
+                pn, dn = _unpack(wk[slot + CH_NUMS])
+                if wk[slot + CH_NUMS] != ZERO and dn == 0:
+                    rb[at] = wk[slot + CH_CELL]
+                    at += 1
+    _pt_put(pt, key, INF, 0, True, to_canonical(ctx, sym, zone),
+            -1 if move < 0 else np.int64(ctx[OFF_PERM + sym * MAX_CELLS + move]), work)
+    return INF, 0
+
+
+@called
+def _threat_records(ctx, wk, rb, own, opp, ply, pruned, plies):
+    """Records of A's wins after each D move of ``pruned`` (D, ``own``, to move): the
+    VCF line ``V`` that wins were D to pass, found again (the same search on the same
+    position finds the same line), played after each such move."""
+    found = vcf_win(ctx, opp, own, np.int64(ctx[P_VCF_MOVES]), np.int64(ctx[P_VCF_NODE_CAP]))
+    if found != plies:
+        wk[W_RB_LOST] = ONE   # (cannot happen: the search is deterministic)
+        return
+    wk[W_THREAT_CUTS] += np.uint64(popcount(pruned))
+    for i in range(plies):
+        wk[OFF_VLINE + i] = ctx[OFF_VCF_LINE + i]
+    c = pruned
+    while c != ZERO:
+        cell = lowest_bit_index(c)
+        c &= c - ONE
+        a, b = opp, own | (ONE << np.uint64(cell))   # A to move, D with the extra stone
+        p = ply + 1
+        for i in range(0, plies - 1, 2):
+            m = np.int64(wk[OFF_VLINE + i])
+            _record_move(wk, rb, STREAM_WINS, a, b, p, m)
+            a |= ONE << np.uint64(m)
+            b |= ONE << wk[OFF_VLINE + i + 1]
+            p += 2
+
+
+# ------------------------------------------------------------------ the search
+@inlined
+def _halted(wk, rb, ctl):
+    """Poll the stop conditions every POLL_MASK + 1 nodes; True once the search must unwind."""
+    if wk[W_HALT] != ZERO:
+        return True
+    if (wk[W_NODES] & POLL) == ZERO:
+        if stop_requested(ctl):
+            wk[W_STOP], wk[W_HALT] = np.uint64(STOP_ABORT), ONE
+        elif wk[W_NODE_LIMIT] != ZERO and wk[W_NODES] >= wk[W_NODE_LIMIT]:
+            wk[W_STOP], wk[W_HALT] = np.uint64(STOP_LIMIT), ONE
+        elif wk[W_RECORDS_ON] != ZERO and np.int64(rb[0]) + RB_HEADROOM > len(rb):
+            wk[W_STOP], wk[W_HALT] = np.uint64(STOP_BUFFER), ONE
+    return wk[W_HALT] != ZERO
+
+
+@inlined
+def _spent(wk):
+    """Whether a job's budget is spent: past ``wk[W_SOFT_LIMIT]`` nodes every node
+    returns its numbers as they are (valid numbers: the job's root reports its own)."""
+    return wk[W_SOFT_LIMIT] != ZERO and wk[W_NODES] >= wk[W_SOFT_LIMIT]
+
+
+@called
+def _mid(ctx, pt, st, ss, wk, rb, ctl, own, opp, ply, thpn, thdn, or_node):
+    """Work on the node (``own`` to move, ``ply`` stones, hashes at slot ``ply``;
+    ``or_node`` 1: A to move) until ``pn >= thpn`` or ``dn >= thdn`` or it is settled;
+    returns its ``(pn, dn)``, also stored in ``pt`` (and, settled, in ``st``). When the
+    search halts the numbers are meaningless and nothing is stored."""
+    wk[W_NODES] += ONE
+    if _halted(wk, rb, ctl):
+        return 1, 1
+    key, sym = canonical_key(ctx, ply)
+    nodes0 = wk[W_NODES]
+    i = _pt_slot(pt, key)
+    evaluated = False
+    if i >= 0:
+        pn, dn = _unpack(pt[i + 1])
+        if pn == 0 or dn == 0:
+            return pn, dn
+        evaluated = (pt[i + 1] & EVALUATED) != ZERO
+    else:
+        found, info, zone = store_find(wk, st, ss, key)
+        if found:
+            wk[W_STORE_HITS] += ONE
+            m = np.int64(info >> np.uint64(8)) - 1
+            if info & np.uint64(3) == np.uint64(SETTLED_PROVEN):
+                _pt_put(pt, key, 0, INF, True, ZERO, m, 1)
+                return 0, INF
+            _pt_put(pt, key, INF, 0, True, zone, m, 1)
+            return INF, 0
+    if not evaluated:
+        wk[W_EVALUATED] += ONE
+        pn, dn, zone, move, kind = _evaluate(ctx, st, ss, wk, rb, own, opp, ply, or_node, key, sym)
+        if kind != 0:
+            m = -1 if move < 0 else np.int64(ctx[OFF_PERM + sym * MAX_CELLS + move])
+            _pt_put(pt, key, pn, dn, True, to_canonical(ctx, sym, zone), m, 1)
+            return pn, dn
+    n, pruned, plies = _expand(ctx, wk, own, opp, ply, or_node)
+    base = OFF_CHILDREN + ply * PLY_WORDS
+    player = ply & 1
+    while True:
+        pn, dn, best, bpn, bdn, second = _aggregate(ctx, pt, st, ss, wk, ply, n, or_node)
+        if pn == 0 or dn == 0:
+            return _settle(ctx, pt, st, ss, wk, rb, own, opp, ply, or_node, n, pruned, plies, key, sym,
+                           wk[W_NODES] - nodes0)
+        if pn >= thpn or dn >= thdn or _spent(wk):
+            break
+        slot = base + best * CH_WORDS
+        cell = np.int64(wk[slot + CH_CELL])
+        grow = min(INF, second + max(1, second // 4))   # 1 + 1/4: fewer see-saws between siblings
+        if or_node == 1:
+            cth_pn, cth_dn = min(thpn, grow), min(INF, thdn - dn + bdn)
+        else:
+            cth_pn, cth_dn = min(INF, thpn - pn + bpn), min(thdn, grow)
+        push_hashes(ctx, ply, cell, player)
+        cpn, cdn = _mid(ctx, pt, st, ss, wk, rb, ctl, opp, np.uint64(own | (ONE << np.uint64(cell))),
+                        np.int64(ply + 1), np.int64(cth_pn), np.int64(cth_dn), np.int64(1 - or_node))
+        if wk[W_HALT] != ZERO:
+            return 1, 1
+        wk[slot + CH_NUMS] = _pack(cpn, cdn)
+        if cdn == 0:
+            j = _pt_slot(pt, wk[slot + CH_KEY])
+            if j >= 0:
+                wk[slot + CH_ZONE] = from_canonical(ctx, np.int64(wk[slot + CH_SYM]), pt[j + 2])
+            else:   # (its entry was replaced below it: the store has it)
+                _, _, z = store_find(wk, st, ss, wk[slot + CH_KEY])
+                wk[slot + CH_ZONE] = from_canonical(ctx, np.int64(wk[slot + CH_SYM]), z)
+    _pt_put(pt, key, pn, dn, True, ZERO, -1, wk[W_NODES] - nodes0)
+    return pn, dn
+
+
+@entry
+def pns_search(ctx, pt, st, ss, wk, rb, ctl, own, opp, ply, or_node, thpn, thdn):
+    """Search the position ``own`` (to move) / ``opp`` with ``ply`` stones (hashes at
+    slot ``ply``: ``table.set_root_hashes``), the attacker to move when ``or_node`` is
+    1, until it is settled, its thresholds ``(thpn, thdn)`` are reached (``INF``: none),
+    the soft limit ``wk[W_SOFT_LIMIT]`` is passed (then, as at a threshold, every node
+    returns its numbers) or the search halts (``wk[W_STOP]`` says why: node limit,
+    abort, a full record buffer; the numbers are then lost). Returns 1 proven (A wins), 0 disproven (A cannot win), -1 not settled;
+    the root's numbers in ``wk[W_ROOT_PN]``/``wk[W_ROOT_DN]``, when disproven its zone
+    in ``wk[W_ROOT_ZONE]`` and its settling move + 1 in ``wk[W_ROOT_MOVE]`` (actual
+    frame). Precondition: the game is not over. ``pt``, ``st`` and ``ss`` hold nothing
+    of another question (another ``ctx[C_SALT]`` or cleared)."""
+    wk[W_HALT] = ZERO
+    wk[W_STOP] = ZERO
+    # exact argument types: a cached recursive kernel called with other types segfaults (numba issue 6713)
+    pn, dn = _mid(ctx, pt, st, ss, wk, rb, ctl, np.uint64(own), np.uint64(opp), np.int64(ply), np.int64(thpn),
+                  np.int64(thdn), np.int64(or_node))
+    if wk[W_HALT] != ZERO:
+        return -1
+    wk[W_ROOT_PN] = np.uint64(pn)
+    wk[W_ROOT_DN] = np.uint64(dn)
+    if pn != 0 and dn != 0:
+        wk[W_STOP] = np.uint64(STOP_THRESHOLD)
+        return -1
+    key, sym = canonical_key(ctx, ply)
+    i = _pt_slot(pt, key)
+    zone, move = ZERO, -1
+    if i >= 0:
+        zone = pt[i + 2]
+        move = np.int64(pt[i + 3] >> np.uint64(32)) - 1
+    else:
+        found, info, zone = store_find(wk, st, ss, key)
+        move = np.int64(info >> np.uint64(8)) - 1 if found else -1
+    wk[W_ROOT_ZONE] = from_canonical(ctx, sym, zone)
+    wk[W_ROOT_MOVE] = ZERO if move < 0 else ctx[OFF_INVPERM + sym * MAX_CELLS + move] + ONE
+    return 1 if pn == 0 else 0
