@@ -1,6 +1,7 @@
 """The game of a certificate's header, as the checker reads it: lines, symmetries,
 cell names, the rules, the canonical form and the pairing condition of
-``docs/proof-format.md``. Standard library only.
+``docs/proof-format.md``, and the cells mnk-proof/2 reads (dead cells, the rings
+of a line, the defender's completions). Standard library only.
 
 Cells are ``row * cols + col`` with row 0 at the top, as the board text reads;
 names are the page's (``a1`` bottom-left). A position is its *flat* text (the
@@ -24,12 +25,14 @@ class Board:
     def __init__(self, cols: int, rows: int, k: int, gravity: bool) -> None:
         self.cols, self.rows, self.k, self.gravity = cols, rows, k, gravity
         self.cells = cols * rows
+        self.full = (1 << self.cells) - 1
         self.lines = self._lines()
         self.masks = [sum(1 << c for c in line) for line in self.lines]
+        self.rings = [self._rings(line) for line in self.lines]
         self.through = [[m for m in self.masks if m >> c & 1] for c in range(self.cells)]
         self.perms = self._symmetries()
-        inverses = [[perm.index(i) for i in range(self.cells)] for perm in self.perms]
-        self.images = [itemgetter(*inv) for inv in inverses]   # flat -> the image's characters
+        self.inverses = [[perm.index(i) for i in range(self.cells)] for perm in self.perms]
+        self.images = [itemgetter(*inv) for inv in self.inverses]   # flat -> the image's characters
 
     def _lines(self) -> list[tuple[int, ...]]:
         out = []
@@ -41,14 +44,23 @@ class Board:
                         out.append(tuple(rr * self.cols + cc for rr, cc in cells))
         return out
 
+    def _rings(self, line: tuple[int, ...]) -> list[int]:
+        """The masks of the line's rings, nearest its middle first (cell ``i`` of the
+        line lies at distance ``|2i - (k - 1)|``)."""
+        rings: dict[int, int] = {}
+        for i, cell in enumerate(line):
+            d = abs(2 * i - (self.k - 1))
+            rings[d] = rings.get(d, 0) | 1 << cell
+        return [rings[d] for d in sorted(rings)]
+
     def _symmetries(self) -> list[list[int]]:
         R, C = self.rows, self.cols
         maps = [lambda r, c: (r, c), lambda r, c: (r, C - 1 - c)]
         if not self.gravity:
             maps += [lambda r, c: (R - 1 - r, c), lambda r, c: (R - 1 - r, C - 1 - c)]
             if R == C:
-                maps += [lambda r, c: (c, r), lambda r, c: (C - 1 - c, r), lambda r, c: (c, R - 1 - r),
-                         lambda r, c: (C - 1 - c, R - 1 - r)]
+                maps += [lambda r, c: (c, r), lambda r, c: (c, R - 1 - r), lambda r, c: (C - 1 - c, r),
+                         lambda r, c: (C - 1 - c, R - 1 - r)]   # (the page's order: its first is used)
         perms = []
         for f in maps:
             perm = [f(*divmod(cell, C)) for cell in range(self.cells)]
@@ -93,6 +105,15 @@ class Board:
             raise ValueError(f"bad cell {name!r}")
         return (self.rows - r) * self.cols + c
 
+    def distinct_cells(self, names: object) -> tuple[int, ...]:
+        """The cells of a list of distinct cell names; ValueError else."""
+        if not isinstance(names, list):
+            raise ValueError("not a list of cell names")
+        cells = tuple(self.cell(name) for name in names)
+        if len(set(cells)) != len(cells):
+            raise ValueError("a cell named twice")
+        return cells
+
     # ------------------------------------------------------------ rules
     def to_move(self, flat: str) -> str:
         """``x`` or ``o``."""
@@ -117,6 +138,36 @@ class Board:
                     return True
         return False
 
+    def completions(self, own: int, opp: int) -> int:
+        """The cells where the side with stones ``own`` completes a line at once
+        (free placement: every empty cell is playable)."""
+        need, out = self.k - 1, 0
+        for m in self.masks:
+            if not m & opp and (m & own).bit_count() == need:
+                out |= m & ~own
+        return out
+
+    def dead(self, x: int, o: int) -> int:
+        """The empty cells every line through which holds stones of both sides
+        (a cell on no line included)."""
+        live = 0
+        for m in self.masks:
+            if not (m & x and m & o):
+                live |= m
+        return self.full & ~(x | o | live)
+
+    def hot(self, attacker: int, defender: int) -> int:
+        """``H(P)``: for each line without a ``defender`` stone, the empty cells of its
+        nearest ring that has an empty cell."""
+        empty, out = self.full & ~(attacker | defender), 0
+        for m, rings in zip(self.masks, self.rings):
+            if not m & defender and m & empty:
+                for ring in rings:
+                    if ring & empty:
+                        out |= ring & empty
+                        break
+        return out
+
     def legal(self, flat: str) -> list[int]:
         """The cells the side to move may play (the game not over)."""
         if self.gravity:
@@ -136,12 +187,28 @@ class Board:
     def canonical(self, flat: str) -> tuple[str, list[int]]:
         """The canonical form as a flat text (the least image) and the cell map
         from ``flat`` to it."""
-        best, perm = flat, self.perms[0]
-        for image, p in zip(self.images[1:], self.perms[1:]):
-            text = "".join(image(flat))
+        best, index = self.canonical_symmetry(flat)
+        return best, self.perms[index]
+
+    def canonical_symmetry(self, flat: str) -> tuple[str, int]:
+        """The canonical form as a flat text and the index of the first symmetry
+        (in :attr:`perms`) that takes ``flat`` to it."""
+        best, index = flat, 0
+        for i in range(1, len(self.images)):
+            text = "".join(self.images[i](flat))
             if text < best:
-                best, perm = text, p
-        return best, perm
+                best, index = text, i
+        return best, index
+
+    @staticmethod
+    def map_cells(mask: int, table: list[int]) -> int:
+        """The cells ``table[c]`` for the cells ``c`` of ``mask``."""
+        out = 0
+        while mask:
+            low = mask & -mask
+            out |= 1 << table[low.bit_length() - 1]
+            mask ^= low
+        return out
 
     def number(self, flat: str) -> int:
         """``flat`` read as a base-3 number (``.`` 0, ``o`` 1, ``x`` 2): one key a
@@ -165,3 +232,14 @@ class Board:
             if not any(a in cells and b in cells for a, b in pairs):
                 return f"the line {'-'.join(self.name(c) for c in line)} holds no pair"
         return None
+
+    def pairing_zone(self, flat: str, defender: str, pairs: object) -> int:
+        """The cells of ``pairs`` (a list of pairs of cell names) when it is a valid
+        pairing of ``flat``; ValueError (the reason) else."""
+        if not isinstance(pairs, list) or not all(isinstance(p, list) and len(p) == 2 for p in pairs):
+            raise ValueError("pairs is not a list of cell pairs")
+        cells = [(self.cell(p[0]), self.cell(p[1])) for p in pairs]
+        reason = self.pairing_holds(flat, defender, cells)
+        if reason is not None:
+            raise ValueError(f"bad pairing: {reason}")
+        return sum(1 << c for pair in cells for c in pair)
