@@ -153,9 +153,8 @@ class SolveOptions:
         if self.prover == "pn" and not self.weak:
             raise UnsupportedError("the proof-number prover answers win, draw or loss only: ask a weak solve "
                                    "(--weak)")
-        if self.prover == "pn" and self.parallel:
-            raise UnsupportedError("the proof-number prover runs in one process for now: one worker, the process "
-                                   "backend, no checkpoint")
+        if self.prover == "pn" and self.checkpoint is not None:
+            raise UnsupportedError("the proof-number prover does not journal yet: no --checkpoint")
         check_workers(self.workers, self.backend)
         if self.limit.depth is not None:
             raise UnsupportedError("an exact solve has no depth limit (use Limit(time=) or Limit(nodes=); "
@@ -184,8 +183,9 @@ class SolveOptions:
         return self.prover == "pn" and not spec.gravity
 
     def pn_first(self, position: Position) -> bool:
-        """Whether the serial solve of ``position`` asks the proof-number prover
-        (``prover="pn"``: a weak solve of free placement)."""
+        """Whether the solve of ``position`` asks the proof-number prover
+        (``prover="pn"``: a weak solve of free placement; on workers by jobs when
+        :attr:`parallel`)."""
         return self.prover == "pn"
 
     def dfpn_first(self, position: Position) -> bool:

@@ -175,7 +175,7 @@ def solve_pn(position: Position, opts: SolveOptions, started: float,
         first = found.answers[0].wins if found.answers else None
         bounds = (-1, 0) if first is False else ((0, 1) if position.ply == 0 else (-1, 1))
         return SolveResult(position.spec, Value.UNKNOWN, None, None, [], found.nodes, elapsed, stats, bounds=bounds)
-    cell = found.move if found.move is not None else _loss_move(position)
+    cell = found.move if found.move is not None else loss_move(position)
     line = [position.move_of_cell(cell)]
     nodes = found.nodes
     if opts.pv:
@@ -195,7 +195,7 @@ def solve_pn(position: Position, opts: SolveOptions, started: float,
     return result
 
 
-def _loss_move(position: Position) -> int:
+def loss_move(position: Position) -> int:
     """A cell for a side that loses whatever it plays: the block of one of the
     opponent's completion cells if it has one, else the first empty cell."""
     own, opp = position.stones()

@@ -31,6 +31,7 @@ from ..parallel.uses.big import solve_big_parallel
 from ..parallel.uses.book_build import BuildReport, build
 from ..parallel.uses.certify import extract_parallel
 from ..parallel.uses.limited import best_move_parallel
+from ..parallel.uses.pn_jobs import solve_pn_parallel
 from ..runtime import families
 from ..runtime.ttable import resolve_tt_bits, transposition_table
 from ..settings import MOVE_SEARCH_TT_BITS
@@ -104,6 +105,8 @@ def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = Fal
         result = _solve_big(position, opts, folder)
     elif folder is not None:
         result = _certified(position, opts, folder)
+    elif opts.parallel and opts.pn_first(position):
+        result = solve_pn_parallel(position, opts)
     else:
         result = solve_parallel(position, opts) if opts.parallel else solve_serial(position, opts)
     result.startup_s = kernels.seconds
@@ -169,8 +172,8 @@ def _check_certifiable(position: Position, opts: SolveOptions, folder: Path) -> 
 def _certified(position: Position, opts: SolveOptions, folder: Path) -> SolveResult:
     """Solve, then write the certificates of the value into ``folder`` (the
     proof-number prover writes them as it proves: no walk after)."""
-    if not opts.parallel and opts.pn_first(position):
-        return solve_serial(position, opts, folder)
+    if opts.pn_first(position):
+        return solve_pn_parallel(position, opts, folder) if opts.parallel else solve_serial(position, opts, folder)
     result = solve_parallel(position, opts) if opts.parallel else solve_serial(position, opts)
     if result.value.known and not result.terminal:
         result.certificates = []

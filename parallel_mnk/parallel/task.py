@@ -11,7 +11,9 @@ call and never needs to know the kinds:
 * :class:`BigTask`: one root move of a board past 64 cells proven with a window
   (:mod:`.uses.big`), answered by a :class:`BigTaskResult`;
 * :class:`PositionTask`: one whole position solved exactly, score and best move
-  (an opening book's entry, :mod:`.uses.book_build`), answered by a :class:`PositionResult`.
+  (an opening book's entry, :mod:`.uses.book_build`), answered by a :class:`PositionResult`;
+* :class:`PnJob`: a bounded proof-number search of one node of a parallel proof
+  (:mod:`.uses.pn_jobs`), answered by a :class:`PnJobResult`.
 
 :class:`WorkerEnv` is what a worker process holds between tasks: its index, the
 shared table, the control array and its slot there, and its searches.
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Optional, Union
 
 import numpy as np
@@ -28,10 +31,12 @@ from ..engines import limited
 from ..engines.books.choose import open_book
 from ..engines.exact.big import BigSearch
 from ..engines.exact.search import Search
+from ..engines.provers.pns import PnJobSearcher, PnRules
 from ..game.position import Position
 from ..game.rules import GameSpec, format_board_text
 from ..kernels.core import layout as L
 from ..runtime.running import peak_rss
+from ..runtime.shared_store import attach_store
 from ..settings import DEFER_MIN_EMPTY
 
 
@@ -48,6 +53,7 @@ class WorkerEnv:
     slot: int
     searches: dict = field(default_factory=dict)   # GameSpec -> Search on tt and ctl
     big_searches: dict = field(default_factory=dict)   # (GameSpec, bits) -> BigSearch on ctl
+    pn_searcher: Optional[tuple] = None   # (the question's key, its PnJobSearcher): one question at a time
 
     def search(self, spec: GameSpec) -> Search:
         """This worker's :class:`Search` of ``spec`` (made once)."""
@@ -314,5 +320,72 @@ class PositionTask:
                               time.process_time() - cpu, peak_rss())
 
 
-AnyTask = Union[Task, LimitedTask, BigTask, PositionTask]
-AnyResult = Union[TaskResult, LimitedTaskResult, BigTaskResult, PositionResult]
+@dataclass(frozen=True)
+class PnJobResult:
+    """A bounded job's answer (:meth:`PnJob.run`): ``found`` 1 proven, 0 disproven, -1
+    open (then ``pn``/``dn`` its numbers), ``stopped`` when the stop word ended it
+    (its numbers are lost; what it settled is in the store); the work it cost."""
+
+    task_id: int
+    worker: int
+    found: int
+    pn: int
+    dn: int
+    stopped: bool
+    nodes: int
+    cpu_s: float
+    stats: dict
+    peak_rss: int = 0
+
+
+@dataclass(frozen=True)
+class PnJob:
+    """Search the node ``x``/``o`` (``ply`` stones; ``attacker_moves``: the attacker to
+    move) of the question ``question`` (salt ``salt``) for about ``budget`` nodes, on
+    the worker's own table of ``2**tt_bits`` entries (kept from job to job of the
+    question) and the question's shared store at ``store`` (``2**store_bits``
+    entries; what the job settles goes there)."""
+
+    task_id: int
+    cols: int
+    rows: int
+    k: int
+    question: str
+    salt: int
+    store: str
+    store_bits: int
+    x: int
+    o: int
+    ply: int
+    attacker_moves: bool
+    budget: int
+    tt_bits: int
+    rules: PnRules
+
+    live_window = None
+
+    def skipped(self, worker: int) -> PnJobResult:
+        """The answer of the job stopped before it started."""
+        return PnJobResult(self.task_id, worker, -1, 1, 1, True, 0, 0.0, {})
+
+    def searcher(self, env: WorkerEnv) -> PnJobSearcher:
+        """The worker's searcher of this job's question (made at its first job)."""
+        key = (self.question, self.salt, self.tt_bits, self.store)
+        if env.pn_searcher is None or env.pn_searcher[0] != key:
+            env.pn_searcher = None   # (one question's tables at a time)
+            spec = GameSpec(self.cols, self.rows, self.k, False)
+            st = attach_store(Path(self.store), self.store_bits)
+            env.pn_searcher = (key, PnJobSearcher(spec, self.salt, self.tt_bits, st, self.store_bits, self.rules,
+                                                  env.index))
+        return env.pn_searcher[1]
+
+    def run(self, env: WorkerEnv) -> PnJobResult:
+        """Run the job in this process (``env.ctl``'s stop word stops it)."""
+        cpu = time.process_time()
+        out = self.searcher(env).run(self.x, self.o, self.ply, self.attacker_moves, self.budget, env.ctl)
+        return PnJobResult(self.task_id, env.index, out.found, out.pn, out.dn, out.stopped, out.nodes,
+                           time.process_time() - cpu, out.stats, peak_rss())
+
+
+AnyTask = Union[Task, LimitedTask, BigTask, PositionTask, PnJob]
+AnyResult = Union[TaskResult, LimitedTaskResult, BigTaskResult, PositionResult, PnJobResult]

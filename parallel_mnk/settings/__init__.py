@@ -33,6 +33,9 @@ PN_INIT_WIDTH = 200            # a new child's numbers: this % of its empty cell
 PN_STORE_BITS = 24             # the settled store: 2**24 entries (512 MiB); a certificate needs every settled node there
 PN_STORE_MAX_BITS = 26         # a solve's store: as many entries as its table, at most this many (2 GiB)
 PN_LINE_MAX_EMPTY = 24         # a proof-number answer's line is completed by alpha-beta from this few empty cells
+PN_JOB_NODES = 1 << 18         # a parallel proof's job: about this many nodes of df-pn on one leaf of the coordinator's tree
+PN_JOB_TT_BITS = 22            # each worker's own table (32-byte entries: 128 MiB), kept from job to job
+PN_OPEN_DEPTH = 2              # the coordinator's tree is split this many plies deep before any job
 PN_SLICE_NODES = 1 << 22       # the serial prover drains its records and reports at least this often
 
 # ------------------------------------------------------------------ the transposition table

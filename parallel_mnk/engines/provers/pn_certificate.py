@@ -1,25 +1,18 @@
-"""Certificates of the proof-number prover, written as the proof is found
-(``docs/proof-format.md``, mnk-proof/2): the records a question's search leaves in
-its buffer (:mod:`parallel_mnk.kernels.pns.pns_layout`: the claimant's moves, the
-defender's pairings, the attacker's moves walked first where zones answered the
-others) go, drained between its slices, to two files, one a claim (the attacker
-wins; it cannot win). When the question is settled the file of its answer gets
-its header and the other is removed: no second search.
-
-The kernel moves each record to its canonical frame (:mod:`..kernels.pns.pns_records`);
-here each becomes a JSON line, the first record of a position kept (a position is
-settled once per store, but a line of a VCF may meet a position twice).
+"""Certificates of the proof-number prover (``docs/proof-format.md``, mnk-proof/2),
+written from the store a proof settled its nodes into: the walk of the positions
+the checker will walk (:mod:`parallel_mnk.kernels.pns.pns_walk`) leaves records in a
+buffer (the claimant's moves, the defender's pairings, the attacker's moves walked
+first where zones answered the others); each is moved to the certificate's frame
+(:mod:`parallel_mnk.kernels.pns.pns_records`) and written as a JSON line. No search:
+the store holds every record's content.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from types import ModuleType
-from typing import Optional
 
 import numpy as np
 
-from ...game.position import Position
 from ...game.rules import GameSpec, cell_name
 from ...kernels.pns import pns_layout as PL
 from .certificate import FORMAT, RecordFile
@@ -53,31 +46,26 @@ class BoardText:
         return "/".join(self.row(x >> (r * cols) & mask, o >> (r * cols) & mask) for r in range(self.rows))
 
 
-class QuestionRecords:
-    """The records of one question about ``position`` with ``attacker`` (``x``/``o``)
-    as they are found, into ``folder``: :meth:`drain` after each slice of the search,
-    :meth:`finish` once settled (or :meth:`discard`)."""
+class RecordText:
+    """The records a search left in its buffer, as JSON lines of the certificate's
+    frame: :meth:`convert` gives ``(stream, key, line)`` for each (``key`` the
+    position's, ``x << cells | o`` of its canonical form) and empties the buffer."""
 
-    def __init__(self, spec: GameSpec, position: Position, attacker: str, folder: Path,
-                 kernels: ModuleType, maps: np.ndarray) -> None:
-        self.spec, self.position, self.attacker, self.folder = spec, position, attacker, folder
-        self.kernels, self.maps = kernels, maps
+    def __init__(self, spec: GameSpec, kernels: ModuleType, maps: np.ndarray) -> None:
+        self.spec, self.kernels, self.maps = spec, kernels, maps
         self.scratch = np.zeros(3, dtype=np.uint64)
-        folder.mkdir(parents=True, exist_ok=True)
-        self.files = {s: RecordFile(folder / f"{attacker}-{claim}.jsonl.xz") for s, claim in CLAIMS.items()}
-        self.seen: dict[int, set[int]] = {s: set() for s in CLAIMS}
-        self.counts = {s: 0 for s in CLAIMS}
         self.text = BoardText(spec)
 
-    def drain(self, rb: np.ndarray) -> None:
-        """Write the records of the buffer ``rb`` and empty it (``rb[0] = 1``)."""
+    def convert(self, rb: np.ndarray) -> list[tuple[int, int, str]]:
+        """The records of ``rb`` (then emptied: ``rb[0] = 1``)."""
         end = int(rb[0])
         if end <= 1:
-            return
+            return []
         self.kernels.canonical_records(self.maps, rb, 1, end, self.scratch)
         words = rb[:end].tolist()
         rb[0] = 1
         names, text, cells = self.text.names, self.text.text, self.spec.cells
+        out = []
         i = 1
         while i < end:
             head = words[i]
@@ -85,36 +73,51 @@ class QuestionRecords:
             x, o = words[i + 1], words[i + 2]
             payload = words[i + 3:i + 3 + n]
             i += 3 + n
-            key = x << cells | o
-            if key in self.seen[stream]:
-                continue
-            self.seen[stream].add(key)
             p = text(x, o)
             if kind == PL.REC_MOVE:
-                record = {"p": p, "m": names[payload[0]]}
+                line = f'{{"p":"{p}","m":"{names[payload[0]]}"}}'
             elif kind == PL.REC_PAIRS:
-                record = {"p": p, "pairs": [[names[a], names[b]] for a, b in map(_cells_of_pair, payload)]}
+                pairs = ",".join(f'["{names[a]}","{names[b]}"]' for a, b in map(_cells_of_pair, payload))
+                line = f'{{"p":"{p}","pairs":[{pairs}]}}'
             else:
-                record = {"p": p, "first": [names[c] for c in payload]}
-            self.files[stream].add(record)
-            self.counts[stream] += 1
+                first = ",".join(f'"{names[c]}"' for c in payload)
+                line = f'{{"p":"{p}","first":[{first}]}}'
+            out.append((stream, x << cells | o, line))
+        return out
 
-    def finish(self, wins: Optional[bool], nodes: int, seconds: float) -> Path:
-        """The settled question's certificate (``wins``: the attacker wins, else it cannot):
-        its file gets the header, the other is removed. Returns the file."""
-        keep = PL.STREAM_WINS if wins else PL.STREAM_CANNOT
-        self.files[1 - keep].discard()
+
+class CertificateFile:
+    """One certificate (``attacker`` and ``claim``) of the position ``root`` (board
+    text) in ``folder``: :meth:`drain` the walk's buffer into it as it fills,
+    :meth:`finish` (or :meth:`discard`)."""
+
+    def __init__(self, spec: GameSpec, root: str, attacker: str, claim: str, folder: Path,
+                 kernels: ModuleType, maps: np.ndarray) -> None:
+        self.spec, self.root, self.attacker, self.claim = spec, root, attacker, claim
+        folder.mkdir(parents=True, exist_ok=True)
+        self.file = RecordFile(folder / f"{attacker}-{claim}.jsonl.xz")
+        self.text = RecordText(spec, kernels, maps)
+        self.count = 0
+
+    def drain(self, rb: np.ndarray) -> None:
+        """Write the records of the buffer ``rb`` and empty it."""
+        out = self.file.out
+        for _, _, line in self.text.convert(rb):
+            out.write(line + "\n")
+            self.count += 1
+
+    def finish(self, nodes: int, seconds: float, prover: str = "pn") -> Path:
+        """Write the header and close: the certificate's file."""
         head = {"format": FORMAT_2, "cols": self.spec.cols, "rows": self.spec.rows, "k": self.spec.k,
-                "gravity": False, "root": self.position.board_text(), "attacker": self.attacker,
-                "claim": CLAIMS[keep], "solver": "parallel-mnk", "prover": "pn", "records": self.counts[keep],
-                "nodes": nodes, "seconds": round(seconds, 3)}
-        self.files[keep].finish(head)
-        return self.files[keep].path
+                "gravity": False, "root": self.root, "attacker": self.attacker, "claim": self.claim,
+                "solver": "parallel-mnk", "prover": prover, "records": self.count, "nodes": nodes,
+                "seconds": round(seconds, 3)}
+        self.file.finish(head)
+        return self.file.path
 
     def discard(self) -> None:
-        """Remove both files (the question was not settled)."""
-        for f in self.files.values():
-            f.discard()
+        """Remove what was written."""
+        self.file.discard()
 
 
 def _cells_of_pair(mask: int) -> tuple[int, int]:
@@ -124,4 +127,4 @@ def _cells_of_pair(mask: int) -> tuple[int, int]:
     return a, (rest & -rest).bit_length() - 1
 
 
-__all__ = ["FORMAT", "FORMAT_2", "QuestionRecords"]
+__all__ = ["FORMAT", "FORMAT_2", "CertificateFile", "RecordText"]

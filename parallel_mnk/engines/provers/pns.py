@@ -6,8 +6,8 @@ questions (:func:`pn_value`).
 :class:`PnProver` owns one searcher's arrays: its table, its settled store (every
 node it settled, kept for the whole question), its work array and its record
 buffer. A question runs in slices in a helper thread (a time limit or Ctrl-C stops
-it through the control word); between slices the records found so far go to the
-certificate (:mod:`.pn_certificate`) when one is asked for.
+it through the control word); once settled, its certificate is written from the
+store (:func:`write_certificate`, :mod:`.pn_certificate`) when one is asked for.
 """
 from __future__ import annotations
 
@@ -30,9 +30,9 @@ from ...runtime.ttable import new_salt
 from ...settings import (
     PN_INIT_WIDTH, PN_PAIRING_MIN_EMPTY, PN_SCAN_TOP, PN_SLICE_NODES, PN_STORE_BITS, PN_VCF_MIN_EMPTY,
 )
-from .pn_certificate import QuestionRecords
+from .pn_certificate import CertificateFile
 
-RECORD_WORDS = 1 << 22   # the record buffer (32 MiB); a search drains it when it fills
+RECORD_WORDS = 1 << 22   # a certificate walk's record buffer (32 MiB), drained when nearly full
 
 
 @dataclass(frozen=True)
@@ -87,11 +87,17 @@ def check_game(spec: GameSpec) -> None:
         raise UnsupportedError(f"the proof-number prover takes boards of at most 64 cells, not {spec.cells}")
 
 
+def new_store(store_bits: int) -> np.ndarray:
+    """An empty store of ``2**store_bits`` entries and its pairing pool (:mod:`...kernels.pns.store`)."""
+    return np.zeros((PL.ST_WORDS << store_bits) + PL.pool_words(1 << store_bits), dtype=np.uint64)
+
+
 class PnProver:
     """Questions about positions of one free-placement game (at most 64 cells) on one
     searcher's arrays: a table of ``2**tt_bits`` entries (32 bytes each) and a store
-    of ``2**store_bits`` (32 bytes each; every node a question settles stays there,
-    a full store loses the certificate, not the answer)."""
+    of ``2**store_bits`` (32 bytes each, and a pool for pairings: every node a
+    question settles stays there; a full store loses the certificate, not the
+    answer)."""
 
     def __init__(self, spec: GameSpec, tt_bits: int = 22, store_bits: int = PN_STORE_BITS,
                  rules: PnRules = PnRules()) -> None:
@@ -105,9 +111,8 @@ class PnProver:
         self.pt = np.zeros(PL.PT_WORDS * (1 << tt_bits), dtype=np.uint64)
         self.store_bits = store_bits
         self.st = np.zeros(0, dtype=np.uint64)
-        self.ss = np.zeros(PL.ST_WORDS, dtype=np.uint64)   # a shared store (none here: wk[W_SS_MASK] 0)
+        self.ss = np.zeros(PL.ST_WORDS, dtype=np.uint64)   # a second store read first (none: wk[W_SS_MASK] 0)
         self.wk = np.zeros(PL.WK_SIZE, dtype=np.uint64)
-        self.rb = np.zeros(RECORD_WORDS, dtype=np.uint64)
         self.maps = np.array(symmetries(spec), dtype=np.int64)
         for i, mask in enumerate(line_masks(spec)):
             cells = [c for c in range(spec.cells) if mask >> c & 1]
@@ -126,6 +131,12 @@ class PnProver:
         """The last question's counters (:data:`STAT_NAMES`)."""
         return {name: int(self.wk[slot]) for name, slot in STAT_NAMES.items()}
 
+    def reset_counters(self) -> None:
+        """Zero the counters of a question about to start."""
+        for slot in list(STAT_NAMES.values()) + [PL.W_NODES, PL.W_STORE_FULL, PL.W_WALK_MISSING, PL.W_NODE_LIMIT,
+                                                   PL.W_SOFT_LIMIT]:
+            self.wk[slot] = 0
+
     def ask(self, position: Position, attacker_moves: bool, *, node_limit: Optional[int] = None,
             time_limit: Optional[float] = None, certificate: Optional[Path] = None,
             progress: Optional[bool] = None, watch: Optional[Watch] = None) -> PnAnswer:
@@ -133,38 +144,30 @@ class PnProver:
         ``position`` (not over), within the limits (None: none; the node limit counts
         this question's nodes). With ``certificate`` (a folder), the settled answer's
         certificate is written there as ``<attacker>-wins.jsonl.xz`` or
-        ``<attacker>-cannot-win.jsonl.xz`` (``docs/proof-format.md``, mnk-proof/2)."""
+        ``<attacker>-cannot-win.jsonl.xz`` (``docs/proof-format.md``, mnk-proof/2), from
+        the store (:func:`write_certificate`)."""
         if position.spec != self.spec:
             raise MnkError("the position is of another game than the prover's")
         if position.is_game_over():
             raise MnkError("the game is over")
         started = time.perf_counter()
-        ctx, wk, rb = self.ctx, self.wk, self.rb
+        ctx, wk = self.ctx, self.wk
         ctx[L.C_SALT] = new_salt()
-        if len(self.st) == 0 or certificate is not None:   # (a certificate needs an empty store: one record a node)
-            self.st = np.zeros(PL.ST_WORDS << self.store_bits, dtype=np.uint64)
+        if len(self.st) == 0 or certificate is not None:   # (a certificate reads the store: only its question there)
+            self.st = new_store(self.store_bits)
         wk[PL.W_ST_MASK] = (1 << self.store_bits) - 1
-        for slot in list(STAT_NAMES.values()) + [PL.W_NODES, PL.W_STORE_FULL, PL.W_RB_LOST]:
-            wk[slot] = 0
-        wk[PL.W_RECORDS_ON] = int(certificate is not None)
-        rb[0] = 1
-        mover = "x" if position.ply % 2 == 0 else "o"
-        attacker = mover if attacker_moves else ("o" if mover == "x" else "x")
-        records = None if certificate is None else QuestionRecords(self.spec, position, attacker, Path(certificate),
-                                                                    self.kernels, self.maps)
+        wk[PL.W_SS_MASK] = 0
+        self.reset_counters()
+        wk[PL.W_NODE_LIMIT] = 0 if node_limit is None else node_limit
         own, opp = position.stones()
         K = self.kernels
 
-        wk[PL.W_NODE_LIMIT] = 0 if node_limit is None else node_limit
-
         def run() -> int:
-            while True:   # slices: between them the records are written (every node keeps its numbers)
+            while True:   # slices: every node keeps its numbers between them
                 K.set_root_hashes(ctx, np.uint64(position.x), np.uint64(position.o), position.ply)
                 wk[PL.W_SOFT_LIMIT] = int(wk[PL.W_NODES]) + PN_SLICE_NODES
-                found = int(K.pns_search(ctx, self.pt, self.st, self.ss, wk, rb, self.ctl, np.uint64(own),
+                found = int(K.pns_search(ctx, self.pt, self.st, self.ss, wk, self.ctl, np.uint64(own),
                                          np.uint64(opp), position.ply, int(attacker_moves), PL.INF, PL.INF))
-                if records is not None:
-                    records.drain(rb)
                 if found >= 0 or int(wk[PL.W_STOP]) in (PL.STOP_ABORT, PL.STOP_LIMIT):
                     return found
 
@@ -176,29 +179,63 @@ class PnProver:
         try:
             found, _ = running.run_with_status(run, self.ctl, time_limit, progress, status, watch,
                                                lambda: int(wk[PL.W_NODES]))
-        except BaseException:
-            if records is not None:
-                records.discard()
-            raise
         finally:
             self.ctl[L.CTL_ABORT] = 0
         seconds = time.perf_counter() - started
         nodes = int(wk[PL.W_NODES])
         if found is None or found < 0:
-            if records is not None:
-                records.discard()
             return PnAnswer(None, nodes, seconds, stats=self.stats())
         move = int(wk[PL.W_ROOT_MOVE]) - 1
         answer = PnAnswer(found == 1, nodes, seconds, None if move < 0 else move,
                           int(wk[PL.W_ROOT_ZONE]) if found == 0 else 0, self.stats())
-        if records is not None:
-            if int(wk[PL.W_STORE_FULL]) or int(wk[PL.W_RB_LOST]):
-                records.discard()
+        if certificate is not None:
+            if int(wk[PL.W_STORE_FULL]):
                 raise MnkError(f"the certificate was lost: the store of 2**{self.store_bits} entries is full "
-                               "(a bigger table keeps more)" if int(wk[PL.W_STORE_FULL]) else
-                               "the certificate was lost: a record did not fit in the buffer")
-            answer.certificate = records.finish(answer.wins, nodes, seconds)
+                               "(a bigger table gets a bigger store)")
+            mover = "x" if position.ply % 2 == 0 else "o"
+            attacker = mover if attacker_moves else ("o" if mover == "x" else "x")
+            answer.certificate = write_certificate(self, self.st, position, attacker, answer.wins, Path(certificate),
+                                                   nodes, seconds)
         return answer
+
+
+def write_certificate(prover: PnProver, st: np.ndarray, position: Position, attacker: str, wins: bool,
+                      folder: Path, nodes: int, seconds: float, progress: Optional[bool] = None) -> Path:
+    """Write the certificate of a settled question (``attacker`` wins, or cannot win)
+    from the store ``st`` it settled into (``prover``'s context and salt: the
+    question's), into ``folder`` as ``<attacker>-<claim>.jsonl.xz``, by a walk of the
+    positions the checker will walk (:mod:`...kernels.pns.pns_walk`), no search.
+    :class:`MnkError` if the store lacks a position (a bug)."""
+    K, wk, ctx = prover.kernels, prover.wk, prover.ctx
+    entries = int(K.count_entries(st, np.uint64(int(wk[PL.W_ST_MASK]))))
+    memo = np.zeros(1 << max(12, (4 * entries + 4096).bit_length()), dtype=np.uint64)
+    stk = np.zeros(2 * L.MAX_CELLS * (L.MAX_CELLS + 2) + 8, dtype=np.uint64)
+    stk[0], stk[1], stk[2] = 1, position.x, position.o
+    rb = np.zeros(RECORD_WORDS, dtype=np.uint64)
+    rb[0] = 1
+    wk[PL.W_WALK_MISSING] = 0
+    wk[PL.W_RECORDS] = 0
+    claim = "wins" if wins else "cannot-win"
+    writer = CertificateFile(prover.spec, position.board_text(), attacker, claim, folder, K, prover.maps)
+    line = running.StatusLine(progress)
+    try:
+        while True:
+            done = int(K.walk_records(ctx, st, prover.ss, wk, rb, stk, memo, 0 if attacker == "x" else 1, int(wins)))
+            writer.drain(rb)
+            line.update(lambda: f"certificate: {int(wk[PL.W_RECORDS]):,} records")
+            if done == PL.STOP_DONE:
+                break
+            if done < 0:
+                raise MnkError("the certificate walk's memo is full (an internal error)")
+        if int(wk[PL.W_WALK_MISSING]):
+            raise MnkError(f"the certificate walk met {int(wk[PL.W_WALK_MISSING])} positions the store does not "
+                           "settle (an internal error)")
+        return writer.finish(nodes, seconds)
+    except BaseException:
+        writer.discard()
+        raise
+    finally:
+        line.finish()
 
 
 @dataclass
@@ -255,3 +292,49 @@ def pn_value(prover: PnProver, position: Position, *, node_limit: Optional[int] 
     if loses.wins:
         return PnValue(Value.LOSS, total(), None, answers)
     return PnValue(Value.DRAW, total(), loses.move, answers)
+
+
+@dataclass
+class JobOutcome:
+    """What one bounded job of a parallel proof did (:meth:`PnJobSearcher.run`): the
+    node's answer (``found`` 1 proven, 0 disproven, -1 open), its numbers, the nodes
+    it took, whether the stop word ended it."""
+
+    found: int
+    pn: int
+    dn: int
+    nodes: int
+    stopped: bool
+    stats: dict
+
+
+class PnJobSearcher:
+    """A worker's searcher of one question of a parallel proof, kept from job to job:
+    its own table (what it learnt stays) and the question's shared store ``st``
+    (every searcher's settled nodes; it writes there what it settles)."""
+
+    def __init__(self, spec: GameSpec, salt: int, tt_bits: int, st: np.ndarray, store_bits: int,
+                 rules: PnRules, writer: int) -> None:
+        self.prover = PnProver(spec, tt_bits, store_bits, rules)
+        p = self.prover
+        p.ctx[L.C_SALT] = salt
+        p.wk[PL.W_WRITER] = writer   # (its busy marks: a dead worker's are found by its number)
+        p.st = st
+        p.wk[PL.W_ST_MASK] = (1 << store_bits) - 1
+        p.wk[PL.W_SS_MASK] = 0
+
+    def run(self, x: int, o: int, ply: int, attacker_moves: bool, budget: int, ctl: np.ndarray) -> JobOutcome:
+        """Search the node ``(x, o)`` (``ply`` stones; the attacker to move or not) for
+        about ``budget`` nodes (every node then returns its numbers) or until settled,
+        stopped by ``ctl``'s stop word."""
+        p = self.prover
+        ctx, wk, K = p.ctx, p.wk, p.kernels
+        p.reset_counters()
+        own, opp = (x, o) if ply % 2 == 0 else (o, x)
+        K.set_root_hashes(ctx, np.uint64(x), np.uint64(o), ply)
+        wk[PL.W_SOFT_LIMIT] = budget
+        found = int(K.pns_search(ctx, p.pt, p.st, p.ss, wk, ctl, np.uint64(own), np.uint64(opp), ply,
+                                 int(attacker_moves), PL.INF, PL.INF))
+        stopped = found < 0 and int(wk[PL.W_STOP]) in (PL.STOP_ABORT, PL.STOP_LIMIT)
+        return JobOutcome(found, int(wk[PL.W_ROOT_PN]), int(wk[PL.W_ROOT_DN]), int(wk[PL.W_NODES]), stopped,
+                          {**p.stats(), "full": int(wk[PL.W_STORE_FULL])})

@@ -25,12 +25,12 @@ one of D's moves. Three rules cut the moves searched, each exact:
 * dead cells (on no window live for either side) are never played, and one
   stone's forced replies (block a completion cell) are the only moves.
 
-What is settled is written as records (for certificates, ``docs/proof-format.md``)
-when ``wk[W_RECORDS_ON]``: the claimant's moves (A's winning moves, D's refuting
-moves, the moves along a VCF), D's pairings, and at an A node some of whose moves
-a zone answered, the moves walked first. A node's record is written by the
-searcher that stores it first in the store, and a node proven again takes the
-stored zone and move, so that records and the zones their ancestors used agree.
+Every node settled goes to the store with what its certificate record needs
+(:mod:`.store`): the claimant's move, the defender's pairing, at an A node some of
+whose moves a zone answered the moves walked first; the certificate is written
+from it (:mod:`.pns_walk`). A node is stored by the searcher that settles it first;
+one settled again takes the stored zone and move, so that every record and the
+zones its ancestors used agree.
 """
 import numpy as np
 
@@ -49,15 +49,14 @@ from ..proofs.proofs_layout import (
 )
 from ..proofs.threats import threat_zone, vcf_win
 from .pns_layout import (
-    CH_CELL, CH_KEY, CH_NUMS, CH_SYM, CH_WORDS, CH_ZONE, INF, OFF_CHILDREN, OFF_VLINE, PLY_WORDS, PT_WORDS,
-    RB_HEADROOM, REC_FIRST, REC_MOVE, REC_PAIRS, SETTLED_DISPROVEN, SETTLED_PROVEN, STOP_ABORT, STOP_BUFFER,
-    STOP_LIMIT, STOP_THRESHOLD, STREAM_CANNOT, STREAM_WINS, W_EVALUATED, W_EXCUSED, W_HALT, W_INIT_WIDTH, W_NODE_LIMIT, W_NODES,
-    W_PAIR_MIN_EMPTY, W_PAIRINGS, W_RB_LOST, W_RECORDS, W_RECORDS_ON, W_ROOT_DN, W_ROOT_MOVE, W_ROOT_PN,
-    W_ROOT_ZONE, W_SCAN_ON, W_SCAN_TOP, W_SCAN_TRIES, W_SOFT_LIMIT, W_STOP, W_STORE_HITS, W_THREAT_CUTS, W_VCF_DISPROOFS, W_VCF_MIN_EMPTY,
-    W_VCF_PROOFS, W_ZONES_ON,
+    CH_CELL, CH_KEY, CH_NUMS, CH_SYM, CH_WORDS, CH_ZONE, INF, KIND_FIRST, KIND_MOVE, KIND_NONE, KIND_PAIRS,
+    OFF_CHILDREN, OFF_VLINE, PLY_WORDS, PT_WORDS, SETTLED_DISPROVEN, SETTLED_PROVEN, STOP_ABORT, STOP_LIMIT,
+    STOP_THRESHOLD, W_EVALUATED, W_EXCUSED, W_HALT, W_INIT_WIDTH, W_NODE_LIMIT, W_NODES, W_PAIR_MIN_EMPTY, W_PAIRINGS,
+    W_ROOT_DN, W_ROOT_MOVE, W_ROOT_PN, W_ROOT_ZONE, W_SCAN_ON, W_SCAN_TOP, W_SCAN_TRIES, W_SOFT_LIMIT, W_ST_MASK,
+    W_STOP, W_STORE_FULL, W_STORE_HITS, W_THREAT_CUTS, W_VCF_DISPROOFS, W_VCF_MIN_EMPTY, W_VCF_PROOFS, W_ZONES_ON,
 )
-from .store import store_find, store_put
-from .zones import from_canonical, hit_once, hit_twice, to_canonical
+from .store import pool_alloc, pool_base, store_find, store_put
+from .zones import from_canonical, hit_once, hit_twice, to_canonical, zone_to_canonical
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
@@ -110,53 +109,56 @@ def _pt_put(pt, key, pn, dn, evaluated, zone, move, work):
     pt[i + 3] = min(np.uint64(work), WORK_MAX) | (np.uint64(move + 1) << np.uint64(32))
 
 
-# ------------------------------------------------------------------ records
+# ------------------------------------------------------------------ the store's entries
 @inlined
-def _record(wk, rb, kind, n, stream, own, opp, ply):
-    """Start a record of ``n`` payload words about the position ``own`` (to move) /
-    ``opp`` with ``ply`` stones; returns the payload's offset in ``rb``, or -1 when
-    records are off or the buffer has no room (``wk[W_RB_LOST]`` is then set)."""
-    if wk[W_RECORDS_ON] == ZERO:
-        return -1
-    at = np.int64(rb[0])
-    if at + 3 + n > len(rb):
-        wk[W_RB_LOST] = ONE
-        return -1
-    x, o = (own, opp) if ply & 1 == 0 else (opp, own)
-    rb[at] = np.uint64(kind) | (np.uint64(n) << np.uint64(8)) | (np.uint64(stream) << np.uint64(24))
-    rb[at + 1] = x
-    rb[at + 2] = o
-    rb[0] = np.uint64(at + 3 + n)
-    wk[W_RECORDS] += ONE
-    return at + 3
-
-
-@inlined
-def _record_move(wk, rb, stream, own, opp, ply, cell):
-    """A record of the claimant's move ``cell`` in the position."""
-    at = _record(wk, rb, REC_MOVE, 1, stream, own, opp, ply)
-    if at >= 0:
-        rb[at] = np.uint64(cell)
+def _info(ctx, sym, proven, kind, move, pool):
+    """A store entry's word 1: the value, the kind of its record, the move (-1: none)
+    in the canonical frame of ``sym``, the pairing's offset in the pool."""
+    info = np.uint64(SETTLED_PROVEN if proven else SETTLED_DISPROVEN) | (np.uint64(kind) << np.uint64(2))
+    if move >= 0:
+        info |= (ctx[OFF_PERM + sym * MAX_CELLS + move] + ONE) << np.uint64(8)
+    return info | (np.uint64(pool) << np.uint64(16))
 
 
 @called
-def _record_pairs(ctx, wk, rb, cert, own, opp, ply):
-    """A record of the pairs of the certificate at ``ctx[cert]`` whose cells are both
-    empty (the attacker, ``own``, to move); returns their cells."""
-    stones = own | opp
+def _put(ctx, st, ss, wk, ply, key, sym, proven, kind, zone, move, aux, pool):
+    """Store a settled node (hashes at slot ``ply``; ``zone``, ``move`` and ``aux``, a
+    set of cells, in its frame; ``kind`` what its record is, ``pool`` its pairing's
+    offset) unless it is stored already. Returns ``(mine, zone, move)``: True and the arguments when this call
+    stored it, else False and the stored zone and move in the node's frame (a full
+    store: False and the arguments, ``wk[W_STORE_FULL]`` set)."""
+    czone = zone_to_canonical(ctx, ply, sym, zone)
+    mine, info, szone, _ = store_put(wk, st, ss, key, _info(ctx, sym, proven, kind, move, pool), czone,
+                                     to_canonical(ctx, sym, aux))
+    if mine or info == ZERO:
+        return mine, from_canonical(ctx, sym, czone), move
+    m = np.int64((info >> np.uint64(8)) & np.uint64(255)) - 1
+    return False, from_canonical(ctx, sym, szone), -1 if m < 0 else np.int64(ctx[OFF_INVPERM + sym * MAX_CELLS + m])
+
+
+@called
+def _pool_pairing(ctx, st, wk, cert, stones, sym):
+    """The pairs of the certificate at ``ctx[cert]`` with no stone of ``stones``, copied
+    to the store's pool in the canonical frame of ``sym``: their offset (0: none
+    copied, the pool is full or there are no pairs: an empty pairing)."""
     n = 0
-    cells = ZERO
     for j in range(np.int64(ctx[cert])):
         if ctx[cert + 1 + j] & stones == ZERO:
             n += 1
-            cells |= ctx[cert + 1 + j]
-    at = _record(wk, rb, REC_PAIRS, n, STREAM_CANNOT, own, opp, ply)
-    if at >= 0:
-        for j in range(np.int64(ctx[cert])):
-            if ctx[cert + 1 + j] & stones == ZERO:
-                rb[at] = ctx[cert + 1 + j]
-                at += 1
-    return cells
+    if n == 0 or wk[W_ST_MASK] == ZERO:
+        return 0
+    at = pool_alloc(wk, st, n + 1)
+    if at == 0:
+        return 0
+    base = pool_base(wk[W_ST_MASK]) + at
+    st[base] = np.uint64(n)
+    i = 1
+    for j in range(np.int64(ctx[cert])):
+        pair = ctx[cert + 1 + j]
+        if pair & stones == ZERO:
+            st[base + i] = to_canonical(ctx, sym, pair)
+            i += 1
+    return at
 
 
 # ------------------------------------------------------------------ exact rules
@@ -214,48 +216,24 @@ def _pairs_here(ctx, wk, ply):
     return wk[W_PAIR_MIN_EMPTY] != ZERO and np.int64(ctx[C_CELLS]) - ply >= np.int64(wk[W_PAIR_MIN_EMPTY])
 
 
-@inlined
-def _info(ctx, sym, proven, move):
-    """A store entry's word 1: the value and the move (-1: none) in the canonical frame."""
-    info = np.uint64(SETTLED_PROVEN if proven else SETTLED_DISPROVEN)
-    if move >= 0:
-        info |= (ctx[OFF_PERM + sym * MAX_CELLS + move] + ONE) << np.uint64(8)
-    return info
-
-
 @called
-def _put(ctx, st, ss, wk, key, sym, proven, zone, move):
-    """Store a settled node (``zone`` and ``move`` in its frame) unless it is stored
-    already. Returns ``(mine, zone, move)``: True and the arguments when this call
-    stored it (its records are then this search's to write), else False and the
-    stored zone and move in the node's frame (a full store: False and the
-    arguments, ``wk[W_STORE_FULL]`` set)."""
-    mine, info, szone = store_put(wk, st, ss, key, _info(ctx, sym, proven, move), to_canonical(ctx, sym, zone))
-    if mine or info == ZERO:
-        return mine, zone, move
-    m = np.int64(info >> np.uint64(8)) - 1
-    return False, from_canonical(ctx, sym, szone), -1 if m < 0 else np.int64(ctx[OFF_INVPERM + sym * MAX_CELLS + m])
-
-
-@called
-def _line_records(ctx, st, ss, wk, rb, own, opp, ply, plies, stream, stored):
-    """Records of the claimant's (``own``, to move) moves along the VCF line at
-    ``ctx[OFF_VCF_LINE:]`` of ``plies`` plies (not its last, winning move); the first
-    position is the caller's (stored by it). With ``stored`` (the claimant is D:
-    ``cannot-win``), each later position goes to the store first (zone: its empty
-    cells) and the records stop at one stored before."""
+def _line_entries(ctx, st, ss, wk, own, opp, ply, plies, proven):
+    """Store the claimant's (``own``, to move) later positions along the VCF line at
+    ``ctx[OFF_VCF_LINE:]`` of ``plies`` plies, each with its move (the first position
+    is the caller's), proven (A's line) or disproven (D's; zone: its empty cells);
+    stops at one stored before (the line from there is stored already)."""
     for i in range(plies):   # (the line outlives the searches below: keep it)
         wk[OFF_VLINE + i] = ctx[OFF_VCF_LINE + i]
     player = ply & 1
     a, b, p = own, opp, ply
     for i in range(0, plies - 1, 2):
         cell = np.int64(wk[OFF_VLINE + i])
-        if stored and i > 0:
+        if i > 0:
             key, sym = canonical_key(ctx, p)
-            mine, _, _ = _put(ctx, st, ss, wk, key, sym, False, ctx[C_BOARD] & ~(a | b), cell)
+            mine, _, _ = _put(ctx, st, ss, wk, p, key, sym, proven, KIND_MOVE,
+                              ZERO if proven else ctx[C_BOARD] & ~(a | b), cell, ZERO, 0)
             if not mine:
                 return
-        _record_move(wk, rb, stream, a, b, p, cell)
         reply = np.int64(wk[OFF_VLINE + i + 1])
         push_hashes(ctx, p, cell, player)
         push_hashes(ctx, p + 1, reply, 1 - player)
@@ -273,21 +251,21 @@ def _settled(proven, zone, move):
 
 
 @called
-def _evaluate(ctx, st, ss, wk, rb, own, opp, ply, or_node, key, sym):
-    """The exact rules of a node met for the first time (module docstring), with
-    their records and store entries (hashes at slot ``ply``, its canonical ``key`` and
+def _evaluate(ctx, st, ss, wk, own, opp, ply, or_node, key, sym):
+    """The exact rules of a node met for the first time (module docstring), with the
+    store entries its record needs (hashes at slot ``ply``, its canonical ``key`` and
     ``sym``). Returns ``(pn, dn, zone, move, kind)``: ``kind`` 0 when they do not
     settle it (then ``(1, 1)``), 1 proven, 2 disproven (``zone`` in the node's frame);
     ``move`` the settling move (-1: none)."""
     empty = ctx[C_BOARD] & ~(own | opp)
     player = ply & 1
     mine_wins = winning_cells(ctx, own, empty)
-    if mine_wins != ZERO:   # the side to move completes a line
+    if mine_wins != ZERO:   # the side to move completes a line (the checker's rule 2: no record)
         if or_node == 1:
             return _settled(True, ZERO, np.int64(lowest_bit_index(mine_wins)))
         return _settled(False, mine_wins | hit_once(ctx, wk, opp, own), -1)
     theirs = winning_cells(ctx, opp, empty)
-    if theirs & (theirs - ONE) != ZERO:   # two completion cells of the side not to move
+    if theirs & (theirs - ONE) != ZERO:   # two completion cells of the side not to move (no record)
         if or_node == 1:
             return _settled(False, theirs | hit_twice(ctx, wk, own, opp), -1)
         return _settled(True, ZERO, -1)
@@ -295,53 +273,46 @@ def _evaluate(ctx, st, ss, wk, rb, own, opp, ply, or_node, key, sym):
     att_live, live_empty = _live(ctx, att, dfn)
     if not att_live:   # A cannot win: the empty pairing (after one D move when D is to move)
         if or_node == 1:
-            mine, zone, move = _put(ctx, st, ss, wk, key, sym, False, ZERO, -1)
-            if mine:
-                _record(wk, rb, REC_PAIRS, 0, STREAM_CANNOT, own, opp, ply)
+            _, zone, move = _put(ctx, st, ss, wk, ply, key, sym, False, KIND_PAIRS, ZERO, -1, ZERO, 0)
             return _settled(False, zone, move)
         first = lowest_bit_index(to_canonical(ctx, sym, empty))   # D: the first empty cell of the canonical frame
         cell = np.int64(ctx[OFF_INVPERM + sym * MAX_CELLS + first])
-        mine, zone, move = _put(ctx, st, ss, wk, key, sym, False, ONE << np.uint64(cell), cell)
-        if mine:
-            _record_move(wk, rb, STREAM_CANNOT, own, opp, ply, cell)
-            _record(wk, rb, REC_PAIRS, 0, STREAM_CANNOT, opp, own | (ONE << np.uint64(cell)), ply + 1)
+        push_hashes(ctx, ply, cell, player)
+        akey, asym = canonical_key(ctx, ply + 1)
+        _put(ctx, st, ss, wk, ply + 1, akey, asym, False, KIND_PAIRS, ZERO, -1, ZERO, 0)
+        _, zone, move = _put(ctx, st, ss, wk, ply, key, sym, False, KIND_MOVE, ONE << np.uint64(cell), cell, ZERO, 0)
         return _settled(False, zone, move)
     plies = _vcf(ctx, wk, own, opp, ply)
     if plies > 0:   # the side to move wins by continuous fours
         first = np.int64(ctx[OFF_VCF_LINE])
-        if or_node == 1:
-            wk[W_VCF_PROOFS] += ONE
-            mine, _, move = _put(ctx, st, ss, wk, key, sym, True, ZERO, first)
-            if mine:
-                _line_records(ctx, st, ss, wk, rb, own, opp, ply, plies, STREAM_WINS, False)
-            return _settled(True, ZERO, move)
-        wk[W_VCF_DISPROOFS] += ONE
-        mine, zone, move = _put(ctx, st, ss, wk, key, sym, False, empty, first)
+        proven = or_node == 1
+        wk[W_VCF_PROOFS if proven else W_VCF_DISPROOFS] += ONE
+        mine, zone, move = _put(ctx, st, ss, wk, ply, key, sym, proven, KIND_MOVE, ZERO if proven else empty, first,
+                                ZERO, 0)
         if mine:
-            _line_records(ctx, st, ss, wk, rb, own, opp, ply, plies, STREAM_CANNOT, True)
-        return _settled(False, zone, move)
+            _line_entries(ctx, st, ss, wk, own, opp, ply, plies, proven)
+        return _settled(proven, zone, move)
     if not _pairs_here(ctx, wk, ply):
         return 1, 1, ZERO, -1, 0
     if or_node == 1:
         cert = _pairing(ctx, own, opp, 1 - player, np.int64(ctx[P_CAP]))
         if cert >= 0:
             wk[W_PAIRINGS] += ONE
-            pair_cells = _pair_cells(ctx, cert, own | opp)
-            mine, zone, move = _put(ctx, st, ss, wk, key, sym, False, pair_cells, -1)
-            if mine:
-                _record_pairs(ctx, wk, rb, cert, own, opp, ply)
+            pool = _pool_pairing(ctx, st, wk, cert, own | opp, sym)
+            _, zone, move = _put(ctx, st, ss, wk, ply, key, sym, False, KIND_PAIRS, _pair_cells(ctx, cert, own | opp),
+                                 -1, ZERO, pool)
             return _settled(False, zone, move)
         return 1, 1, ZERO, -1, 0
     cert = _pairing(ctx, opp, own, player, np.int64(ctx[P_CAP]))
     if cert >= 0:   # D holds a pairing: it plays one of its cells (any cell, when no pair is left)
         pair_cells = _pair_cells(ctx, cert, own | opp)
         cell = np.int64(lowest_bit_index(pair_cells if pair_cells != ZERO else empty))
-        return _pairing_reply(ctx, st, ss, wk, rb, own, opp, ply, cell, cert, key, sym)
+        return _pairing_reply(ctx, st, ss, wk, own, opp, ply, cell, cert, key, sym)
     if wk[W_SCAN_ON] != ZERO:   # the scan: a D move after which D holds one
         cand = theirs if theirs != ZERO else empty & live_empty
         cell, cert = ring_reply(ctx, opp, own, player, cand)
         if cell >= 0:
-            return _pairing_reply(ctx, st, ss, wk, rb, own, opp, ply, cell, cert, key, sym)
+            return _pairing_reply(ctx, st, ss, wk, own, opp, ply, cell, cert, key, sym)
         n = _order(ctx, own, opp, cand, ply)
         mbase = OFF_MOVES + ply * MAX_CELLS
         for i in range(min(n, np.int64(wk[W_SCAN_TOP]))):
@@ -349,7 +320,7 @@ def _evaluate(ctx, st, ss, wk, rb, own, opp, ply, or_node, key, sym):
             wk[W_SCAN_TRIES] += ONE
             cert = _pairing(ctx, opp, own | (ONE << np.uint64(cell)), player, np.int64(ctx[P_CAP]))
             if cert >= 0:
-                return _pairing_reply(ctx, st, ss, wk, rb, own, opp, ply, cell, cert, key, sym)
+                return _pairing_reply(ctx, st, ss, wk, own, opp, ply, cell, cert, key, sym)
     return 1, 1, ZERO, -1, 0
 
 
@@ -364,22 +335,23 @@ def _pair_cells(ctx, cert, stones):
 
 
 @called
-def _pairing_reply(ctx, st, ss, wk, rb, own, opp, ply, cell, cert, key, sym):
+def _pairing_reply(ctx, st, ss, wk, own, opp, ply, cell, cert, key, sym):
     """D (``own``, to move) plays ``cell``, after which the certificate at ``ctx[cert]``
-    holds against A: settled disproven, with the records of D's move and of the
-    pairing; the position after the move is stored first (one stored before keeps its
-    own record and zone), then the node."""
+    holds against A: settled disproven; the position after the move is stored first
+    with its pairing (one stored before keeps its own), then the node with its move."""
     wk[W_PAIRINGS] += ONE
     bit = ONE << np.uint64(cell)
     after = own | bit
     push_hashes(ctx, ply, cell, ply & 1)
     akey, asym = canonical_key(ctx, ply + 1)
-    amine, azone, _ = _put(ctx, st, ss, wk, akey, asym, False, _pair_cells(ctx, cert, opp | after), -1)
-    mine, zone, move = _put(ctx, st, ss, wk, key, sym, False, azone | bit, cell)
-    if amine:
-        _record_pairs(ctx, wk, rb, cert, opp, after, ply + 1)
-    if mine:
-        _record_move(wk, rb, STREAM_CANNOT, own, opp, ply, cell)
+    found, _, _, _ = store_find(wk, st, ss, akey)
+    azone = _pair_cells(ctx, cert, opp | after)
+    if found:
+        _, azone, _ = _put(ctx, st, ss, wk, ply + 1, akey, asym, False, KIND_PAIRS, azone, -1, ZERO, 0)
+    else:
+        pool = _pool_pairing(ctx, st, wk, cert, opp | after, asym)
+        _, azone, _ = _put(ctx, st, ss, wk, ply + 1, akey, asym, False, KIND_PAIRS, azone, -1, ZERO, pool)
+    _, zone, move = _put(ctx, st, ss, wk, ply, key, sym, False, KIND_MOVE, azone | bit, cell, ZERO, 0)
     return _settled(False, zone, move)
 
 
@@ -461,7 +433,7 @@ def _child(ctx, pt, st, ss, wk, slot):
         pn, dn = _unpack(pt[i + 1])
         zone = pt[i + 2]
     else:
-        found, info, zone = store_find(wk, st, ss, key)
+        found, info, zone, _ = store_find(wk, st, ss, key)
         if not found:
             return pn, dn
         if info & np.uint64(3) == np.uint64(SETTLED_PROVEN):
@@ -475,17 +447,23 @@ def _child(ctx, pt, st, ss, wk, slot):
 
 
 @called
-def _aggregate(ctx, pt, st, ss, wk, ply, n, or_node):
+def _aggregate(ctx, pt, st, ss, wk, ply, n, or_node, probe):
     """The node's numbers from its children and the child to search: returns ``(pn,
     dn, best, best_pn, best_dn, second)`` where ``second`` is the second smallest pn
     (OR) or dn (AND). At A's nodes a move outside the zone of a disproven child counts
-    as disproven (answered by that zone)."""
+    as disproven (answered by that zone). With ``probe`` the children's numbers are
+    read again from the table and the stores (a node's first aggregation: children
+    met before by other paths); otherwise their slots hold them (the searched child's
+    were put there by the search)."""
     base = OFF_CHILDREN + ply * PLY_WORDS
     allowed = ALL
     zones = (wk[W_ZONES_ON] & ONE) != ZERO and or_node == 1
     for i in range(n):
         slot = base + i * CH_WORDS
-        pn, dn = _child(ctx, pt, st, ss, wk, slot)
+        if probe:
+            pn, dn = _child(ctx, pt, st, ss, wk, slot)
+        else:
+            pn, dn = _unpack(wk[slot + CH_NUMS])
         if zones and dn == 0:
             allowed &= wk[slot + CH_ZONE]
     agg_min, agg_sum = INF, 0
@@ -511,13 +489,14 @@ def _aggregate(ctx, pt, st, ss, wk, ply, n, or_node):
 
 # ------------------------------------------------------------------ settling
 @called
-def _settle(ctx, pt, st, ss, wk, rb, own, opp, ply, or_node, n, pruned, plies, key, sym, work):
+def _settle(ctx, pt, st, ss, wk, own, opp, ply, or_node, n, pruned, plies, key, sym, work):
     """Settle a node whose aggregated numbers are ``(0, INF)`` or ``(INF, 0)``: its
     store entry (or the stored one's zone and move, when another search stored it
-    first), its records, its table entry. Returns its ``(pn, dn)``."""
+    first) and its table entry. Returns its ``(pn, dn)``."""
     base = OFF_CHILDREN + ply * PLY_WORDS
     proven_child, disproven_child = -1, -1
     union = ZERO
+    walked = ZERO
     excused = 0
     for i in range(n):
         slot = base + i * CH_WORDS
@@ -529,15 +508,18 @@ def _settle(ctx, pt, st, ss, wk, rb, own, opp, ply, or_node, n, pruned, plies, k
             if disproven_child < 0:
                 disproven_child = i
             union |= wk[slot + CH_ZONE]
+            walked |= ONE << wk[slot + CH_CELL]
         else:
             excused += 1   # (at a disproven A node: a move a zone answered)
     if (or_node == 1 and proven_child >= 0) or (or_node == 0 and disproven_child < 0):
-        move = -1 if or_node == 0 else np.int64(wk[base + proven_child * CH_WORDS + CH_CELL])
-        mine, _, move = _put(ctx, st, ss, wk, key, sym, True, ZERO, move)
-        if mine and or_node == 1:
-            _record_move(wk, rb, STREAM_WINS, own, opp, ply, move)
-        if mine and or_node == 0 and pruned != ZERO:
-            _threat_records(ctx, wk, rb, own, opp, ply, pruned, plies)
+        if or_node == 1:
+            move = np.int64(wk[base + proven_child * CH_WORDS + CH_CELL])
+            mine, _, move = _put(ctx, st, ss, wk, ply, key, sym, True, KIND_MOVE, ZERO, move, ZERO, 0)
+        else:
+            move = -1
+            mine, _, _ = _put(ctx, st, ss, wk, ply, key, sym, True, KIND_NONE, ZERO, -1, ZERO, 0)
+            if mine and pruned != ZERO:
+                _threat_entries(ctx, st, ss, wk, own, opp, ply, pruned, plies)
         _pt_put(pt, key, 0, INF, True, ZERO, -1 if move < 0 else np.int64(ctx[OFF_PERM + sym * MAX_CELLS + move]),
                 work)
         return 0, INF
@@ -546,57 +528,57 @@ def _settle(ctx, pt, st, ss, wk, rb, own, opp, ply, or_node, n, pruned, plies, k
         theirs = winning_cells(ctx, opp, ctx[C_BOARD] & ~(own | opp))
         if theirs != ZERO:   # a forced block: A's other moves lose to D's completion
             zone |= theirs | hit_twice(ctx, wk, own, opp)
-        move = -1
+        if excused > 0:
+            wk[W_EXCUSED] += np.uint64(excused)
+        mine, zone, move = _put(ctx, st, ss, wk, ply, key, sym, False, KIND_FIRST if excused > 0 else KIND_NONE, zone,
+                                -1, walked if excused > 0 else ZERO, 0)
     else:
         move = np.int64(wk[base + disproven_child * CH_WORDS + CH_CELL])
         zone = wk[base + disproven_child * CH_WORDS + CH_ZONE] | (ONE << np.uint64(move))
-    mine, zone, move = _put(ctx, st, ss, wk, key, sym, False, zone, move)
-    if mine and or_node == 0:
-        _record_move(wk, rb, STREAM_CANNOT, own, opp, ply, move)
-    elif mine and excused > 0:
-        wk[W_EXCUSED] += np.uint64(excused)
-        at = _record(wk, rb, REC_FIRST, n - excused, STREAM_CANNOT, own, opp, ply)
-        if at >= 0:
-            for i in range(n):
-                slot = base + i * CH_WORDS
-                pn, dn = _unpack(wk[slot + CH_NUMS])
-                if wk[slot + CH_NUMS] != ZERO and dn == 0:
-                    rb[at] = wk[slot + CH_CELL]
-                    at += 1
+        mine, zone, move = _put(ctx, st, ss, wk, ply, key, sym, False, KIND_MOVE, zone, move, ZERO, 0)
     _pt_put(pt, key, INF, 0, True, to_canonical(ctx, sym, zone),
             -1 if move < 0 else np.int64(ctx[OFF_PERM + sym * MAX_CELLS + move]), work)
     return INF, 0
 
 
 @called
-def _threat_records(ctx, wk, rb, own, opp, ply, pruned, plies):
-    """Records of A's wins after each D move of ``pruned`` (D, ``own``, to move): the
-    VCF line ``V`` that wins were D to pass, found again (the same search on the same
-    position finds the same line), played after each such move."""
+def _threat_entries(ctx, st, ss, wk, own, opp, ply, pruned, plies):
+    """Store A's wins after each D move of ``pruned`` (D, ``own``, to move): the VCF
+    line ``V`` that wins were D to pass, found again (the same search on the same
+    position finds the same line), played after each such move: every position of A
+    on it with its move."""
     found = vcf_win(ctx, opp, own, np.int64(ctx[P_VCF_MOVES]), np.int64(ctx[P_VCF_NODE_CAP]))
     if found != plies:
-        wk[W_RB_LOST] = ONE   # (cannot happen: the search is deterministic)
+        wk[W_STORE_FULL] = ONE   # (cannot happen: the search is deterministic; the certificate would lack them)
         return
     wk[W_THREAT_CUTS] += np.uint64(popcount(pruned))
     for i in range(plies):
         wk[OFF_VLINE + i] = ctx[OFF_VCF_LINE + i]
+    player = ply & 1
     c = pruned
     while c != ZERO:
-        cell = lowest_bit_index(c)
+        cell = np.int64(lowest_bit_index(c))
         c &= c - ONE
         a, b = opp, own | (ONE << np.uint64(cell))   # A to move, D with the extra stone
+        push_hashes(ctx, ply, cell, player)
         p = ply + 1
         for i in range(0, plies - 1, 2):
             m = np.int64(wk[OFF_VLINE + i])
-            _record_move(wk, rb, STREAM_WINS, a, b, p, m)
+            key, sym = canonical_key(ctx, p)
+            mine, _, _ = _put(ctx, st, ss, wk, p, key, sym, True, KIND_MOVE, ZERO, m, ZERO, 0)
+            if not mine:
+                break
+            reply = np.int64(wk[OFF_VLINE + i + 1])
+            push_hashes(ctx, p, m, 1 - player)
+            push_hashes(ctx, p + 1, reply, player)
             a |= ONE << np.uint64(m)
-            b |= ONE << wk[OFF_VLINE + i + 1]
+            b |= ONE << np.uint64(reply)
             p += 2
 
 
 # ------------------------------------------------------------------ the search
 @inlined
-def _halted(wk, rb, ctl):
+def _halted(wk, ctl):
     """Poll the stop conditions every POLL_MASK + 1 nodes; True once the search must unwind."""
     if wk[W_HALT] != ZERO:
         return True
@@ -605,8 +587,6 @@ def _halted(wk, rb, ctl):
             wk[W_STOP], wk[W_HALT] = np.uint64(STOP_ABORT), ONE
         elif wk[W_NODE_LIMIT] != ZERO and wk[W_NODES] >= wk[W_NODE_LIMIT]:
             wk[W_STOP], wk[W_HALT] = np.uint64(STOP_LIMIT), ONE
-        elif wk[W_RECORDS_ON] != ZERO and np.int64(rb[0]) + RB_HEADROOM > len(rb):
-            wk[W_STOP], wk[W_HALT] = np.uint64(STOP_BUFFER), ONE
     return wk[W_HALT] != ZERO
 
 
@@ -618,13 +598,13 @@ def _spent(wk):
 
 
 @called
-def _mid(ctx, pt, st, ss, wk, rb, ctl, own, opp, ply, thpn, thdn, or_node):
+def _mid(ctx, pt, st, ss, wk, ctl, own, opp, ply, thpn, thdn, or_node):
     """Work on the node (``own`` to move, ``ply`` stones, hashes at slot ``ply``;
     ``or_node`` 1: A to move) until ``pn >= thpn`` or ``dn >= thdn`` or it is settled;
     returns its ``(pn, dn)``, also stored in ``pt`` (and, settled, in ``st``). When the
     search halts the numbers are meaningless and nothing is stored."""
     wk[W_NODES] += ONE
-    if _halted(wk, rb, ctl):
+    if _halted(wk, ctl):
         return 1, 1
     key, sym = canonical_key(ctx, ply)
     nodes0 = wk[W_NODES]
@@ -636,10 +616,10 @@ def _mid(ctx, pt, st, ss, wk, rb, ctl, own, opp, ply, thpn, thdn, or_node):
             return pn, dn
         evaluated = (pt[i + 1] & EVALUATED) != ZERO
     else:
-        found, info, zone = store_find(wk, st, ss, key)
+        found, info, zone, _ = store_find(wk, st, ss, key)
         if found:
             wk[W_STORE_HITS] += ONE
-            m = np.int64(info >> np.uint64(8)) - 1
+            m = np.int64((info >> np.uint64(8)) & np.uint64(255)) - 1
             if info & np.uint64(3) == np.uint64(SETTLED_PROVEN):
                 _pt_put(pt, key, 0, INF, True, ZERO, m, 1)
                 return 0, INF
@@ -647,7 +627,7 @@ def _mid(ctx, pt, st, ss, wk, rb, ctl, own, opp, ply, thpn, thdn, or_node):
             return INF, 0
     if not evaluated:
         wk[W_EVALUATED] += ONE
-        pn, dn, zone, move, kind = _evaluate(ctx, st, ss, wk, rb, own, opp, ply, or_node, key, sym)
+        pn, dn, zone, move, kind = _evaluate(ctx, st, ss, wk, own, opp, ply, or_node, key, sym)
         if kind != 0:
             m = -1 if move < 0 else np.int64(ctx[OFF_PERM + sym * MAX_CELLS + move])
             _pt_put(pt, key, pn, dn, True, to_canonical(ctx, sym, zone), m, 1)
@@ -655,10 +635,12 @@ def _mid(ctx, pt, st, ss, wk, rb, ctl, own, opp, ply, thpn, thdn, or_node):
     n, pruned, plies = _expand(ctx, wk, own, opp, ply, or_node)
     base = OFF_CHILDREN + ply * PLY_WORDS
     player = ply & 1
+    probe = True
     while True:
-        pn, dn, best, bpn, bdn, second = _aggregate(ctx, pt, st, ss, wk, ply, n, or_node)
+        pn, dn, best, bpn, bdn, second = _aggregate(ctx, pt, st, ss, wk, ply, n, or_node, probe)
+        probe = False
         if pn == 0 or dn == 0:
-            return _settle(ctx, pt, st, ss, wk, rb, own, opp, ply, or_node, n, pruned, plies, key, sym,
+            return _settle(ctx, pt, st, ss, wk, own, opp, ply, or_node, n, pruned, plies, key, sym,
                            wk[W_NODES] - nodes0)
         if pn >= thpn or dn >= thdn or _spent(wk):
             break
@@ -670,7 +652,7 @@ def _mid(ctx, pt, st, ss, wk, rb, ctl, own, opp, ply, thpn, thdn, or_node):
         else:
             cth_pn, cth_dn = min(INF, thpn - pn + bpn), min(thdn, grow)
         push_hashes(ctx, ply, cell, player)
-        cpn, cdn = _mid(ctx, pt, st, ss, wk, rb, ctl, opp, np.uint64(own | (ONE << np.uint64(cell))),
+        cpn, cdn = _mid(ctx, pt, st, ss, wk, ctl, opp, np.uint64(own | (ONE << np.uint64(cell))),
                         np.int64(ply + 1), np.int64(cth_pn), np.int64(cth_dn), np.int64(1 - or_node))
         if wk[W_HALT] != ZERO:
             return 1, 1
@@ -680,28 +662,28 @@ def _mid(ctx, pt, st, ss, wk, rb, ctl, own, opp, ply, thpn, thdn, or_node):
             if j >= 0:
                 wk[slot + CH_ZONE] = from_canonical(ctx, np.int64(wk[slot + CH_SYM]), pt[j + 2])
             else:   # (its entry was replaced below it: the store has it)
-                _, _, z = store_find(wk, st, ss, wk[slot + CH_KEY])
+                _, _, z, _ = store_find(wk, st, ss, wk[slot + CH_KEY])
                 wk[slot + CH_ZONE] = from_canonical(ctx, np.int64(wk[slot + CH_SYM]), z)
     _pt_put(pt, key, pn, dn, True, ZERO, -1, wk[W_NODES] - nodes0)
     return pn, dn
 
 
 @entry
-def pns_search(ctx, pt, st, ss, wk, rb, ctl, own, opp, ply, or_node, thpn, thdn):
+def pns_search(ctx, pt, st, ss, wk, ctl, own, opp, ply, or_node, thpn, thdn):
     """Search the position ``own`` (to move) / ``opp`` with ``ply`` stones (hashes at
     slot ``ply``: ``table.set_root_hashes``), the attacker to move when ``or_node`` is
     1, until it is settled, its thresholds ``(thpn, thdn)`` are reached (``INF``: none),
     the soft limit ``wk[W_SOFT_LIMIT]`` is passed (then, as at a threshold, every node
-    returns its numbers) or the search halts (``wk[W_STOP]`` says why: node limit,
-    abort, a full record buffer; the numbers are then lost). Returns 1 proven (A wins), 0 disproven (A cannot win), -1 not settled;
-    the root's numbers in ``wk[W_ROOT_PN]``/``wk[W_ROOT_DN]``, when disproven its zone
-    in ``wk[W_ROOT_ZONE]`` and its settling move + 1 in ``wk[W_ROOT_MOVE]`` (actual
-    frame). Precondition: the game is not over. ``pt``, ``st`` and ``ss`` hold nothing
-    of another question (another ``ctx[C_SALT]`` or cleared)."""
+    returns its numbers) or the search halts (``wk[W_STOP]`` says why: node limit or
+    abort; the numbers are then lost). Returns 1 proven (A wins), 0 disproven (A
+    cannot win), -1 not settled; the root's numbers in ``wk[W_ROOT_PN]``/``wk[W_ROOT_DN]``,
+    when disproven its zone in ``wk[W_ROOT_ZONE]`` and its settling move + 1 in
+    ``wk[W_ROOT_MOVE]`` (actual frame). Precondition: the game is not over. ``pt``,
+    ``st`` and ``ss`` hold nothing of another question (another ``ctx[C_SALT]`` or cleared)."""
     wk[W_HALT] = ZERO
     wk[W_STOP] = ZERO
     # exact argument types: a cached recursive kernel called with other types segfaults (numba issue 6713)
-    pn, dn = _mid(ctx, pt, st, ss, wk, rb, ctl, np.uint64(own), np.uint64(opp), np.int64(ply), np.int64(thpn),
+    pn, dn = _mid(ctx, pt, st, ss, wk, ctl, np.uint64(own), np.uint64(opp), np.int64(ply), np.int64(thpn),
                   np.int64(thdn), np.int64(or_node))
     if wk[W_HALT] != ZERO:
         return -1
@@ -717,8 +699,49 @@ def pns_search(ctx, pt, st, ss, wk, rb, ctl, own, opp, ply, or_node, thpn, thdn)
         zone = pt[i + 2]
         move = np.int64(pt[i + 3] >> np.uint64(32)) - 1
     else:
-        found, info, zone = store_find(wk, st, ss, key)
-        move = np.int64(info >> np.uint64(8)) - 1 if found else -1
+        found, info, zone, _ = store_find(wk, st, ss, key)
+        move = np.int64((info >> np.uint64(8)) & np.uint64(255)) - 1 if found else -1
     wk[W_ROOT_ZONE] = from_canonical(ctx, sym, zone)
     wk[W_ROOT_MOVE] = ZERO if move < 0 else ctx[OFF_INVPERM + sym * MAX_CELLS + move] + ONE
     return 1 if pn == 0 else 0
+
+
+# ------------------------------------------------------------------ for a coordinator's tree
+@entry
+def pns_expand(ctx, st, ss, wk, own, opp, ply, or_node, out):
+    """A coordinator's expansion of a node (hashes at slot ``ply``; not over): the
+    node looked up in the stores, else its exact rules (with their store entries, as
+    :func:`pns_search` would), else its children. Returns -1 (proven) or -2
+    (disproven) when settled, else the number ``n`` of children, written as
+    ``out[i] = cell``, ``out[n + i] = pn | dn << 30`` (their numbers before any search
+    of theirs), best first; ``out`` has room for ``2 * MAX_CELLS`` words."""
+    key, sym = canonical_key(ctx, ply)
+    found, info, _, _ = store_find(wk, st, ss, key)
+    if found:
+        return -1 if info & np.uint64(3) == np.uint64(SETTLED_PROVEN) else -2
+    pn, dn, zone, move, kind = _evaluate(ctx, st, ss, wk, np.uint64(own), np.uint64(opp), np.int64(ply),
+                                         np.int64(or_node), key, sym)
+    if kind != 0:   # (rule leaves without a record too: the coordinator reads zones from the store)
+        _put(ctx, st, ss, wk, ply, key, sym, kind == 1, KIND_NONE, zone, move, ZERO, 0)
+        return -1 if kind == 1 else -2
+    n, _, _ = _expand(ctx, wk, np.uint64(own), np.uint64(opp), np.int64(ply), np.int64(or_node))
+    base = OFF_CHILDREN + ply * PLY_WORDS
+    for i in range(n):
+        out[i] = wk[base + i * CH_WORDS + CH_CELL]
+        out[n + i] = wk[base + i * CH_WORDS + CH_NUMS]
+    return n
+
+
+@entry
+def pns_settled(ctx, st, ss, wk, ply, out):
+    """Whether the node (hashes at slot ``ply``) is settled in the stores: 1 proven, 0
+    disproven (its zone in its frame at ``out[0]``), -1 not stored; ``out[1]`` its
+    move + 1 in its frame (0: none)."""
+    key, sym = canonical_key(ctx, ply)
+    found, info, zone, _ = store_find(wk, st, ss, key)
+    if not found:
+        return -1
+    out[0] = from_canonical(ctx, sym, zone)
+    m = np.int64((info >> np.uint64(8)) & np.uint64(255)) - 1
+    out[1] = ZERO if m < 0 else ctx[OFF_INVPERM + sym * MAX_CELLS + m] + ONE
+    return 1 if info & np.uint64(3) == np.uint64(SETTLED_PROVEN) else 0

@@ -1,145 +1,182 @@
 """The settled stores of the proof-number prover (layout: :mod:`.pns_layout`): every
-node settled, by its canonical key, with its value, its move and its zone, written
-once and never replaced.
+node settled, by its canonical key, with its value, its move, its zone and what its
+record needs, written once and never replaced.
 
 Why once: a certificate's record of a position and the zone its ancestors used
 must agree (``docs/proof-format.md``, zones); a node proven again (its table entry
-lost) takes the stored result instead of its own, so that every position has one
-record. A searcher writes its own store ``st`` and reads a shared one ``ss`` first
-(written by one process only, the coordinator of a parallel proof, which merges
-what each job stored: :mod:`parallel_mnk.parallel.scheduling.pn_tree`). A slot is
-claimed with a compare-and-swap (empty -> ``ST_BUSY``), filled, then published
-with its key, so that a reader in another process sees whole entries; a reader
-that meets ``ST_BUSY`` waits for the key.
+lost, or by another searcher) takes the stored result instead of its own, so that
+every position has one record: the certificate is written from the store
+(:mod:`.pns_walk`). A searcher writes the store ``st`` (its own, or one every
+searcher of the question shares in memory all their processes map) and reads
+``ss`` first (may be empty). A slot is claimed with a compare-and-swap (empty ->
+busy: ``ST_BUSY | writer << 2``, the writer's number from ``wk[W_WRITER]``), filled,
+then published with its key, so that a reader in another process sees whole
+entries; a reader that meets a busy slot waits for the key. A slot left busy by a
+writer that died is marked ``ST_DEAD`` by the coordinator (:func:`bury_dead`) and
+skipped.
+
+Pairings go to the store's pool (after its entries): a compare-and-swap reserves
+their words.
 """
 import numpy as np
+from numba import types
+from numba.core import cgutils, config
+from numba.core.extending import intrinsic
 
 from ..core.bits import atomic_cas, atomic_load
 from ..core.jit import entry, inlined
-from .pns_layout import ST_BUSY, ST_WORDS, W_SS_MASK, W_ST_MASK, W_ST_USED, W_STORE_FULL
+from .pns_layout import ST_BUSY, ST_DEAD, ST_WORDS, W_SS_MASK, W_ST_MASK, W_ST_USED, W_STORE_FULL, W_WRITER
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
 BUSY = np.uint64(ST_BUSY)
+DEAD = np.uint64(ST_DEAD)
+LOW = np.uint64(3)
 MAX_PROBES = 64   # slots looked at before a store counts as full
+
+
+@intrinsic
+def _load_acquire_intrinsic(typingctx, arr, idx):
+    """``arr[idx]`` read with an acquire atomic load: no later read of this thread is
+    moved before it (by the compiler; x86 does not either), so the words of an entry
+    are read after its key word that says it is published."""
+    sig = arr.dtype(arr, types.intp)
+
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]], wraparound=False)
+        return builder.load_atomic(ptr, "acquire", arr.dtype.bitwidth // 8)
+
+    return sig, codegen
+
+
+def _load_acquire_plain(arr, idx):
+    return arr[idx]
+
+
+load_acquire = _load_acquire_plain if getattr(config, "DISABLE_JIT", False) else _load_acquire_intrinsic
 
 
 @inlined
 def _tag(key):
-    """The word 0 of ``key``'s entry: odd, so never 0 (empty) nor ST_BUSY."""
+    """The word 0 of ``key``'s entry: odd, so never 0 (empty), busy (``ST_BUSY`` in its
+    low two bits) nor ``ST_DEAD``."""
     return key | ONE
 
 
 @inlined
 def _wait(st, slot):
-    """Word 0 of the entry at ``slot``, once its writer (if any) has published it."""
-    w = atomic_load(st, slot)
-    while w == BUSY:
-        w = atomic_load(st, slot)
+    """Word 0 of the entry at ``slot``, once its writer (if any) has published it (an
+    acquire load: the entry's other words are read after it)."""
+    w = load_acquire(st, slot)
+    while w & LOW == BUSY:
+        w = load_acquire(st, slot)
     return w
 
 
 @inlined
 def _find(st, mask, key):
-    """``(found, info, zone)`` of ``key`` in the store ``st`` of ``mask + 1`` entries."""
+    """``(found, info, zone, aux)`` of ``key`` in the store ``st`` of ``mask + 1`` entries."""
     if mask == ZERO:
-        return False, ZERO, ZERO
+        return False, ZERO, ZERO, ZERO
     tag = _tag(key)
     i = key & mask
     for _ in range(MAX_PROBES):
         slot = np.int64(i) * ST_WORDS
         w = _wait(st, slot)
         if w == ZERO:
-            return False, ZERO, ZERO
+            return False, ZERO, ZERO, ZERO
         if w == tag:
-            return True, st[slot + 1], st[slot + 2]
+            return True, st[slot + 1], st[slot + 2], st[slot + 3]
         i = (i + ONE) & mask
-    return False, ZERO, ZERO
-
-
-@inlined
-def _put(st, mask, key, info, zone):
-    """Insert into ``st`` unless ``key`` is there: ``(mine, info, zone, full)``."""
-    tag = _tag(key)
-    i = key & mask
-    for _ in range(MAX_PROBES):
-        slot = np.int64(i) * ST_WORDS
-        w = _wait(st, slot)
-        if w == ZERO:
-            if atomic_cas(st, slot, ZERO, BUSY):
-                st[slot + 1] = info
-                st[slot + 2] = zone
-                atomic_cas(st, slot, BUSY, tag)   # (publishes the entry after its words)
-                return True, info, zone, False
-            w = _wait(st, slot)   # another writer took the slot first: whose key?
-        if w == tag:
-            return False, st[slot + 1], st[slot + 2], False
-        i = (i + ONE) & mask
-    return False, ZERO, ZERO, True
+    return False, ZERO, ZERO, ZERO
 
 
 @inlined
 def store_find(wk, st, ss, key):
-    """``(found, info, zone)`` of ``key`` in the shared store, else the searcher's own."""
-    found, info, zone = _find(ss, wk[W_SS_MASK], key)
+    """``(found, info, zone, aux)`` of ``key`` in ``ss``, else in ``st``."""
+    found, info, zone, aux = _find(ss, wk[W_SS_MASK], key)
     if found:
-        return found, info, zone
+        return found, info, zone, aux
     return _find(st, wk[W_ST_MASK], key)
 
 
 @inlined
-def store_put(wk, st, ss, key, info, zone):
-    """Store ``key``'s result in the searcher's store unless it is stored (in either).
-    Returns ``(mine, info, zone)``: ``mine`` True when this call wrote it, else the
+def store_put(wk, st, ss, key, info, zone, aux):
+    """Store ``key``'s result in ``st`` unless it is stored (in either store). Returns
+    ``(mine, info, zone, aux)``: ``mine`` True when this call wrote it, else the
     stored result (also when the store is full: then ``wk[W_STORE_FULL]`` is set and
     ``info`` is 0)."""
-    found, sinfo, szone = _find(ss, wk[W_SS_MASK], key)
+    found, sinfo, szone, saux = _find(ss, wk[W_SS_MASK], key)
     if found:
-        return False, sinfo, szone
+        return False, sinfo, szone, saux
     mask = wk[W_ST_MASK]
     if mask == ZERO:
-        return True, info, zone
-    mine, sinfo, szone, full = _put(st, mask, key, info, zone)
-    if full:
-        wk[W_STORE_FULL] = ONE
-    elif mine:
-        wk[W_ST_USED] += ONE
-    return mine, sinfo, szone
+        return True, info, zone, aux
+    tag = _tag(key)
+    i = key & mask
+    for _ in range(MAX_PROBES):
+        slot = np.int64(i) * ST_WORDS
+        w = _wait(st, slot)
+        if w == ZERO:
+            busy = BUSY | (wk[W_WRITER] << np.uint64(2))
+            if atomic_cas(st, slot, ZERO, busy):
+                st[slot + 1] = info
+                st[slot + 2] = zone
+                st[slot + 3] = aux
+                atomic_cas(st, slot, busy, tag)   # (publishes the entry after its words)
+                wk[W_ST_USED] += ONE
+                return True, info, zone, aux
+            w = _wait(st, slot)   # another writer took the slot first: whose key?
+        if w == tag:
+            return False, st[slot + 1], st[slot + 2], st[slot + 3]
+        i = (i + ONE) & mask
+    wk[W_STORE_FULL] = ONE
+    return False, ZERO, ZERO, ZERO
+
+
+@inlined
+def pool_base(mask):
+    """The offset in a store of ``mask + 1`` entries of its pairing pool."""
+    return (np.int64(mask) + 1) * ST_WORDS
+
+
+@inlined
+def pool_alloc(wk, st, words):
+    """Reserve ``words`` words of ``st``'s pool: their offset (from the pool's start),
+    or 0 when it is full (``wk[W_STORE_FULL]`` set). The pool's first word is the
+    next free offset (0 before the first reservation: then 1)."""
+    base = pool_base(wk[W_ST_MASK])
+    size = len(st) - base
+    while True:
+        at = atomic_load(st, base)
+        start = at if at != ZERO else ONE
+        if np.int64(start) + words > size:
+            wk[W_STORE_FULL] = ONE
+            return 0
+        if atomic_cas(st, base, at, start + np.uint64(words)):
+            return np.int64(start)
 
 
 @entry
-def export_entries(st, mask, out):
-    """Move every entry of the store ``st`` (``mask + 1`` entries) to ``out`` (rows of
-    ``ST_WORDS`` words, room for all) and empty ``st``; returns how many."""
+def bury_dead(st, mask, writer):
+    """Mark every slot of ``st`` (``mask + 1`` entries) the writer ``writer`` (dead) left
+    busy as ``ST_DEAD``; returns how many."""
+    busy = BUSY | (np.uint64(writer) << np.uint64(2))
     n = 0
     for i in range(np.int64(mask) + 1):
-        slot = i * ST_WORDS
-        if st[slot] != ZERO:
-            for w in range(ST_WORDS):
-                out[n * ST_WORDS + w] = st[slot + w]
-                st[slot + w] = ZERO
+        if st[i * ST_WORDS] == busy:
+            atomic_cas(st, i * ST_WORDS, busy, DEAD)
             n += 1
     return n
 
 
 @entry
-def merge_entries(ss, mask, entries, n, insert):
-    """The coordinator's merge of a job's ``n`` entries (rows of ``ST_WORDS`` words,
-    :func:`export_entries`) into the shared store ``ss`` of ``mask + 1`` entries. An
-    entry *conflicts* when its node is stored already, disproven both times, with a
-    stored zone not inside the entry's (the job's records may rely on a zone the
-    certificate will not show). Counts the conflicts; with ``insert`` 1 also stores
-    the entries not stored yet. Returns ``conflicts``, or -1 when ``ss`` is full."""
-    conflicts = 0
-    for j in range(n):
-        row = j * ST_WORDS
-        key, info, zone = entries[row], entries[row + 1], entries[row + 2]
-        found, sinfo, szone = _find(ss, np.uint64(mask), key)
-        if found:
-            if (sinfo & np.uint64(3)) != (info & np.uint64(3)) or szone & ~zone != ZERO:
-                conflicts += 1
-        elif insert != 0:
-            _, _, _, full = _put(ss, np.uint64(mask), key, info, zone)
-            if full:
-                return -1
-    return conflicts
+def count_entries(st, mask):
+    """The entries of ``st`` (``mask + 1`` slots), dead ones not counted."""
+    n = 0
+    for i in range(np.int64(mask) + 1):
+        if st[i * ST_WORDS] & ONE == ONE:
+            n += 1
+    return n

@@ -18,13 +18,18 @@ added, which A cannot win. The zones of the rules that settle a node at once:
 * anything else (a VCF of D): every empty cell.
 
 Zones are masks in the frame of the node; the table and the store keep them in
-the canonical frame (:func:`to_canonical`, :func:`from_canonical`).
+the canonical frame (:func:`zone_to_canonical`, :func:`from_canonical`). A position
+that a symmetry of the board leaves as it is has several symmetries onto its
+canonical form, which map a zone to different cells; its zone is stored closed
+under them (the union of the images: a zone of a position holds for its images,
+so the union is one too), so that whichever symmetry a reader (or the checker)
+maps it back by, the zone is the same.
 """
 import numpy as np
 
 from ..core.bits import lowest_bit_index
 from ..core.jit import inlined
-from ..core.layout import C_BOARD, C_NLINES, MAX_CELLS, OFF_INVPERM, OFF_LINES, OFF_PERM
+from ..core.layout import C_BOARD, C_NLINES, C_NSYM, MAX_CELLS, MAX_SYM, OFF_HASH, OFF_INVPERM, OFF_LINES, OFF_PERM
 from .pns_layout import OFF_RINGS, RING_WORDS
 
 ZERO = np.uint64(0)
@@ -48,6 +53,20 @@ def _map(ctx, base, sym, mask):
 def to_canonical(ctx, sym, mask):
     """``mask`` (a node's frame) in the canonical frame of symmetry ``sym``."""
     return _map(ctx, OFF_PERM, sym, mask)
+
+
+@inlined
+def zone_to_canonical(ctx, ply, sym, zone):
+    """``zone`` of the position whose hashes are at slot ``ply`` (canonical symmetry
+    ``sym``) in the canonical frame, closed under the symmetries that take the
+    position to its canonical form (module docstring)."""
+    base = OFF_HASH + ply * MAX_SYM
+    h = ctx[base + sym]
+    out = _map(ctx, OFF_PERM, sym, zone)
+    for s in range(np.int64(ctx[C_NSYM])):
+        if s != sym and ctx[base + s] == h:
+            out |= _map(ctx, OFF_PERM, s, zone)
+    return out
 
 
 @inlined

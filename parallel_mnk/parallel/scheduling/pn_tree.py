@@ -1,0 +1,204 @@
+"""The best-first tree a parallel proof keeps in its coordinator (after Kishimoto's
+and Pawlewicz's parallel df-pn and the PNS-PDFPN of Cizek et al.): the top of a
+proof-number search whose leaves are handed out as bounded df-pn jobs.
+
+A node holds its position, whose move it is (the attacker's: an OR node), its
+proof and disproof numbers, and, once settled, its value (the store holds its
+record and zone: :mod:`parallel_mnk.kernels.pns.store`). :meth:`PnTree.select`
+walks from the root to the most-proving leaf with no job under way (at an OR node
+the child of least proof number, at an AND node of least disproof number; a leaf
+with a job is passed over for the next best, as if it were worse: a virtual loss),
+expanding on the way every leaf that has had its first job (or lies within the
+first ``open_depth`` plies). :meth:`PnTree.update` takes a job's answer and backs the
+numbers up; a node whose children settle it is settled by the caller's
+``settle`` (which writes its record), so that the tree and the store agree.
+
+At the attacker's nodes, as in the kernels, a move outside the zone of a disproven
+child counts as disproven (the zone answers it).
+
+Scheduling only: what expands a node, settles it or reads a zone is the caller's
+(callbacks); no kernels, no pool.
+"""
+from __future__ import annotations
+
+from typing import Callable, Iterator, Optional, Union
+
+INF = (1 << 30) - 1
+OPEN, PROVEN, DISPROVEN = 0, 1, 2
+
+Expansion = Union[int, list[tuple[int, int, int]]]   # a settled state, or (cell, pn, dn) of each child
+
+
+class PnNode:
+    """One node of the tree (``cell``: the move from its parent, -1 at the root)."""
+
+    __slots__ = ("x", "o", "ply", "or_node", "cell", "parent", "children", "pn", "dn", "state", "busy", "jobs",
+                 "zone")
+
+    def __init__(self, x: int, o: int, ply: int, or_node: bool, cell: int, parent: Optional["PnNode"],
+                 pn: int = 1, dn: int = 1) -> None:
+        self.x, self.o, self.ply, self.or_node, self.cell, self.parent = x, o, ply, or_node, cell, parent
+        self.children: Optional[list[PnNode]] = None
+        self.pn, self.dn = pn, dn
+        self.state = OPEN
+        self.busy = False     # a job is under way on it
+        self.jobs = 0         # jobs it had
+        self.zone = 0         # its zone once disproven (cells)
+
+    def child(self, cell: int, pn: int, dn: int) -> "PnNode":
+        """The child after ``cell`` (the side to move's stone)."""
+        bit = 1 << cell
+        x, o = (self.x | bit, self.o) if self.ply % 2 == 0 else (self.x, self.o | bit)
+        return PnNode(x, o, self.ply + 1, not self.or_node, cell, self, pn, dn)
+
+    def path(self) -> list[int]:
+        """The cells from the root to this node."""
+        out: list[int] = []
+        node: Optional[PnNode] = self
+        while node is not None and node.cell >= 0:
+            out.append(node.cell)
+            node = node.parent
+        return out[::-1]
+
+
+class PnTree:
+    """The coordinator's tree of one question from the root ``(x, o)`` (``ply``
+    stones; ``or_node``: the attacker to move). ``expand(node)`` gives a node's
+    children or its settled state; ``state_of(node)`` whether the store holds it
+    settled; ``zone_of(node)`` a disproven node's zone (cells, the frame of the
+    root); ``settle(node, proven)`` writes the record of a node its children settle
+    and returns the state the store holds then (OPEN when it would not settle: the
+    tree then keeps it open)."""
+
+    def __init__(self, x: int, o: int, ply: int, or_node: bool, expand: Callable[[PnNode], Expansion],
+                 state_of: Callable[[PnNode], int], zone_of: Callable[[PnNode], int],
+                 settle: Callable[[PnNode, bool], int], open_depth: int = 2) -> None:
+        self.root = PnNode(x, o, ply, or_node, -1, None)
+        self.expand_cb, self.state_of, self.zone_of, self.settle_cb = expand, state_of, zone_of, settle
+        self.open_depth = open_depth
+        self.nodes = 1
+
+    # ------------------------------------------------------------ choosing a leaf
+    def select(self) -> Optional[PnNode]:
+        """The most-proving leaf without a job under way (None: every open leaf has one,
+        or the root is settled); expands leaves on the way as the module says."""
+        while self.root.state == OPEN:
+            found = self._descend(self.root)
+            if found is not None:
+                if found.children is None and self._expandable(found):
+                    self._expand(found)
+                    continue   # (its numbers changed: walk again from the root)
+                return found
+            return None
+        return None
+
+    def _expandable(self, node: PnNode) -> bool:
+        return node.jobs > 0 or node.ply - self.root.ply < self.open_depth
+
+    def _descend(self, node: PnNode) -> Optional[PnNode]:
+        """The best leaf below ``node`` with no job (children tried best first)."""
+        if node.state != OPEN or node.busy:
+            return None
+        if node.children is None:
+            return node
+        for child in self._ranked(node):
+            found = self._descend(child)
+            if found is not None:
+                return found
+        return None
+
+    def _ranked(self, node: PnNode) -> list[PnNode]:
+        """``node``'s open children that count (not answered by a zone), most proving first."""
+        live = self.live_children(node)
+        return sorted(live, key=(lambda c: c.pn) if node.or_node else (lambda c: c.dn))
+
+    def live_children(self, node: PnNode) -> list[PnNode]:
+        """The open children of ``node`` no disproven sibling's zone answers."""
+        assert node.children is not None
+        allowed = -1
+        if node.or_node:
+            for c in node.children:
+                if c.state == DISPROVEN:
+                    allowed &= c.zone
+        return [c for c in node.children if c.state == OPEN and (not node.or_node or allowed >> c.cell & 1)]
+
+    def _expand(self, node: PnNode) -> None:
+        got = self.expand_cb(node)
+        if isinstance(got, int):
+            self._set_settled(node, got)
+            self._backup(node.parent)
+            return
+        node.children = [node.child(cell, pn, dn) for cell, pn, dn in got]
+        self.nodes += len(node.children)
+        for c in node.children:   # (children settled already: by jobs elsewhere, transpositions)
+            state = self.state_of(c)
+            if state != OPEN:
+                self._set_settled(c, state)
+        self._backup(node)
+
+    # ------------------------------------------------------------ answers
+    def begin_job(self, node: PnNode) -> None:
+        """A job starts on ``node``."""
+        node.busy = True
+
+    def end_job(self, node: PnNode, found: int, pn: int, dn: int) -> None:
+        """A job on ``node`` ended: ``found`` 1 proven, 0 disproven, -1 open with numbers
+        ``(pn, dn)``, -2 lost (nothing known: the node is handed out again)."""
+        node.busy = False
+        if found == -2:
+            return
+        node.jobs += 1
+        if node.state != OPEN:
+            return
+        if found >= 0:
+            self._set_settled(node, PROVEN if found == 1 else DISPROVEN)
+        elif node.children is None:
+            node.pn, node.dn = pn, dn
+        self._backup(node.parent if node.children is None or found >= 0 else node)
+
+    def _set_settled(self, node: PnNode, state: int) -> None:
+        node.state = state
+        node.pn, node.dn = (0, INF) if state == PROVEN else (INF, 0)
+        if state == DISPROVEN:
+            node.zone = self.zone_of(node)
+
+    def _backup(self, node: Optional[PnNode]) -> None:
+        """Recompute the numbers from ``node`` up to the root; settle what its children settle."""
+        while node is not None:
+            if node.state == OPEN and node.children is not None:
+                pn, dn = self._numbers(node)
+                if pn == 0 or dn == 0:
+                    state = self.settle_cb(node, pn == 0)
+                    if state != OPEN:
+                        self._set_settled(node, state)
+                    else:   # (the store's view differs: keep it open, searched again)
+                        node.pn, node.dn = max(1, pn), max(1, dn)
+                else:
+                    node.pn, node.dn = pn, dn
+            node = node.parent
+
+    def _numbers(self, node: PnNode) -> tuple[int, int]:
+        assert node.children is not None
+        if node.or_node:
+            if any(c.state == PROVEN for c in node.children):
+                return 0, INF
+            live = self.live_children(node)
+            if not live:
+                return INF, 0
+            return min(c.pn for c in live), min(INF, sum(c.dn for c in live))
+        if any(c.state == DISPROVEN for c in node.children):
+            return INF, 0
+        live = [c for c in node.children if c.state == OPEN]
+        if not live:
+            return 0, INF
+        return min(INF, sum(c.pn for c in live)), min(c.dn for c in live)
+
+    # ------------------------------------------------------------ what it holds
+    def walk(self) -> Iterator[PnNode]:
+        """Every node, parents first."""
+        stack = [self.root]
+        while stack:
+            node = stack.pop()
+            yield node
+            if node.children:
+                stack.extend(reversed(node.children))

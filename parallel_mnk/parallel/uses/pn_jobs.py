@@ -1,0 +1,340 @@
+"""A proof by the proof-number prover on the worker pool, by jobs: the coordinator
+keeps the best-first tree of each question (:mod:`..scheduling.pn_tree`) and hands
+its most-proving leaves out as bounded df-pn jobs (:class:`~..task.PnJob`, about
+``PN_JOB_NODES`` nodes each) to the workers, which keep their own tables from job to
+job (:class:`~parallel_mnk.engines.provers.pns.PnJobSearcher`).
+
+Every searcher of a question, the coordinator's included, settles into one store in
+memory they all map (:mod:`parallel_mnk.runtime.shared_store`): a node is stored once,
+by the first searcher that settles it (a compare-and-swap claims its slot), and the
+others take its result, so no worker proves again what another settled, and the
+certificate, written from the store once the question is settled
+(:func:`parallel_mnk.engines.provers.pns.write_certificate`), has one record a node that
+agrees with the zones its ancestors used. The coordinator settles the tree's own
+nodes with the same kernels, once their children settle them.
+
+A worker that dies mid-job is restarted and its job handed out again; a slot it was
+filling is marked dead (:func:`parallel_mnk.kernels.pns.store.bury_dead`), what it
+stored stays (whole entries only: an entry is published after its words).
+"""
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+import numpy as np
+
+from ...api.options import SolveOptions
+from ...api.results import SolveResult, WorkerStats
+from ...engines.provers.pns import PnProver, PnRules, check_game, write_certificate
+from ...engines.serial import loss_move
+from ...game.moves import Move, moves_of
+from ...game.position import Position
+from ...game.rules import GameSpec, MnkError, Value
+from ...kernels.core import layout as L
+from ...kernels.pns import pns_layout as PL
+from ...runtime import running
+from ...runtime.shared_store import SharedStore
+from ...runtime.ttable import new_salt
+from ...settings import (
+    MAX_RESTARTS_PER_WORKER, PN_JOB_NODES, PN_JOB_TT_BITS, PN_OPEN_DEPTH, PN_STORE_MAX_BITS,
+    SIDE_POOL_TT_BITS as POOL_TT_BITS,
+)
+from ..pools.backend import Backend, Lost
+from ..scheduling import registry
+from ..scheduling.pn_tree import DISPROVEN, OPEN, PROVEN, Expansion, PnNode, PnTree
+from ..task import PnJob, PnJobResult
+
+_job_ids = itertools.count(1)
+SETTLE_BUDGET = 1 << 12   # nodes the coordinator's own search may take to settle a tree node its children settle
+
+
+class CoordinatorKernels:
+    """The coordinator's searcher of one question, on the question's shared store:
+    its kernels expand the tree's nodes, read their settled state and zone, and
+    settle them (writing their entries as any searcher does)."""
+
+    def __init__(self, spec: GameSpec, salt: int, st: np.ndarray, store_bits: int, rules: PnRules) -> None:
+        self.prover = PnProver(spec, 16, store_bits, rules)
+        p = self.prover
+        p.ctx[L.C_SALT] = salt
+        p.st = st
+        p.wk[PL.W_ST_MASK] = (1 << store_bits) - 1
+        p.wk[PL.W_SS_MASK] = 0
+        self.out = np.zeros(2 * L.MAX_CELLS, dtype=np.uint64)
+        self.nodes = 0
+
+    def _at(self, node: PnNode) -> tuple[int, int]:
+        p = self.prover
+        p.kernels.set_root_hashes(p.ctx, np.uint64(node.x), np.uint64(node.o), node.ply)
+        return (node.x, node.o) if node.ply % 2 == 0 else (node.o, node.x)
+
+    def expand(self, node: PnNode) -> Expansion:
+        """The node's children ``(cell, pn, dn)``, or its state when its rules settle it."""
+        p = self.prover
+        own, opp = self._at(node)
+        n = int(p.kernels.pns_expand(p.ctx, p.st, p.ss, p.wk, np.uint64(own), np.uint64(opp), node.ply,
+                                     int(node.or_node), self.out))
+        if n == -1:
+            return PROVEN
+        if n == -2:
+            return DISPROVEN
+        cells = self.out[:n].tolist()
+        nums = self.out[n:2 * n].tolist()
+        return [(c, w & PL.INF, (w >> 30) & PL.INF) for c, w in zip(cells, nums)]
+
+    def lookup(self, node: PnNode) -> tuple[int, int, int]:
+        """``(state, zone, move)`` of the node in the store (move -1: none)."""
+        p = self.prover
+        self._at(node)
+        found = int(p.kernels.pns_settled(p.ctx, p.st, p.ss, p.wk, node.ply, self.out))
+        if found < 0:
+            return OPEN, 0, -1
+        return (PROVEN if found == 1 else DISPROVEN), int(self.out[0]), int(self.out[1]) - 1
+
+    def state_of(self, node: PnNode) -> int:
+        return self.lookup(node)[0]
+
+    def zone_of(self, node: PnNode) -> int:
+        return self.lookup(node)[1]
+
+    def settle(self, node: PnNode, proven: bool) -> int:
+        """Settle a node its children settle, by the kernels' own rules (they find
+        the children in the store): its entry. The state they reach."""
+        p = self.prover
+        own, opp = self._at(node)
+        p.reset_counters()
+        p.wk[PL.W_SOFT_LIMIT] = SETTLE_BUDGET
+        found = int(p.kernels.pns_search(p.ctx, p.pt, p.st, p.ss, p.wk, p.ctl, np.uint64(own), np.uint64(opp),
+                                         node.ply, int(node.or_node), PL.INF, PL.INF))
+        self.nodes += int(p.wk[PL.W_NODES])
+        return OPEN if found < 0 else (PROVEN if found == 1 else DISPROVEN)
+
+
+@dataclass
+class QuestionRun:
+    """What one question's run did: ``wins`` (None: stopped), the root's ``move``,
+    ``nodes``, jobs run and lost, the tree's size, and the certificate file."""
+
+    wins: Optional[bool]
+    move: Optional[int]
+    nodes: int
+    jobs: int = 0
+    lost: int = 0
+    certificate: Optional[Path] = None
+    tree_nodes: int = 0
+    stored: int = 0
+
+
+class JobProof:
+    """The parallel prover of one position: its questions on ``workers`` processes
+    of the pool (made once), each with its own shared store and tree."""
+
+    def __init__(self, position: Position, opts: SolveOptions, rules: PnRules = PnRules()) -> None:
+        check_game(position.spec)
+        self.position, self.opts, self.rules = position, opts, rules
+        self.backend: Backend = registry.get_coordinator(opts.backend, opts.workers, POOL_TT_BITS,
+                                                         opts.address).backend
+        self.store_bits = max(16, min(PN_STORE_MAX_BITS, opts.tt_bits - 2))
+        self.worker_tt_bits = max(12, min(PN_JOB_TT_BITS, opts.tt_bits - 2 - (opts.workers - 1).bit_length()))
+        self.restarts: dict[int, int] = {}
+        self.worker_stats: dict[int, WorkerStats] = {}
+
+    def ask(self, attacker_moves: bool, deadline: Optional[float], node_limit: Optional[int],
+            certificate: Optional[Path], status: Callable[[str], None]) -> QuestionRun:
+        """Whether the attacker (the side to move, or the other) wins the position."""
+        pos, spec = self.position, self.position.spec
+        salt = int(new_salt())
+        store = SharedStore(self.store_bits)
+        path, st = store.path, store.array
+        mover = "x" if pos.ply % 2 == 0 else "o"
+        attacker = mover if attacker_moves else ("o" if mover == "x" else "x")
+        question = f"{attacker}-wins@{pos.board_text()}"
+        backend = self.backend
+        try:
+            kernels = CoordinatorKernels(spec, salt, st, self.store_bits, self.rules)
+            tree = PnTree(pos.x, pos.o, pos.ply, attacker_moves, kernels.expand, kernels.state_of,
+                          kernels.zone_of, kernels.settle, PN_OPEN_DEPTH)
+            run = QuestionRun(None, None, 0)
+            started = time.perf_counter()
+            running_jobs: dict[int, tuple[PnJob, PnNode]] = {}
+            backend.begin()
+            stopped = False
+            while tree.root.state == OPEN:
+                for slot in range(1, backend.n + 1):
+                    if slot in running_jobs or stopped:
+                        continue
+                    node = tree.select()
+                    if node is None:
+                        break
+                    job = PnJob(next(_job_ids), spec.cols, spec.rows, spec.k, question, salt, str(path),
+                                self.store_bits, node.x, node.o, node.ply, node.or_node, PN_JOB_NODES,
+                                self.worker_tt_bits, self.rules)
+                    tree.begin_job(node)
+                    if not backend.start(slot, job):
+                        tree.end_job(node, -2, 1, 1)
+                        self._restart(slot, "its pipe closed", kernels)
+                        continue
+                    running_jobs[slot] = (job, node)
+                if tree.root.state != OPEN:
+                    break
+                if not running_jobs:
+                    if stopped:
+                        break
+                    raise MnkError("the proof's tree has no open leaf to hand out (an internal error)")
+                wait = 0.05 if deadline is None else max(0.0, min(0.05, deadline - time.monotonic()))
+                for slot, event in backend.collect(wait):
+                    if slot not in running_jobs:
+                        continue
+                    job, node = running_jobs.pop(slot)
+                    if isinstance(event, Lost):
+                        run.lost += 1
+                        tree.end_job(node, -2, 1, 1)
+                        self._restart(slot, event.how, kernels)
+                        continue
+                    assert isinstance(event, PnJobResult)
+                    run.nodes += event.nodes
+                    self._account(event)
+                    if event.stats.get("full"):
+                        raise MnkError(f"the shared store of 2**{self.store_bits} entries is full: give a bigger "
+                                       "table (--tt-size)")
+                    if event.stopped:
+                        tree.end_job(node, -2, 1, 1)
+                        continue
+                    run.jobs += 1
+                    tree.end_job(node, event.found, event.pn, event.dn)
+                status(self._status(tree, run, started))
+                late = deadline is not None and time.monotonic() >= deadline
+                over = node_limit is not None and run.nodes >= node_limit
+                watch = self.opts.watch
+                if not stopped and (late or over or (watch is not None and watch.stopped)):
+                    backend.stop_all()
+                    stopped = True
+                if watch is not None:
+                    watch.count(run.nodes)
+            if running_jobs:   # (stopped, or settled while jobs ran: stop them, drop their answers)
+                backend.stop_all()
+                self._drain(running_jobs, kernels)
+            backend.begin()
+            run.nodes += kernels.nodes
+            run.tree_nodes = tree.nodes
+            p = kernels.prover
+            run.stored = int(p.kernels.count_entries(st, np.uint64((1 << self.store_bits) - 1)))
+            if tree.root.state == OPEN:
+                return run
+            run.wins = tree.root.state == PROVEN
+            _, _, move = kernels.lookup(tree.root)
+            run.move = None if move < 0 else move
+            if certificate is not None:
+                run.certificate = write_certificate(p, st, pos, attacker, run.wins, certificate, run.nodes,
+                                                    time.perf_counter() - started, self.opts.progress)
+            return run
+        except BaseException:
+            backend.stop_all()
+            raise
+        finally:
+            store.close()
+
+    def _drain(self, running_jobs: dict, kernels: CoordinatorKernels) -> None:
+        """Wait for the stopped jobs' answers (dropped)."""
+        end = time.monotonic() + 30
+        while running_jobs and time.monotonic() < end:
+            for slot, event in self.backend.collect(0.1):
+                running_jobs.pop(slot, None)
+                if isinstance(event, Lost):
+                    self._restart(slot, event.how, kernels)
+        for slot in list(running_jobs):
+            self.backend.reset(slot)
+            running_jobs.pop(slot)
+            self._bury(kernels, slot)
+
+    def _restart(self, slot: int, how: str, kernels: CoordinatorKernels) -> None:
+        count = self.restarts[slot] = self.restarts.get(slot, 0) + 1
+        if count > MAX_RESTARTS_PER_WORKER:
+            raise MnkError(f"worker {slot} stopped {count} times ({how}); run again or use --workers 1")
+        self._bury(kernels, slot)
+        self.backend.restart(slot)
+
+    def _bury(self, kernels: CoordinatorKernels, slot: int) -> None:
+        """Mark the store slots the dead worker of ``slot`` left half written (its own marks only)."""
+        p = kernels.prover
+        p.kernels.bury_dead(p.st, np.uint64((1 << self.store_bits) - 1), slot)
+
+    def _account(self, r: PnJobResult) -> None:
+        s = self.worker_stats.get(r.worker) or WorkerStats(r.worker, 0, 0, 0.0, 0)
+        self.worker_stats[r.worker] = WorkerStats(r.worker, s.tasks + 1, s.nodes + r.nodes, s.cpu_s + r.cpu_s,
+                                                  max(s.peak_rss, r.peak_rss),
+                                                  s.certificates + r.stats.get("pairings", 0),
+                                                  s.vcf_wins + r.stats.get("vcf_proofs", 0)
+                                                  + r.stats.get("vcf_disproofs", 0))
+
+    @staticmethod
+    def _status(tree: PnTree, run: QuestionRun, started: float) -> str:
+        root = tree.root
+        if root.children is None:
+            moves = "root not split yet"
+        else:
+            done = sum(1 for c in root.children if c.state != OPEN)
+            live = len(tree.live_children(root)) if root.state == OPEN else 0
+            moves = f"root moves {done} settled, {live} open of {len(root.children)}"
+        elapsed = time.perf_counter() - started
+        return (f"pn jobs: {run.nodes / 1e6:.1f} M nodes, {run.jobs} jobs, {moves}, root pn {root.pn} dn {root.dn}, "
+                f"{elapsed:.0f} s")
+
+
+def solve_pn_parallel(position: Position, opts: SolveOptions, certificate: Optional[Path] = None) -> SolveResult:
+    """The weak value of ``position`` by the proof-number prover on ``opts.workers``
+    workers (module docstring): "does the side to move win?", then (unless it does,
+    and past the empty board) "does the other side win?"; with ``certificate``, the
+    value's certificates (mnk-proof/2) written there from what the jobs settled."""
+    started = time.perf_counter()
+    limit = opts.limit
+    deadline = None if limit.time is None else time.monotonic() + limit.time
+    proof = JobProof(position, opts)
+    line = running.StatusLine(opts.progress)
+    runs: list[QuestionRun] = []
+
+    def nodes_left() -> Optional[int]:
+        return None if limit.nodes is None else max(1, limit.nodes - sum(r.nodes for r in runs))
+
+    try:
+        def ask(attacker_moves: bool, cert: Optional[Path]) -> QuestionRun:
+            runs.append(proof.ask(attacker_moves, deadline, nodes_left(), cert, lambda s: line.update(lambda: s)))
+            return runs[-1]
+
+        first = ask(True, certificate)
+        if first.wins is None:
+            value, move = Value.UNKNOWN, None
+        elif first.wins:
+            value, move = Value.WIN, first.move
+        else:
+            second = ask(False, None if position.ply == 0 else certificate)
+            if second.wins is None:
+                value, move = Value.UNKNOWN, None
+            elif second.wins:
+                value, move = Value.LOSS, None
+            else:
+                value, move = Value.DRAW, second.move
+    finally:
+        line.finish()
+    nodes = sum(r.nodes for r in runs)
+    stats = [WorkerStats(0, 0, sum(r.nodes for r in runs) - sum(s.nodes for s in proof.worker_stats.values()))] + \
+        [proof.worker_stats[w] for w in sorted(proof.worker_stats)]
+    figures = {"jobs": sum(r.jobs for r in runs), "lost": sum(r.lost for r in runs),
+               "tree_nodes": sum(r.tree_nodes for r in runs), "stored": sum(r.stored for r in runs),
+               "questions": len(runs)}
+    elapsed = time.perf_counter() - started
+    if not value.known:
+        bounds = (-1, 0) if runs and runs[0].wins is False else ((0, 1) if position.ply == 0 else (-1, 1))
+        return SolveResult(position.spec, Value.UNKNOWN, None, None, [], nodes, elapsed, stats, bounds=bounds,
+                           parallel=figures)
+    if move is None:   # (a loss: any move; the block of a completion cell first)
+        move = loss_move(position)
+    result = SolveResult(position.spec, value, None, Move(position.spec, move), moves_of(position.spec, [move]), nodes,
+                         elapsed, stats, proof="pn", parallel=figures)
+    if certificate is not None:
+        result.certificates = [str(r.certificate) for r in runs if r.certificate is not None]
+    return result
