@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from fuzzing import BUDGETS, fuzz, one_line_error, run_cli
 from naive import naive_score
 from parallel_mnk import GameSpec, MnkError, Position
-from parallel_mnk.game.rules import format_board_text, format_move, value_of_score
+from parallel_mnk.game.rules import format_board_text, move_name, value_of_score
 
 SMALL = [GameSpec(3, 3, 3), GameSpec(4, 3, 3), GameSpec(4, 4, 3, gravity=True), GameSpec(3, 5, 3, gravity=True)]
 JUNK = list("0123456789abcdefghijkxyzXO.,;:/ \t-+_*#\x00\u00e9\u0663\u2028\udcff")
@@ -42,7 +42,7 @@ def games(draw, spec: GameSpec) -> Position:
     for choice in draw(st.lists(st.integers(0, 63), max_size=spec.cells)):
         if pos.is_game_over():
             break
-        moves = pos.legal_moves()
+        moves = list(pos.legal_moves)
         pos.push(moves[choice % len(moves)])
     return pos
 
@@ -77,7 +77,7 @@ def move_texts(draw) -> tuple[GameSpec, str]:
     moves = list(pos.move_stack)
     if pos.is_game_over() and draw(st.booleans()):
         moves.append(draw(st.integers(0, spec.cols - 1 if spec.gravity else spec.cells - 1)))
-    tokens = [format_move(spec, m) for m in moves]
+    tokens = [move_name(spec, m) for m in moves]
     sep = "" if spec.gravity and draw(st.booleans()) else draw(st.sampled_from(SEPARATORS))
     text = draw(st.sampled_from(["", " ", "\t"])) + sep.join(tokens) + draw(st.sampled_from(["", " ", ","]))
     return spec, draw(edited(text))
