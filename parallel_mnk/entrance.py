@@ -20,9 +20,9 @@ from __future__ import annotations
 import tempfile
 import time
 from pathlib import Path
-from typing import Optional, Union
+from typing import Callable, Optional, Union
 
-from .api.options import Limit, Options, SolveOptions, Watch, as_path
+from .api.options import Limit, Options, SolveOptions, Watch
 from .api.results import Analysis, LimitedResult, MoveAnalysis, SolveResult, WorkerStats
 from .engines.analysis import first_entries, search_big, search_serial
 from .engines.book_answers import book_result
@@ -32,8 +32,10 @@ from .engines.exact.big import solve_big
 from .engines.exact.search import terminal_result
 from .engines.limited import LimitedSearch
 from .engines.serial import solve_serial
+from .game.geometry import winning_cells
+from .game.moves import Move
 from .game.position import Position
-from .game.rules import GameSpec, MnkError, OptionError, UnsupportedError, Value
+from .game.rules import GameSpec, MnkError, OptionError, UnsupportedError, Value, generic_bounds
 from .parallel.scheduling import registry
 from .parallel.scheduling.driver import solve_parallel
 from .parallel.uses.big import solve_big_parallel
@@ -62,25 +64,79 @@ def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = Fal
     cannot be solved or asked.
     """
     opts = prepare("solve", _position(position, "solve").spec, limit, weak, options)
-    folder = as_path(opts.certificate)
     kernels = KernelLoad(position.spec, opts)   # loaded at the first need: a book answer may need none
-    result = None
-    if folder is None and position.spec.exact_solvable and opts.checkpoint is None:
-        book = open_book(position.spec, _book_choice(opts))
-        result = None if book is None else book_result(position, book, opts, kernels.load)
-    if result is None:
-        kernels.load()
-        if not position.spec.exact_solvable:
-            result = solve_big_parallel(position, opts) if opts.workers > 1 else solve_big(position, opts)
-        elif folder is not None and not opts.parallel and opts.pn_first(position):
-            result = solve_serial(position, opts, folder)   # (the proof-number prover writes them as it proves)
-        else:
-            result = solve_parallel(position, opts) if opts.parallel else solve_serial(position, opts)
-    if folder is not None and result.certificates is None:
-        certify(position, result, opts, folder)
+    result: Optional[SolveResult] = None
+    for answer in _answerers(position.spec, opts, kernels):   # an opening book, then the search
+        result = answer(position, opts)
+        if result is not None:
+            break
+    assert result is not None, "the search always answers"
+    if not result.value.known and not position.is_game_over():   # what an engine that said nothing so far
+        if result.bounds is None:                                  # proved: nothing; where it begins
+            result.bounds = (-1, 1) if opts.weak else generic_bounds(position.spec.cells, position.ply)
+        if result.best_move is None:
+            result.best_move = first_choice(position)
     result.startup_s = kernels.seconds
     result.to_move = position.turn
     return result
+
+
+def first_choice(position: Position) -> Move:
+    """A move for a position no search has said anything of (not over): a win at once,
+    else a block of the opponent's win in one, else the legal move nearest the centre
+    (the first one of a search's usual order)."""
+    spec = position.spec
+    own, opp = position.stones()
+    playable = 0
+    for move in position.legal_moves:
+        playable |= 1 << position.cell_of_move(move)
+    for stones in (own, opp):
+        wins = winning_cells(stones, playable, spec.rows, spec.cols, spec.k)
+        if wins:
+            return position.move_of_cell((wins & -wins).bit_length() - 1)
+
+    def off_centre(move: Move) -> float:
+        cell = position.cell_of_move(move)
+        return abs(cell % spec.cols - (spec.cols - 1) / 2) + abs(cell // spec.cols - (spec.rows - 1) / 2)
+
+    return min(position.legal_moves, key=off_centre)
+
+
+Answerer = Callable[[Position, SolveOptions], Optional[SolveResult]]
+
+
+def _answerers(spec: GameSpec, opts: SolveOptions, kernels: "KernelLoad") -> list[Answerer]:
+    """Who answers a solve of a position of ``spec`` with ``opts``, asked in turn until one
+    does: an opening book where one is asked and no certificate or checkpoint is (None
+    when it does not cover the position: :mod:`parallel_mnk.engines.book_answers`); then
+    the search, the kernels loaded first: past 64 cells the big-board search
+    (:mod:`parallel_mnk.engines.exact.big`, on the pool with workers), else the serial
+    search (:func:`~parallel_mnk.engines.serial.solve_serial`) or the parallel one
+    (:func:`~parallel_mnk.parallel.scheduling.driver.solve_parallel`, where
+    ``opts.parallel``), and with a certificate folder the value's certificates after it
+    (:func:`~parallel_mnk.parallel.uses.certify.certify`; the proof-number prover writes
+    its own as it proves)."""
+    if not spec.exact_solvable:
+        search: Answerer = solve_big_parallel if opts.workers > 1 else solve_big
+    else:
+        search = solve_parallel if opts.parallel else solve_serial
+
+    def searched(position: Position, opts: SolveOptions) -> Optional[SolveResult]:
+        kernels.load()
+        folder = None if opts.certificate is None else Path(opts.certificate)
+        if folder is not None and search is solve_serial and opts.pn_first(position):
+            return solve_serial(position, opts, folder)   # (the proof-number prover writes them as it proves)
+        result = search(position, opts)
+        if result is not None and folder is not None:
+            certify(position, result, opts, folder)
+        return result
+
+    def from_book(position: Position, opts: SolveOptions) -> Optional[SolveResult]:
+        book = open_book(position.spec, _book_choice(opts))
+        return None if book is None else book_result(position, book, opts, kernels.load)
+
+    booked = opts.book is not None and opts.certificate is None and opts.checkpoint is None and spec.exact_solvable
+    return [from_book, searched] if booked else [searched]
 
 
 def analyze(position: Position, limit: Optional[Limit] = None, *, weak: bool = False,

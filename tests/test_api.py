@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import io
 import re
 import subprocess
 import sys
@@ -14,8 +15,9 @@ from pathlib import Path
 import pytest
 
 import parallel_mnk
-from parallel_mnk import (PRESETS, GameSpec, Limit, MnkError, OptionError, Options, Position, UnsupportedError,
-                          analyze, best_move, build_book, solve)
+from parallel_mnk import (PRESETS, GameSpec, Limit, MnkError, Move, OptionError, Options, Position, Side,
+                          UnsupportedError, analyze, best_move, build_book, solve)
+from parallel_mnk.frontends.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 C4, TTT = PRESETS["connect4"], PRESETS["tictactoe"]
@@ -98,3 +100,57 @@ def test_a_users_script_runs_as_written(script, tmp_path):
     run = subprocess.run([sys.executable, str(ROOT / "tests" / "typing" / script)], cwd=tmp_path,
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
+
+
+def test_counts_are_singular_for_one():
+    """Plurals right: "1 stone", "1 position", "1 move", never "1 stones" or "move(s)"."""
+    from parallel_mnk.api.results import LimitedResult, counted
+    from parallel_mnk.kernels.limited.limited_layout import WIN
+    from parallel_mnk.proofcheck import Verdict
+
+    assert (counted(1, "stone"), counted(2, "stone"), counted(1, "ply", "plies"), counted(3, "ply", "plies"),
+            counted(1234, "node")) == ("1 stone", "2 stones", "1 ply", "3 plies", "1,234 nodes")
+    one = LimitedResult(Move(TTT, 4), WIN - 1, 1, 1, 1, 0.0, to_move=Side.X)
+    assert str(one).startswith("win for X in 1 move, best move b2 (depth 1, 1 node, ") and one.describe() == "wins in 1 move"
+    line = Verdict(3, 3, 3, False, ".../.../...", "x", "cannot-win", 1, 1, 0).line()
+    assert line.endswith("(1 position, 1 record used, 0 records unused)"), line
+    out = io.StringIO()
+    assert main(["solve", "--game", "tictactoe", "--moves", "b2", "--workers", "1"], stdout=out) == 0
+    assert out.getvalue().startswith("3x3 k=3, 1 stone, O to move\n")
+    assert not re.search(r"\b1 (stones|moves|nodes|positions|plies|records|entries|processes|workers)\b|\(s\)",
+                         out.getvalue()), out.getvalue()
+
+
+def test_a_compile_before_a_limited_search_says_the_limit_leaves_it_out(monkeypatch):
+    """A search with a time limit that waits for a compile says so on the compile's line."""
+    from parallel_mnk.runtime import families
+
+    assert families.outside_the_limit(None) == ""
+    stream = io.StringIO()
+    monkeypatch.setattr(families, "announce_to", stream)
+    line = families._Announcement(["gravity"], 2, True, families.outside_the_limit(3.0))
+    line.done()
+    assert stream.getvalue().startswith("compiling the gravity search kernels (first run only, 2 processes; "
+                                        "not counted in the 3 s time limit)... done in ")
+
+
+def test_the_move_for_a_position_nothing_was_said_of():
+    """entrance.first_choice (what a stopped solve answers when its engine named no move):
+    a win at once, else a block of the opponent's, else the legal move nearest the centre."""
+    from parallel_mnk.entrance import first_choice
+
+    assert first_choice(Position(GameSpec(15, 15, 5))) == "h8" and first_choice(Position(C4)) == "4"
+    assert first_choice(Position.from_moves(TTT, "a1,b2,a2")) == "a3"            # O blocks a1-a2
+    assert first_choice(Position.from_moves(TTT, "a1,b2,a2,a3")) == "c1"         # X blocks a3-b2
+    assert first_choice(Position.from_moves(TTT, "a1,a2,b1,b2,c3")) == "c2"      # O wins at once, not a block
+    assert first_choice(Position.from_moves(C4, "1212121"[:-1] + "3")) in ("1", "2")
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_every_stopped_solve_has_bounds_and_a_move(workers):
+    """Stopped by a limit before anything finished: unknown, the bounds (the widest, or
+    narrower) and a legal move so far, serial and parallel, weak and exact."""
+    for weak in (False, True):
+        pos = Position.from_moves(C4, "4453")
+        r = solve(pos, Limit(nodes=1_000), weak=weak, options=Options(workers=workers, tt_size="2M"))
+        assert r.value.known or (r.bounds is not None and r.best_move in pos.legal_moves), r
