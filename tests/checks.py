@@ -145,7 +145,7 @@ def serial_score(pos: Position) -> int:
     return _serial_cache[key]
 
 
-def check_best_move(pos: Position, move: int, score: int, weak: bool) -> None:
+def check_best_move(pos: Position, move, score: int, weak: bool) -> None:
     """``move`` is optimal: it wins at once, or the child's serial score is
     ``-score`` (weak: the child's value is the opposite of ``sign(score)``)."""
     assert move in pos.legal_moves, (move, pos.legal_moves)
@@ -171,7 +171,7 @@ def check_best_move(pos: Position, move: int, score: int, weak: bool) -> None:
         assert -child_score == score, (move, child_score, score)
 
 
-def check_pv(pos: Position, pv: list[int], score: int) -> None:
+def check_pv(pos: Position, pv: list, score: int) -> None:
     """Each move of ``pv`` is legal and keeps the score; the line ends the game."""
     assert pv, "empty principal variation"
     cur = pos.copy()

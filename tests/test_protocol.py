@@ -214,7 +214,7 @@ def test_stats_line_on_stderr(capsys):
     code, out = nmk(query(S, "000/000/000", 1), "--stats")
     err = capsys.readouterr().err
     assert (code, out) == (0, "BOTH_PLAYERS_TIE\n")
-    assert err.startswith("parallel-mnk nmk: 1 queries;") and err.count("\n") == 1
+    assert err.startswith("parallel-mnk nmk: 1 query;") and err.count("\n") == 1
 
 
 # ---------------------------------------------------------------- errors

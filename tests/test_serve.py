@@ -26,7 +26,7 @@ from parallel_mnk.frontends.cli import main
 from parallel_mnk.frontends.jobs import Jobs
 from parallel_mnk.game.rules import move_list_text, move_list_indexes
 from parallel_mnk.frontends.serve import MAX_FIELDS, MAX_URL, peer_closed
-from parallel_mnk import Options
+from parallel_mnk import Options, parse_move_list
 
 HARD = "game=connect4&moves=4"         # tens of seconds: long enough to stop (4453 now takes about 1 s)
 TIMES = {"nodes", "time_s", "cpu_s", "peak_rss"}
@@ -82,7 +82,7 @@ def test_analyze_and_solve_answer_as_the_engines_on_random_positions(server, spe
         expected = solve(pos)
         assert (got["value"], got["score"]) == (expected.value, expected.score)
         assert got["best_move"] == got["pv"][0] and got["best_move"] in analyze(pos).to_dict()["best_moves"]
-        check_pv(pos, move_list_indexes(spec, ",".join(got["pv"])), expected.score)
+        check_pv(pos, parse_move_list(spec, ",".join(got["pv"])), expected.score)
         assert sum(w["nodes"] for w in got["workers"]) == got["nodes"]
 
 

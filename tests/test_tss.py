@@ -14,6 +14,7 @@ from parallel_mnk import GameSpec, Limit, Position, solve
 from parallel_mnk import best_move
 from parallel_mnk.engines.limited import LimitedSearch
 from parallel_mnk import Move, Options
+from parallel_mnk.game.moves import moves_of
 
 GOMOKU = GameSpec(15, 15, 5)
 # O to move; the engine needs 7 plies to see the win (f10), the threat-space search finds it at once
@@ -51,7 +52,7 @@ def clustered(rng: random.Random, stones: int) -> Position:
                        for r in range(s // 15 - 2, s // 15 + 3) for c in range(s % 15 - 2, s % 15 + 3)
                        if 0 <= r < 15 and 0 <= c < 15 and not taken >> (r * 15 + c) & 1})
         rng.shuffle(near)
-        if not push_quiet(pos, near):
+        if not push_quiet(pos, moves_of(GOMOKU, near)):
             break
     return pos
 

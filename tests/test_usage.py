@@ -24,7 +24,7 @@ import pytest
 
 from checks import missing
 from parallel_mnk.frontends.arguments import build_parser
-from parallel_mnk.frontends.cli import COMMANDS
+from parallel_mnk.frontends.cli import commands
 
 ROOT = Path(__file__).resolve().parent.parent
 USAGE = (ROOT / "docs" / "usage.md").read_text()
@@ -100,7 +100,7 @@ def test_the_python_block_runs(monkeypatch, tmp_path, capsys):
 
 
 # ------------------------------------------------------------------ the page and --help
-PARSER = build_parser(COMMANDS)
+PARSER = build_parser(commands())
 SUBPARSERS = next(a for a in PARSER._actions if a.__class__.__name__ == "_SubParsersAction").choices
 # the page's sections of each command (the section on boards past 64 cells is solve's too)
 SECTIONS = {"serve": ["serve"], "solve": ["solve", "Boards past 64 cells"], "analyze": ["analyze"], "best": ["best"],

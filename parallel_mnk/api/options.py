@@ -49,8 +49,10 @@ def max_workers(backend: str) -> int:
 
 def check_workers(workers: object, backend: str = "process", name: str = "workers") -> None:
     """Raise :class:`OptionError` (about ``name``) unless ``workers`` is an int from 1 to :func:`max_workers`."""
-    if not _is_int(workers) or workers < 1:   # type: ignore[operator]
+    if not _is_int(workers):
         raise OptionError(f"{name} must be a whole number, at least 1, got {workers!r}")
+    if workers < 1:   # type: ignore[operator]
+        raise OptionError(f"{name} must be at least 1, got {workers!r}")
     if workers > max_workers(backend):   # type: ignore[operator]
         raise OptionError(f"{name} must be at most {max_workers(backend)} on the {backend} backend (this machine), "
                           f"got {workers}")

@@ -283,7 +283,9 @@ def cmd_warm_up(args, stdin: TextIO, stdout: TextIO) -> int:
     return 0
 
 
-COMMANDS = {"solve": cmd_solve, "analyze": cmd_analyze, "nmk": cmd_nmk, "play": cmd_play, "best": cmd_best,
+def commands() -> dict:
+    """Each subcommand's function, by name (looked up when called: a test may replace one)."""
+    return {"solve": cmd_solve, "analyze": cmd_analyze, "nmk": cmd_nmk, "play": cmd_play, "best": cmd_best,
             "serve": cmd_serve, "warm-up": cmd_warm_up}
 
 
@@ -301,7 +303,7 @@ def _check_workers(args) -> None:
 
 def main(argv: Optional[list[str]] = None, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
     """Entry point of ``parallel-mnk``; returns the exit status."""
-    parser = build_parser(COMMANDS)
+    parser = build_parser(commands())
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help(sys.stderr)
