@@ -29,7 +29,7 @@ from parallel_mnk.frontends.cli import commands
 ROOT = Path(__file__).resolve().parent.parent
 USAGE = (ROOT / "docs" / "usage.md").read_text()
 DATA = ROOT.parent / "shared" / "data" / "connect4"
-SLOW_BLOCKS = ("Test_L2_R2", "book build", "--time-limit 5", "--moves 4453 --workers 1")
+SLOW_BLOCKS = ("Test_L2_R2", "book build", "--time-limit 5", "--moves 4453 --workers 1", "c444")
 
 
 def sh_blocks() -> list[list[tuple[str, str]]]:
@@ -91,6 +91,7 @@ def test_every_command_of_the_page_runs(block, tmp_path):
         assert run.stdout.strip(), (command, "printed nothing")
 
 
+@pytest.mark.slow
 def test_the_python_block_runs(monkeypatch, tmp_path, capsys):
     block = re.search(r"```python\n(.*?)```", USAGE, re.S).group(1)
     monkeypatch.chdir(tmp_path)
