@@ -173,7 +173,7 @@ def test_checkpoint_of_another_position_or_game_is_refused(tmp_path):
                            "--checkpoint", str(journal)), capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert p.returncode == 2
     assert p.stderr.count("\n") == 1 and "another game or position" in p.stderr, p.stderr
-    assert "4x4 k=3, 1 stones" in p.stderr
+    assert "4x4 k=3, 1 stone" in p.stderr
     # the right position still resumes
     r = solve(Position.from_moves(GameSpec(4, 4, 3), "b3"), options=Options(workers=2, tt_size="512K", progress=False, checkpoint=journal))
     assert r.checkpoint["run"] == 2

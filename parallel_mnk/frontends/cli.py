@@ -45,16 +45,19 @@ def _announce(args) -> None:
     args.notes = ()
 
 
-def _stdin_lines(stdin: TextIO) -> Iterator[str]:
+def _stdin_lines(stdin: TextIO, args) -> Iterator[str]:
     """The position lines of stdin, without their line ends: every line, an empty one
     the empty board (as in Pons' and Steininger's solvers), with a word on stderr
-    first when a person is typing them. A stdin without any line is an error."""
+    first when a person is typing them, and the notes of :func:`_announce` once the
+    first line has come. A stdin without any line is an error (one line, no note)."""
     if stdin.isatty():
         sys.stderr.write(f"{PROG}: reading positions from the terminal, one a line (a move list, or board "
                          "text with '/'; an empty line is the empty board); Ctrl-D ends\n")
     count = 0
     for line in stdin:
         count += 1
+        if count == 1:
+            _announce(args)
         yield line.rstrip("\n").rstrip("\r")
     if not count:
         raise MnkError("no position on stdin: give one a line (an empty line is the empty board), "
@@ -97,8 +100,8 @@ def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
     if options.backend == "ray":  # start Ray (or join the cluster) before the clock of the first solve
         ray_start = entrance.start_backend("ray", options.workers, opts.tt_bits, options.address)
         stop_on_sigterm()
-    _announce(args)
     if one is not None:
+        _announce(args)
         result = entrance.solve(one, limit, weak=args.weak, options=options)
         if args.json:
             stdout.write(json.dumps(result.to_dict()) + "\n")
@@ -107,7 +110,7 @@ def cmd_solve(args, stdin: TextIO, stdout: TextIO) -> int:
             _print_extras(result, result.startup_s + ray_start, options.backend, stdout)
         return 0 if result.value.known else 3
     failures = unknown = 0   # one position per line on stdin, one result line each
-    for text in _stdin_lines(stdin):
+    for text in _stdin_lines(stdin, args):
         try:
             result = entrance.solve(_position_from_text(spec, text), limit, weak=args.weak, options=options)
         except MnkError as e:
@@ -160,15 +163,15 @@ def cmd_analyze(args, stdin: TextIO, stdout: TextIO) -> int:
     limit = Limit(time=args.time_limit)
     entrance.prepare("analyze", spec, limit, args.weak, options)   # refused before any work and the notes
     one = _one_position(spec, args)
-    _announce(args)
     if one is not None:
+        _announce(args)
         a = entrance.analyze(one, limit, weak=args.weak, options=options)
         stdout.write(json.dumps(a.to_dict()) + "\n" if args.json else render(a))
         if a.startup_s > 0 and not args.json:
             stdout.write(f"(kernel start-up: {a.startup_s:.2f} s, not counted above)\n")
         return 0 if a.value.known else 3
     failures = unknown = 0  # one position per line on stdin, one line each
-    for text in _stdin_lines(stdin):
+    for text in _stdin_lines(stdin, args):
         try:
             a = entrance.analyze(_position_from_text(spec, text), limit, weak=args.weak, options=options)
         except MnkError as e:
