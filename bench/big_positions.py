@@ -18,7 +18,7 @@ from typing import Optional
 
 import numpy as np
 
-from parallel_mnk import GameSpec, Position
+from parallel_mnk import GameSpec, Move, Position
 from parallel_mnk.engines.exact.big import BigSearch
 from parallel_mnk.kernels.limited import limited_layout as GL
 from parallel_mnk.kernels.limited.tss import scratch_size
@@ -41,7 +41,7 @@ def _clustered_game(spec: GameSpec, stones: int, rng: random.Random) -> Optional
                 break
         else:
             return None
-        pos.push(cell)
+        pos.push(Move(spec, cell))
         if pos.is_game_over():
             return None
     return pos
@@ -116,7 +116,7 @@ def endgames(spec: GameSpec, count: int, seed: int, empty: tuple[int, int] = (9,
         left = rng.randint(*empty)
         pos = Position(spec)
         while pos.ply < spec.cells - left and not pos.is_game_over():
-            moves = pos.legal_moves()
+            moves = list(pos.legal_moves)
             rng.shuffle(moves)
             for m in moves:   # a move that does not end the game, if there is one
                 pos.push(m)

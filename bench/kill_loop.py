@@ -61,6 +61,7 @@ from checks import C4, KILL_MOVES, KILL_SCORE, kill_mid_search, random_positions
 
 from parallel_mnk import Position, solve  # noqa: E402
 from parallel_mnk.parallel.scheduling.registry import get_coordinator, get_pool, shutdown_backends  # noqa: E402
+from parallel_mnk import Limit, Options
 
 TT_BITS = 20
 SHM = Path("/dev/shm")
@@ -80,7 +81,7 @@ def pick_positions(count: int, seed: int, workers: int, min_s: float, max_s: flo
         r, took = _timed_solve(pos, workers, time_limit=max_s)
         if r.score is None or took < min_s:
             continue
-        serial = solve(pos, workers=1, pv=False, progress=False)
+        serial = solve(pos, options=Options(workers=1, pv=False, progress=False))
         assert serial.score == r.score, f"serial {serial.score} != parallel {r.score} on {pos.move_stack}"
         out.append(("".join(str(m + 1) for m in pos.move_stack), pos, serial.score, took))
     return out
@@ -88,8 +89,7 @@ def pick_positions(count: int, seed: int, workers: int, min_s: float, max_s: flo
 
 def _timed_solve(pos: Position, workers: int, time_limit: Optional[float] = None):
     t = time.perf_counter()
-    r = solve(pos, workers=workers, tt_bits=TT_BITS, pv=False, progress=False, serial_budget=0,
-              time_limit=time_limit)
+    r = solve(pos, Limit(time=time_limit), options=Options(workers=workers, tt_size=8 << TT_BITS, pv=False, progress=False, serial_budget=0))
     return r, time.perf_counter() - t
 
 
@@ -134,7 +134,7 @@ def kill_loop(kills: int, positions: list[tuple[str, Position, int, float]], *, 
 
         def run() -> None:
             try:
-                box["result"] = solve(pos, workers=workers, tt_bits=TT_BITS, pv=False, progress=False, serial_budget=0)
+                box["result"] = solve(pos, options=Options(workers=workers, tt_size=8 << TT_BITS, pv=False, progress=False, serial_budget=0))
             except BaseException as e:   # (reported as a wrong answer)
                 box["error"] = e
 

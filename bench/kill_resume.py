@@ -26,12 +26,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from parallel_mnk import GameSpec, MnkError, Position, solve  # noqa: E402
 from parallel_mnk.parallel.scheduling import snapshots  # noqa: E402
+from parallel_mnk import Limit, Options
 
 
 def run(pos: Position, journal: Path, args: argparse.Namespace, limit: float | None = None):
     """One solve of ``pos`` with ``journal``: (value, wall seconds, nodes, positions kept below tasks)."""
-    r = solve(pos, weak=True, workers=args.workers, tt_size=args.tt_size, pv=False, progress=False,
-              checkpoint=str(journal), split_depth=args.split_depth, time_limit=limit)
+    r = solve(pos, Limit(time=limit), weak=True, options=Options(workers=args.workers, tt_size=args.tt_size, pv=False, progress=False, checkpoint=str(journal), split_depth=args.split_depth))
     return str(r.value), r.time_s, r.nodes, r.checkpoint["line_positions_journaled"]
 
 
@@ -50,8 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         if not 0 < args.stop < 1 or args.snapshot_s <= 0:
             raise MnkError("--stop must be in (0, 1) and --snapshot-s positive")
         pos = Position(GameSpec(args.cols, args.rows, args.k))
-        solve(Position(GameSpec(4, 4, 3)), weak=True, workers=args.workers, pv=False, progress=False,
-              checkpoint=None)   # (kernels and the pool: loaded before any figure)
+        solve(Position(GameSpec(4, 4, 3)), weak=True, options=Options(workers=args.workers, pv=False, progress=False, checkpoint=None))   # (kernels and the pool: loaded before any figure)
         with tempfile.TemporaryDirectory() as tmp:
             value, whole, nodes, _ = run(pos, Path(tmp) / "whole.ckpt", args)
             print(f"uninterrupted: {value}, {whole:.1f} s, {nodes / 1e6:.1f} M nodes")

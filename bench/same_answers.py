@@ -24,6 +24,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import connect4_set   # noqa: E402
+from parallel_mnk import Options
 
 BOARDS = [((4, 4, 4, False), False), ((5, 5, 4, False), False), ((6, 5, 4, False), False),
           ((4, 7, 4, False), False), ((5, 5, 5, False), False), ((6, 6, 5, False), True),
@@ -65,8 +66,8 @@ def main(out: str) -> int:
     from parallel_mnk import GameSpec, Position, solve
     from parallel_mnk.game.rules import PRESETS
 
-    solve(Position.from_moves(PRESETS["connect4"], "44"), tt_bits=16, workers=1, progress=False, book="none")
-    solve(Position(GameSpec(4, 4, 4)), tt_bits=16, workers=1, progress=False)   # the modules loaded
+    solve(Position.from_moves(PRESETS["connect4"], "44"), options=Options(tt_size="512K", workers=1, progress=False, book="none"))
+    solve(Position(GameSpec(4, 4, 4)), options=Options(tt_size="512K", workers=1, progress=False))   # the modules loaded
     salts = FixedSalts()
     assert fix_salts(salts) >= 2
     rows: list[dict] = []
@@ -79,13 +80,11 @@ def main(out: str) -> int:
             moves = line.split()[0]
             for weak in (False, True):
                 salts.n = 0
-                r = solve(Position.from_moves(PRESETS["connect4"], moves), tt_bits=22, workers=1, weak=weak,
-                          progress=False, book="none")
+                r = solve(Position.from_moves(PRESETS["connect4"], moves), weak=weak, options=Options(tt_size="32M", workers=1, progress=False, book="none"))
                 rows.append({"set": name, "moves": moves, "weak": weak, **answer(r)})
     for (cols, rows_, k, gravity), weak in BOARDS:
         salts.n = 0
-        r = solve(Position(GameSpec(cols, rows_, k, gravity)), tt_bits=22, workers=1, weak=weak, progress=False,
-                  book="none")
+        r = solve(Position(GameSpec(cols, rows_, k, gravity)), weak=weak, options=Options(tt_size="32M", workers=1, progress=False, book="none"))
         rows.append({"board": [cols, rows_, k, gravity], "weak": weak, **answer(r)})
     text = json.dumps(rows, indent=0, sort_keys=True)
     Path(out).write_text(text)

@@ -18,7 +18,7 @@ import time
 from typing import Any, Optional
 
 from parallel_mnk import GameSpec, Limit, Position, analyze, solve
-from parallel_mnk.game.rules import format_move_list
+from parallel_mnk.game.rules import move_list_text
 
 LONG = "game=connect4&moves=4"   # a search longer than the server's --max-time: one to replace
 SEARCHES = {200, 503}            # a search may be refused when the queue is full
@@ -42,7 +42,7 @@ def positions(seed: int, per_spec: int = 8) -> list[tuple[Position, dict, dict]]
             for _ in range(rng.randint(lo, hi)):
                 if pos.is_game_over():
                     break
-                pos.push(rng.choice(pos.legal_moves()))
+                pos.push(rng.choice(pos.legal_moves))
             if pos.is_game_over() or any(p.move_stack == pos.move_stack and p.spec == spec for p, _, _ in out):
                 continue
             ref_solve = solve(pos, Limit(time=3)).to_dict()
@@ -60,7 +60,7 @@ def game_query(pos: Position, rng: random.Random) -> str:
         f"cols={spec.cols}&rows={spec.rows}&k={spec.k}" + ("&gravity=1" if spec.gravity else "")
     if rng.random() < 0.3:
         return game + "&board=" + pos.board_text().replace("\n", "%0A").replace(" ", "+")
-    return game + "&moves=" + format_move_list(spec, pos.move_stack).replace(",", "%2C")
+    return game + "&moves=" + move_list_text(spec, pos.move_stack).replace(",", "%2C")
 
 
 # ---------------------------------------------------------------- one request
@@ -200,7 +200,7 @@ class Load:
         if got is None:
             return
         if kind == "best":
-            if got.get("best_move") not in {format_move_list(pos.spec, [m]) for m in pos.legal_moves()}:
+            if got.get("best_move") not in {move_list_text(pos.spec, [m]) for m in pos.legal_moves}:
                 self.record("best", "wrong", 0.0, f"best move {got.get('best_move')} not legal in {query}")
             return
         wrong = agrees(kind, got, ref_solve, ref_analyze, weak)

@@ -9,6 +9,7 @@ import time
 from parallel_mnk import GameSpec, Position, solve
 from parallel_mnk.parallel.scheduling.registry import get_pool
 from parallel_mnk.runtime.ttable import transposition_table
+from parallel_mnk import Options
 
 TT_BITS = 24
 
@@ -45,8 +46,7 @@ def run(quick: bool = False, boards=None, weak: bool = False, workers_list=(1,),
             if workers > 1:
                 get_pool(workers, TT_BITS).tt[:] = 0   # start the pool and fault its table in before timing
             t, c = time.perf_counter(), time.process_time()
-            result = solve(Position(spec), weak=board_weak, pv=False, tt_bits=TT_BITS, workers=workers,
-                           progress=False)
+            result = solve(Position(spec), weak=board_weak, options=Options(pv=False, tt_size=8 << TT_BITS, workers=workers, progress=False))
             wall, cpu = time.perf_counter() - t, time.process_time() - c
             row = {"suite": "boards", "case": spec.describe() + (" weak" if board_weak else ""), "workers": workers,
                    "value": result.value, "score": result.score, "nodes": result.nodes, "proof": result.proof,

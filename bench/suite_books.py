@@ -33,7 +33,8 @@ from pathlib import Path
 from parallel_mnk import GameSpec, Position, solve
 from parallel_mnk.engines.books import thill
 from parallel_mnk.engines.books.base import positions_by_ply
-from parallel_mnk.frontends.solver import build_book, shutdown
+from parallel_mnk.entrance import build_book, shutdown
+from parallel_mnk import Options
 
 from . import common
 
@@ -110,11 +111,11 @@ def run_positions(count: int = 200, log=print) -> list[dict]:
         lines += [(m, int(s)) for m, s in (line.split() for line in path.read_text().splitlines()) if len(m) <= 12]
     sample = random.Random(1).sample(lines, count)
     for warm in ("", lines[0][0] if len(lines[0][0]) == 12 else next(m for m, _ in lines if len(m) == 12)):
-        solve(Position.from_moves(C4, warm), book="auto", pv=False, tt_size=TT_SIZE)   # database, kernels loaded
+        solve(Position.from_moves(C4, warm), options=Options(book="auto", pv=False, tt_size=TT_SIZE))   # database, kernels loaded
     wrong, times, book_hits = 0, [], 0
     for moves, score in sample:
         t = time.perf_counter()
-        r = solve(Position.from_moves(C4, moves), book="auto", pv=False, tt_size=TT_SIZE)
+        r = solve(Position.from_moves(C4, moves), options=Options(book="auto", pv=False, tt_size=TT_SIZE))
         times.append(time.perf_counter() - t)
         wrong += r.score != score
         book_hits += r.proof == "book"
@@ -141,8 +142,7 @@ def run_builds(builds, log=print) -> list[dict]:
             continue
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "book.sqlite"
-            book, r = build_book(spec, plies, out, workers=workers, backend=backend, tt_size=TT_SIZE,
-                                 leaf_book=leaves, progress=False)
+            book, r = build_book(spec, plies, out, options=Options(workers=workers, backend=backend, tt_size=TT_SIZE, book=leaves, progress=False))
             info = book.stats()
             book.close()
         shutdown()
@@ -163,8 +163,7 @@ def run_builds(builds, log=print) -> list[dict]:
 def _build_in_child(spec: GameSpec, plies: int, start, out) -> None:
     start.wait()
     with tempfile.TemporaryDirectory() as tmp:
-        out.put(build_book(spec, plies, Path(tmp) / "b.sqlite", tt_size=TT_SIZE, leaf_book="none",
-                           progress=False)[1].time_s)
+        out.put(build_book(spec, plies, Path(tmp) / "b.sqlite", options=Options(tt_size=TT_SIZE, book="none", progress=False))[1].time_s)
 
 
 def machine_ceiling(spec: GameSpec, plies: int, copies: int, alone: float) -> float:
@@ -207,7 +206,7 @@ def run_c4_without_database(log=print) -> list[dict]:
     sample = random.Random(4).sample(layer, SAMPLE_4PLY)
     t, nodes = time.perf_counter(), 0
     for p in sample:
-        nodes += solve(p, workers=2, pv=False, progress=False, tt_size=TT_SIZE, book="none").nodes
+        nodes += solve(p, options=Options(workers=2, pv=False, progress=False, tt_size=TT_SIZE, book="none")).nodes
     seconds = time.perf_counter() - t
     shutdown()
     per = seconds / len(sample)

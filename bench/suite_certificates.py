@@ -20,7 +20,8 @@ from pathlib import Path
 
 from parallel_mnk import GameSpec, Position, solve
 from parallel_mnk.engines.provers.certificate import claims_of, extract
-from parallel_mnk.frontends.solver import shutdown
+from parallel_mnk.entrance import shutdown
+from parallel_mnk import Options
 
 from . import common
 
@@ -73,7 +74,7 @@ def run_board(case: str, spec: GameSpec, log=print) -> list[dict]:
     """The rows of one board: one per claim of its value."""
     pos = Position(spec)
     started = time.perf_counter()
-    result = solve(pos, weak=True, pv=False, tt_bits=TT_BITS, workers=1)
+    result = solve(pos, weak=True, options=Options(pv=False, tt_size=8 << TT_BITS, workers=1))
     solve_s = time.perf_counter() - started
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

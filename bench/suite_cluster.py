@@ -13,6 +13,7 @@ import time
 
 from parallel_mnk import GameSpec, Position, solve
 from parallel_mnk.parallel.scheduling.registry import get_coordinator, shutdown_backends
+from parallel_mnk import Options
 
 from .suite_scaling import hard_positions
 
@@ -27,7 +28,7 @@ def _run(positions: list[Position], backend: str) -> tuple[float, int, int, list
     nodes = tasks = 0
     answers = []
     for p in positions:
-        r = solve(p, workers=WORKERS, tt_bits=TT_BITS, pv=False, progress=False, backend=backend)
+        r = solve(p, options=Options(workers=WORKERS, tt_size=8 << TT_BITS, pv=False, progress=False, backend=backend))
         nodes += r.nodes
         tasks += sum(w.tasks for w in r.workers[1:])
         answers.append(r.score)

@@ -26,6 +26,7 @@ from parallel_mnk.parallel.scheduling.registry import shutdown_backends as shutd
 from parallel_mnk.parallel.pools.procpool import ProcessPool
 from parallel_mnk.parallel.scheduling.tasklog import speedup_bound
 from parallel_mnk.runtime.ttable import transposition_table
+from parallel_mnk import Options
 
 from . import suite_scaling_long
 from .common import connect4_set
@@ -92,8 +93,7 @@ def _run(positions: list[Position], workers: int, weak: bool = False, split_dept
     per_nodes: Optional[list[int]] = None
     per_cpu: Optional[list[float]] = None
     for p in positions:
-        r = solve(p, workers=workers, weak=weak, pv=False, tt_bits=TT_BITS, split_depth=split_depth,
-                  progress=False, serial_budget=None)
+        r = solve(p, weak=weak, options=Options(workers=workers, pv=False, tt_size=8 << TT_BITS, split_depth=split_depth, progress=False, serial_budget=None))
         nodes += r.nodes
         counts = [w.nodes for w in r.workers]
         cpus = [w.cpu_s for w in r.workers]

@@ -33,6 +33,7 @@ from typing import Optional
 from parallel_mnk import GameSpec, Position, solve
 from parallel_mnk.parallel.scheduling.registry import get_coordinator
 from parallel_mnk.parallel.scheduling.tasklog import speedup_bound
+from parallel_mnk import Options
 
 from . import scaling_model
 from .peers import Peer, on_empty_7x6
@@ -131,8 +132,8 @@ def _many_rows(weak: bool, many: int, log) -> list[dict]:
     """Nodes, span and bound of one in-process solve at ``many`` workers against a serial one."""
     case = "empty 7x6 weak" if weak else "empty 7x6 exact"
     pos = Position(CONNECT4)
-    serial = solve(pos, weak=weak, pv=False, tt_bits=TT_BITS, progress=False, book="none")
-    r = solve(pos, workers=many, weak=weak, pv=False, tt_bits=TT_BITS, progress=False, book="none")
+    serial = solve(pos, weak=weak, options=Options(pv=False, tt_size=8 << TT_BITS, progress=False, book="none"))
+    r = solve(pos, weak=weak, options=Options(workers=many, pv=False, tt_size=8 << TT_BITS, progress=False, book="none"))
     assert r.parallel is not None and r.value == serial.value and r.score == serial.score
     span = r.parallel["span_nodes"]
     row = {"suite": "overhead", "case": case, "workers": many, "nodes": r.nodes, "overhead": r.nodes / serial.nodes,
@@ -155,13 +156,12 @@ def model_rows(case: str, pos: Position, weak: bool, counts: tuple[int, ...], pr
     (``bench/scaling_model.py``): per pool and worker count, one solve in this process
     (time-shared here) gives the nodes and the task log's trace, replayed with the
     profile's busy rates (``free``: its free boards' rates, where it has them)."""
-    serial = solve(pos, weak=weak, pv=False, tt_bits=TT_BITS, progress=False, book="none")
+    serial = solve(pos, weak=weak, options=Options(pv=False, tt_size=8 << TT_BITS, progress=False, book="none"))
     serial_rate = serial.nodes / serial.time_s
     rows = []
     for pool in pools:
         for workers in counts:
-            r = solve(pos, workers=workers, backend=pool, weak=weak, pv=False, tt_bits=TT_BITS, progress=False,
-                      book="none")
+            r = solve(pos, weak=weak, options=Options(workers=workers, backend=pool, pv=False, tt_size=8 << TT_BITS, progress=False, book="none"))
             assert r.parallel is not None and r.value == serial.value and r.score == serial.score
             trace = get_coordinator(pool, workers, TT_BITS).log.trace
             turn_s = r.parallel["coordinator_cpu_s"] / max(1, len(trace))

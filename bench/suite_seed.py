@@ -23,6 +23,7 @@ import time
 from parallel_mnk import GameSpec, Position, solve
 from parallel_mnk.engines import limited as LM
 from parallel_mnk.kernels.limited.limited_search import F_ORDER, F_PRUNE, F_TT
+from parallel_mnk import Options
 
 # (spec, published name, published plain-minimax states, published alpha-beta states, published minimax seconds)
 SEED1_BOARDS = [
@@ -75,7 +76,7 @@ def run_seed1(quick: bool = False, log=print) -> list[dict]:
             rows.append(row)
             log(f"seed1: {name} {method}: {nodes:,} states in {elapsed:.3f} s"
                 + ("" if published is None else f" (published {published:,}: {'match' if nodes == published else 'differ'})"))
-        result = solve(Position(spec), pv=False, progress=False)
+        result = solve(Position(spec), options=Options(pv=False, progress=False))
         rows.append({"suite": "seed1", "case": name, "board": spec.describe(), "method": "exact solver (bitboards)",
                      "value": result.value, "states": result.nodes, "time_s": result.time_s})
         log(f"seed1: {name} exact solver: {result.value}, {result.nodes:,} nodes in {result.time_s:.4f} s")
@@ -90,11 +91,11 @@ def random_midgame(spec: GameSpec, plies: int, rng: random.Random) -> Position:
         for _ in range(plies):
             if pos.is_game_over():
                 break
-            pos.push(rng.choice(pos.legal_moves()))
+            pos.push(rng.choice(pos.legal_moves))
         if pos.is_game_over() or pos.ply != plies:
             continue
         wins = False
-        for m in pos.legal_moves():
+        for m in pos.legal_moves:
             pos.push(m)
             wins = wins or pos.outcome() is not None and pos.outcome().winner is not None
             pos.pop()

@@ -1,52 +1,50 @@
 """parallel_mnk: an exact, parallel solver for (m,n,k)-games (Tic-Tac-Toe, Gomoku
 boards, Connect Four with gravity).
 
-    >>> from parallel_mnk import PRESETS, Position, solve
-    >>> pos = Position(PRESETS["connect4"])
-    >>> for move in "4453":
-    ...     pos.push(move)
-    >>> result = solve(pos, workers=1)
-    >>> result.value, result.score, str(result.best_move)
-    (<Value.LOSS: 'loss'>, -2, '6')
+    >>> from parallel_mnk import PRESETS, Options, Position, solve
+    >>> pos = Position.from_moves(PRESETS["connect4"], "4453")
+    >>> result = solve(pos, options=Options(workers=1))
+    >>> result.value, result.score, result.best_move in ("6", "7")
+    (<Value.LOSS: 'loss'>, -2, True)
 
-The records and rules load at once; :func:`solve`, :func:`analyze` and
-:func:`best_move` load the numba kernels on first use (``import parallel_mnk``
-alone does not import numba).
+Everything a user calls is here; the functions are those of
+:mod:`parallel_mnk.entrance` (``solve``, ``analyze``, ``best_move``, ``build_book``).
+The records and rules load at once; the functions load the numba kernels on
+first use (``import parallel_mnk`` alone does not import numba).
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from . import moved
-from .api.options import Limit, Watch
-from .api.results import LimitedResult, SolveResult, WorkerStats
-from .game.moves import Move, Side
-from .game.position import Outcome, Position
+from .api.options import Limit, Options, Watch
+from .api.results import Analysis, LimitedResult, MoveAnalysis, SolveResult, WorkerStats
+from .game.moves import Move, Side, format_move, format_move_list, parse_move, parse_move_list
+from .game.position import LegalMoves, Outcome, Position
 from .game.rules import (PRESETS, GameSpec, IllegalMoveError, InvalidPositionError, MnkError, NotationError,
-                         UnsupportedError, Value, format_move, format_move_list, parse_move, parse_move_list)
+                         OptionError, ResourceError, UnsupportedError, Value)
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only
-    from .frontends.analysis import Analysis, analyze
-    from .frontends.solver import best_move, solve
+    from .entrance import analyze, best_move, build_book, solve
 
-__all__ = ["GameSpec", "PRESETS", "Position", "Move", "Side", "Outcome", "Value", "Limit", "Watch", "SolveResult",
-           "WorkerStats", "LimitedResult", "Analysis", "solve", "analyze", "best_move",
+__all__ = ["GameSpec", "PRESETS", "Position", "LegalMoves", "Move", "Side", "Outcome", "Value",
+           "solve", "analyze", "best_move", "build_book", "Limit", "Options", "Watch",
+           "SolveResult", "Analysis", "MoveAnalysis", "LimitedResult", "WorkerStats",
            "format_move", "parse_move", "format_move_list", "parse_move_list",
-           "MnkError", "IllegalMoveError", "InvalidPositionError", "NotationError", "UnsupportedError"]
+           "MnkError", "IllegalMoveError", "InvalidPositionError", "NotationError", "OptionError", "ResourceError",
+           "UnsupportedError"]
 __version__ = "0.1.0"
 moved.install()   # the module paths from before the layer folders, with a deprecation warning
 
-_LAZY = {"solve": "frontends.solver", "best_move": "frontends.solver", "analyze": "frontends.analysis",
-         "Analysis": "frontends.analysis"}
+_LAZY = ("solve", "analyze", "best_move", "build_book")   # they load numba: imported on first use
 
 
 def __getattr__(name: str) -> Any:
-    """The engines' entry points, imported on first use (they load numba)."""
-    module = _LAZY.get(name)
-    if module is None:
+    """The library's functions (:mod:`parallel_mnk.entrance`), imported on first use."""
+    if name not in _LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
+    from . import entrance
 
-    value = getattr(import_module(f".{module}", __name__), name)
+    value = getattr(entrance, name)
     globals()[name] = value
     return value

@@ -57,7 +57,8 @@ MOVED = {
     "kernels.pool.split": "kernels.expand.expansion",
     "kernels.book": "kernels.book_search", "kernels.book.entry": "kernels.book_search.book_search_entry",
     "kernels.book.search": "kernels.book_search.book_negamax", "kernels.book.layout": "kernels.book_search.book_layout",
-    **{m: f"frontends.{m}" for m in ("solver", "analysis", "play", "protocol", "commands", "jobs", "cli", "serve",
+    "solver": "entrance", "analysis": "entrance",   # the library's functions, at the package's top since
+    **{m: f"frontends.{m}" for m in ("play", "protocol", "commands", "jobs", "cli", "serve",
                                      "book_cli", "verify_cli")},
 }
 

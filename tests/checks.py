@@ -33,6 +33,7 @@ from naive import naive_score
 from parallel_mnk import GameSpec, Position, solve
 from parallel_mnk.parallel.scheduling.split import SplitTree
 from parallel_mnk.game.rules import win_score
+from parallel_mnk import Limit, Options
 
 def missing(reason: str) -> None:
     """Third-party reference data (``../shared/data``) is absent: skip the test with
@@ -62,16 +63,16 @@ def _random_game(spec: GameSpec, rng: random.Random, stones: int, quiet: bool) -
     pos = Position(spec)
     while pos.ply < stones and not pos.is_game_over():
         if not quiet:
-            pos.push(rng.choice(pos.legal_moves()))
+            pos.push(rng.choice(pos.legal_moves))
             continue
-        moves = pos.legal_moves()
+        moves = list(pos.legal_moves)
         rng.shuffle(moves)
         if not push_quiet(pos, moves):
             break
     return pos
 
 
-def push_quiet(pos: Position, moves: list[int]) -> bool:
+def push_quiet(pos: Position, moves: list) -> bool:
     """Play the first of ``moves`` that does not end the game; False when each would."""
     for m in moves:
         pos.push(m)
@@ -138,16 +139,16 @@ def serial_score(pos: Position) -> int:
         if naive_answers(pos.spec, pos.ply):
             _serial_cache[key] = naive_score(pos.spec, pos.x, pos.o)
         else:
-            r = solve(pos, workers=1, pv=False)
+            r = solve(pos, options=Options(workers=1, pv=False))
             assert r.score is not None, r
             _serial_cache[key] = r.score
     return _serial_cache[key]
 
 
-def check_best_move(pos: Position, move: int, score: int, weak: bool) -> None:
+def check_best_move(pos: Position, move, score: int, weak: bool) -> None:
     """``move`` is optimal: it wins at once, or the child's serial score is
     ``-score`` (weak: the child's value is the opposite of ``sign(score)``)."""
-    assert move in pos.legal_moves(), (move, pos.legal_moves())
+    assert move in pos.legal_moves, (move, pos.legal_moves)
     child = pos.copy()
     mover = child.turn
     child.push(move)
@@ -170,13 +171,13 @@ def check_best_move(pos: Position, move: int, score: int, weak: bool) -> None:
         assert -child_score == score, (move, child_score, score)
 
 
-def check_pv(pos: Position, pv: list[int], score: int) -> None:
+def check_pv(pos: Position, pv: list, score: int) -> None:
     """Each move of ``pv`` is legal and keeps the score; the line ends the game."""
     assert pv, "empty principal variation"
     cur = pos.copy()
     s = score
     for i, move in enumerate(pv):
-        assert move in cur.legal_moves(), (i, move, pv)
+        assert move in cur.legal_moves, (i, move, pv)
         check_best_move(cur, move, s, weak=False)
         cur.push(move)
         s = -s
@@ -185,12 +186,14 @@ def check_pv(pos: Position, pv: list[int], score: int) -> None:
     assert cur.is_game_over(), f"the line stops before the end: {pv}"
 
 
-def split_solve(pos: Position, workers: int, **kw):
+def split_solve(pos: Position, workers: int, limit: Optional[Limit] = None, weak: bool = False,
+                tt_bits: int = TT_BITS, **options):
     """A parallel solve that always splits (no serial try first: ``serial_budget=0``),
-    so that even easy positions go through the split tree and the pool."""
-    kw.setdefault("tt_bits", TT_BITS)
-    kw.setdefault("progress", False)
-    return solve(pos, workers=workers, serial_budget=0, **kw)
+    so that even easy positions go through the split tree and the pool; ``options``
+    are :class:`Options` fields, the table given by its bits."""
+    options.setdefault("progress", False)
+    return solve(pos, limit, weak=weak, options=Options(workers=workers, serial_budget=0, tt_size=8 << tt_bits,
+                                                         **options))
 
 
 def pool_tasks(result) -> int:

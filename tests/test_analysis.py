@@ -1,4 +1,4 @@
-"""parallel_mnk.frontends.analysis and ``parallel-mnk analyze``: every move's score against the
+"""parallel_mnk.analyze (engines/analysis.py) and ``parallel-mnk analyze``: every move's score against the
 naive reference solver and Pons' Connect Four sets; the grid, JSON and stdin-line
 output; bad input; the time limit."""
 from __future__ import annotations
@@ -12,10 +12,13 @@ import pytest
 from checks import C4, missing, random_positions
 from naive import naive_score
 from parallel_mnk import GameSpec, Limit, MnkError, Position, solve
-from parallel_mnk.frontends import analysis as analysis_module
-from parallel_mnk.frontends.analysis import ILLEGAL, analyze, pons_line
+from parallel_mnk.engines import analysis as analysis_module
+from parallel_mnk.api.results import ILLEGAL
+from parallel_mnk.entrance import analyze
+from parallel_mnk.frontends.report import pons_line
 from parallel_mnk.frontends.cli import main
-from parallel_mnk.game.rules import format_move, parse_move_list, value_of_score, win_score
+from parallel_mnk.game.rules import move_name, move_list_indexes, value_of_score, win_score
+from parallel_mnk import Move, Options
 
 TTT = ["--game", "tictactoe"]
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "connect4"
@@ -50,10 +53,10 @@ def test_every_move_scores_minus_the_naive_score_of_its_child(cols, rows, k, gra
     for pos in random_positions(spec, 6, (min_stones, spec.cells - 1), seed=seed, min_stones=min_stones,
                                 distinct=False, tries=500):
         before = (pos.x, pos.o, list(pos.move_stack))
-        a = analyze(pos, tt_bits=TT_BITS)
+        a = analyze(pos, options=Options(tt_size=8 << TT_BITS))
         assert (pos.x, pos.o, list(pos.move_stack)) == before, "analyze changed the position"
         where = f"{spec.describe()} {pos.board_text()}"
-        assert [m.move for m in a.moves] == pos.legal_moves(), where
+        assert [m.move for m in a.moves] == pos.legal_moves, where
         for m in a.moves:
             child = pos.copy()
             child.push(m.move)
@@ -65,7 +68,7 @@ def test_every_move_scores_minus_the_naive_score_of_its_child(cols, rows, k, gra
         assert a.score == max(m.score for m in a.moves) == naive_score(spec, pos.x, pos.o), where
         assert a.value == value_of_score(a.score)
         assert a.best_moves == [m.move for m in a.moves if m.score == a.score]
-        weak = analyze(pos, weak=True, tt_bits=TT_BITS)
+        weak = analyze(pos, weak=True, options=Options(tt_size=8 << TT_BITS))
         assert [(m.move, m.value) for m in weak.moves] == [(m.move, m.value) for m in a.moves], where
         assert all(m.score is None for m in weak.moves) and weak.score is None
         assert weak.value == a.value
@@ -74,8 +77,8 @@ def test_every_move_scores_minus_the_naive_score_of_its_child(cols, rows, k, gra
 def test_win_at_once_scores_the_win_score():
     spec = GameSpec(3, 3, 3)
     pos = Position.from_moves(spec, "a1,b1,a2,b2")  # X wins with a3 on ply 5
-    a = analyze(pos, tt_bits=TT_BITS)
-    a3 = a.get(parse_move_list(spec, "a3")[0])
+    a = analyze(pos, options=Options(tt_size=8 << TT_BITS))
+    a3 = a.get("a3")
     assert (a3.value, a3.score, a3.at_once, a3.nodes) == ("win", win_score(spec, 5), True, 0)
     assert a.best_moves == [a3.move] and a.score == 3
 
@@ -89,26 +92,26 @@ def test_serial_analysis_uses_one_search_for_all_the_moves(monkeypatch):
         return real(*args, **kwargs)
 
     monkeypatch.setattr(analysis_module, "Search", counting)
-    analyze(Position(GameSpec(4, 4, 3, True)), tt_bits=TT_BITS)
+    analyze(Position(GameSpec(4, 4, 3, True)), options=Options(tt_size=8 << TT_BITS))
     assert len(made) == 1
 
 
 def test_two_workers_agree_with_one():
     spec = GameSpec(4, 4, 3)
     pos = Position.from_moves(spec, "b2,c3")
-    one = analyze(pos, tt_bits=TT_BITS)
-    two = analyze(pos, workers=2, tt_bits=TT_BITS)
+    one = analyze(pos, options=Options(tt_size=8 << TT_BITS))
+    two = analyze(pos, options=Options(workers=2, tt_size=8 << TT_BITS))
     assert [(m.move, m.score) for m in two.moves] == [(m.move, m.score) for m in one.moves]
     assert two.workers == 2 and one.workers == 1
 
 
 def test_finished_game_has_nothing_to_analyse():
     pos = Position.from_moves(C4, "1212121")
-    a = analyze(pos, tt_bits=TT_BITS)
+    a = analyze(pos, options=Options(tt_size=8 << TT_BITS))
     assert a.terminal and a.moves == [] and a.best_moves == []
     assert (a.value, a.score) == ("loss", solve(pos).score)
     full = Position.from_board(GameSpec(3, 3, 3), "xox/xoo/oxx")
-    a = analyze(full, tt_bits=TT_BITS)
+    a = analyze(full, options=Options(tt_size=8 << TT_BITS))
     assert (a.terminal, a.value, a.score) == (True, "draw", 0)
 
 
@@ -116,9 +119,9 @@ def test_bad_arguments():
     with pytest.raises(MnkError):
         analyze(Position(GameSpec(9, 9, 5)), Limit(nodes=10))
     with pytest.raises(MnkError):
-        analyze(Position(GameSpec(3, 3, 3)), workers=0)
+        analyze(Position(GameSpec(3, 3, 3)), options=Options(workers=0))
     with pytest.raises(MnkError):
-        analyze(Position(GameSpec(3, 3, 3)), time_limit=0)
+        analyze(Position(GameSpec(3, 3, 3)), Limit(time=0))
 
 
 # ---------------------------------------------------------------- Pons' Connect Four sets
@@ -134,15 +137,15 @@ def pons_positions(name: str, count: int) -> list[tuple[str, int]]:
 def test_connect4_columns_match_pons_sets(name, count):
     for moves, expected in pons_positions(name, count):
         pos = Position.from_moves(C4, moves)
-        a = analyze(pos, tt_bits=20)
+        a = analyze(pos, options=Options(tt_size="8M"))
         assert a.score == expected, f"{moves}: best {a.score}, set {expected}"
         for col, m in enumerate(a.slots()):
-            if col not in pos.legal_moves():
+            if str(col + 1) not in pos.legal_moves:
                 assert m is None, f"{moves}: full column {col + 1} has an entry"
                 continue
             child = pos.copy()
-            child.push(col)
-            assert m.score == -solve(child, tt_bits=20).score, f"{moves}: column {col + 1}"
+            child.push(Move(pos.spec, col))
+            assert m.score == -solve(child, options=Options(tt_size="8M")).score, f"{moves}: column {col + 1}"
         entries = pons_line(moves, a).split()[1:]
         assert len(entries) == 7
         assert max(int(e) for e in entries if int(e) != ILLEGAL) == expected
@@ -160,7 +163,7 @@ def test_connect4_stdin_lines_as_pons_prints_them():
         assert fields[0] == moves and len(fields) == 8, line
         scores = [int(f) for f in fields[1:]]
         pos = Position.from_moves(C4, moves)
-        assert [c for c in range(7) if scores[c] == ILLEGAL] == [c for c in range(7) if c not in pos.legal_moves()]
+        assert [c for c in range(7) if scores[c] == ILLEGAL] == [c for c in range(7) if str(c + 1) not in pos.legal_moves]
         assert max(scores) == expected, line
 
 
@@ -183,15 +186,15 @@ def test_human_grid_gravity():
     code, out = run(["--cols", "4", "--rows", "4", "--k", "3", "--gravity", "--moves", "111124", "--workers", "1"])
     assert code == 0
     pos = Position.from_moves(GameSpec(4, 4, 3, True), "111124")
-    a = analyze(pos, tt_bits=TT_BITS)
+    a = analyze(pos, options=Options(tt_size=8 << TT_BITS))
     grid = out.split("under its column (blank: full column):\n")[1].split("value:")[0].splitlines()
     width = max(len(t) for t in grid[-1].split())
     assert grid[-2].split() == ["1", "2", "3", "4"]           # column numbers
     assert grid[-1].startswith(" " * (2 + width))            # column 1 is full: blank
-    assert grid[-1].split() == [f"{a.get(c).score:+d}" if a.get(c).score else "0" for c in (1, 2, 3)]
+    assert grid[-1].split() == [f"{a.get(str(c + 1)).score:+d}" if a.get(str(c + 1)).score else "0" for c in (1, 2, 3)]
     assert grid[0].split() == ["4", "O", ".", ".", "."]
     assert [line.split()[0] for line in grid[:4]] == ["4", "3", "2", "1"]
-    best = " ".join(format_move(pos.spec, m) for m in a.best_moves)
+    best = " ".join(move_name(pos.spec, m) for m in a.best_moves)
     assert f"best move{'s' if len(a.best_moves) > 1 else ''}: {best}\n" in out
 
 
@@ -258,10 +261,11 @@ def test_stdin_lines(capsys):
     assert code == 1  # one bad line
     got = out.splitlines()
     assert got[0] == "b2 0 -2 0 -2 -1000 -2 0 -2 0"
-    assert got[1].startswith("zz error: ")    # (the blank line is skipped)
-    assert got[2] == "a1,a2,b1,b2,c1" + " -1000" * 9  # the game is over: no legal move
-    assert got[3].startswith("x../.o./... ") and got[3].split()[1:3] == ["-1000", "0"]
-    assert len(got) == 4
+    assert got[1] == " 0 0 0 0 0 0 0 0 0"   # an empty line: the empty board, as Pons' solver reads it
+    assert got[2].startswith("zz error: ")
+    assert got[3] == "a1,a2,b1,b2,c1" + " -1000" * 9  # the game is over: no legal move
+    assert got[4].startswith("x../.o./... ") and got[4].split()[1:3] == ["-1000", "0"]
+    assert len(got) == 5
     assert "Traceback" not in capsys.readouterr().err
 
 
@@ -319,7 +323,7 @@ def test_time_limit_gives_unknown_entries_and_exit_3():
 def test_time_limit_keeps_what_was_solved():
     """Moves solved before the limit keep their exact scores; the rest are unknown, never guessed."""
     pos = Position.from_moves(C4, "44")
-    a = analyze(pos, time_limit=0.05, tt_bits=20)
+    a = analyze(pos, Limit(time=0.05), options=Options(tt_size="8M"))
     assert not a.complete and a.value == "unknown" and a.score is None and a.best_moves == []
     for m in a.moves:
         assert (m.value == "unknown") == (m.score is None)

@@ -16,6 +16,7 @@ from parallel_mnk import GameSpec, Limit, Position, proofcheck, solve
 from parallel_mnk.engines.exact.big import BigSearch
 from parallel_mnk.frontends.cli import main
 from parallel_mnk.game.rules import Value
+from parallel_mnk import Options, Watch
 
 SMALL = [GameSpec(4, 4, 3), GameSpec(4, 4, 4), GameSpec(4, 3, 3), GameSpec(3, 5, 3), GameSpec(4, 4, 3, True),
          GameSpec(5, 3, 3, True), GameSpec(4, 4, 4, True)]
@@ -74,8 +75,8 @@ def test_wide_gravity_endgames_match_naive(spec, workers):
     complete at once): solve's value, score, best move and line as naive.py's
     minimax says (the target's boards), on one process and split at the root over two."""
     for pos in endgames(spec, 1, seed=3, empty=(9, 9)):
-        _check_line(pos, solve(pos, tt_bits=18, workers=workers), weak=False)
-        _check_line(pos, solve(pos, weak=True, tt_bits=18, workers=workers), weak=True)
+        _check_line(pos, solve(pos, options=Options(tt_size="2M", workers=workers)), weak=False)
+        _check_line(pos, solve(pos, weak=True, options=Options(tt_size="2M", workers=workers)), weak=True)
 
 
 @pytest.mark.slow
@@ -84,8 +85,8 @@ def test_more_wide_gravity_endgames_match_naive(spec):
     """The same on 8 positions a board with 9-11 empty cells, 1 and 2 workers."""
     for pos in endgames(spec, 8, seed=4, empty=(9, 11)):
         for workers in (1, 2):
-            _check_line(pos, solve(pos, tt_bits=18, workers=workers), weak=False)
-            _check_line(pos, solve(pos, weak=True, tt_bits=18, workers=workers), weak=True)
+            _check_line(pos, solve(pos, options=Options(tt_size="2M", workers=workers)), weak=False)
+            _check_line(pos, solve(pos, weak=True, options=Options(tt_size="2M", workers=workers)), weak=True)
 
 
 @pytest.mark.parametrize("workers", [1, 2])
@@ -93,8 +94,8 @@ def test_free_big_board_endgames_match_naive(workers):
     """9x8 k=5 (free placement, 72 cells) with 6-7 empty cells: weak and exact."""
     spec = GameSpec(9, 8, 5)
     for pos in endgames(spec, 4, seed=5, empty=(6, 7)):
-        _check_line(pos, solve(pos, tt_bits=18, workers=workers), weak=False)
-        _check_line(pos, solve(pos, weak=True, tt_bits=18, workers=workers), weak=True)
+        _check_line(pos, solve(pos, options=Options(tt_size="2M", workers=workers)), weak=False)
+        _check_line(pos, solve(pos, weak=True, options=Options(tt_size="2M", workers=workers)), weak=True)
 
 
 @pytest.mark.parametrize("size", [9, 15, 19])
@@ -103,9 +104,9 @@ def test_wins_by_fours_are_certified(size, tmp_path):
     solve answers win with a first move, and its certificate passes the checker."""
     for i, (pos, fours) in enumerate(fours_positions(size, 3, seed=size)):
         folder = tmp_path / f"{i}"
-        result = solve(pos, weak=True, certificate=folder)
+        result = solve(pos, weak=True, options=Options(certificate=folder))
         assert result.value is Value.WIN and result.proof == "threats", (pos.board_text(), fours)
-        assert result.best_move in pos.legal_moves()
+        assert result.best_move in pos.legal_moves
         out = io.StringIO()
         assert proofcheck.main([str(folder)], out=out) == 0, out.getvalue()
         assert out.getvalue().startswith("verified: ")
@@ -116,7 +117,7 @@ def test_wins_by_fours_are_certified(size, tmp_path):
 def test_wins_by_fours_on_two_workers(workers):
     """The same on the pool: a win, its line a legal game that ends in the mover's line."""
     for pos, _ in fours_positions(15, 3, seed=21):
-        result = solve(pos, weak=True, workers=workers)
+        result = solve(pos, weak=True, options=Options(workers=workers))
         assert result.value is Value.WIN
         walk = pos.copy()
         for move in result.pv:
@@ -129,7 +130,7 @@ def test_wins_by_threats_are_certified(tmp_path):
     """15x15 positions that need threes as well (threat-space search): win, certified."""
     for i, (pos, threes) in enumerate(threes_positions(15, 3, seed=4)):
         folder = tmp_path / f"{i}"
-        result = solve(pos, weak=True, certificate=folder)
+        result = solve(pos, weak=True, options=Options(certificate=folder))
         assert result.value is Value.WIN, (pos.board_text(), threes)
         out = io.StringIO()
         assert proofcheck.main([str(folder)], out=out) == 0, out.getvalue()
@@ -139,16 +140,78 @@ def test_gravity_values_past_64_cells_are_certified(tmp_path):
     """Wins, losses and draws of 9x8 endgames: the certificates of each value pass the checker."""
     for i, pos in enumerate(endgames(GameSpec(9, 8, 4, True), 2, seed=9, empty=(8, 8))):
         folder = tmp_path / f"{i}"
-        result = solve(pos, weak=True, certificate=folder, tt_bits=18)
+        result = solve(pos, weak=True, options=Options(certificate=folder, tt_size="2M"))
         assert result.certificates
         out = io.StringIO()
         assert proofcheck.main([str(folder)], out=out) == 0, out.getvalue()
 
 
-def test_a_limit_answers_unknown():
-    """The empty 15x15 board within 2,000 nodes: unknown, no move, never a guess."""
+def test_a_limit_answers_unknown_with_bounds_and_a_move_so_far():
+    """The empty 15x15 board within 2,000 nodes: unknown, never a guess, with the bounds
+    proved (nothing: the widest) and a move so far (the centre, where the search begins)."""
     result = solve(Position(GameSpec(15, 15, 5)), Limit(nodes=2000), weak=True)
-    assert result.value is Value.UNKNOWN and result.best_move is None and result.nodes >= 2000
+    assert result.value is Value.UNKNOWN and result.nodes >= 2000
+    assert result.bounds == (-1, 1) and result.best_move == "h8"
+    exact = solve(Position(GameSpec(15, 15, 5)), Limit(nodes=2000))
+    assert exact.bounds == (-112, 113) and exact.best_move == "h8"
+
+
+@pytest.mark.parametrize("spec", [GameSpec(4, 4, 4), GameSpec(4, 4, 4, True), GameSpec(5, 4, 4, True)], ids=spec_id)
+def test_a_stopped_search_proves_bounds_that_hold(spec):
+    """The bounds a search stopped by its node budget reads off its children's table
+    entries (:meth:`BigSearch.so_far`) hold the true score (naive.py's), weak and exact,
+    and narrow at least once; the move so far is legal, and where a bound names it, its
+    own value (naive.py's) is at least that bound."""
+    naive = naive_solver(spec)
+    narrowed = stopped = 0
+    emptiest = 14 if spec.gravity else 11   # (naive.py's tree of a free 4x4 board with 14 empty cells: a minute)
+    for pos in random_positions(spec, 25, (spec.cells - emptiest, spec.cells - 8), seed=13, exact=False):
+        for weak in (False, True):
+            truth = naive.score(pos.x, pos.o)
+            truth = sign(truth) if weak else truth
+            for budget in (1100, 2100):   # (the kernel reads its budget every 1024 nodes)
+                search = BigSearch(spec, 14)
+                search.node_limit = budget
+                search.score(pos.x, pos.o, weak)
+                if not search.aborted:
+                    continue
+                stopped += 1
+                (lo, hi), cell = search.so_far(pos.x, pos.o, weak)
+                where = (pos.board_text(), weak, budget, (lo, hi), truth)
+                assert lo <= truth <= hi, where
+                move = pos.move_of_cell(cell)
+                assert move in pos.legal_moves, where
+                widest = search.bounds(pos.x, pos.o, weak)
+                if lo > widest[0]:   # the move that proved the lower bound is worth it
+                    child = naive.child_scores(pos.x, pos.o)[int(move)]
+                    assert (sign(child) if weak else child) >= lo, where
+                narrowed += (lo, hi) != widest
+    assert stopped >= 5 and narrowed > 0, (stopped, narrowed)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_stopped_big_solve_answers_bounds_that_hold_and_a_legal_move(workers):
+    """A wide Connect Four endgame (past 64 cells) whose solve is stopped at once (a watch
+    stopped before it starts), on one process and split over two: unknown, the true score
+    (naive.py's) within the bounds, a legal move so far; the empty 15x15 board after 2,000
+    nodes: unknown, nothing proved, a central move."""
+    spec = WIDE[0]
+    naive = naive_solver(spec)
+    pos = endgames(spec, 1, seed=21, empty=(11, 11))[0]
+    truth = naive.score(pos.x, pos.o)
+    for weak in (False, True):
+        watch = Watch()
+        watch.stop()
+        r = solve(pos, weak=weak, options=Options(tt_size="2M", workers=workers, watch=watch))
+        want = sign(truth) if weak else truth
+        if r.value.known:   # (a search faster than the watch's first look: then it must be right)
+            assert (r.score if not weak else r.value.rank) == want, r
+            continue
+        lo, hi = r.bounds
+        assert lo <= want <= hi, (pos.board_text(), weak, r.bounds, truth)
+        assert r.best_move in pos.legal_moves
+    stopped = solve(Position(GameSpec(15, 15, 5)), Limit(nodes=2000), weak=True, options=Options(workers=workers))
+    assert stopped.value is Value.UNKNOWN and stopped.bounds == (-1, 1) and stopped.best_move in ("h8", "g8", "i8")
 
 
 def test_cli_solves_a_gomoku_position():
@@ -189,7 +252,7 @@ def test_analyze_wide_gravity_matches_naive():
     from parallel_mnk import analyze
     spec = GameSpec(9, 8, 4, True)
     for pos in endgames(spec, 2, seed=13, empty=(9, 9)):
-        a = analyze(pos, tt_bits=18)
+        a = analyze(pos, options=Options(tt_size="2M"))
         assert a.complete
         truth = naive_solver(spec).child_scores(pos.x, pos.o)
         assert {m.move: m.score for m in a.moves} == truth, pos.board_text()

@@ -13,13 +13,14 @@ import pytest
 from checks import check_best_move, random_positions, serial_score
 from naive import naive_score
 from parallel_mnk import GameSpec, Position, solve
-from parallel_mnk.frontends.analysis import analyze
+from parallel_mnk.entrance import analyze
 from parallel_mnk.engines.books import base, choose, thill
 from parallel_mnk.engines.books.base import canonical, positions_by_ply
 from parallel_mnk.engines.books.store import BookFile
 from parallel_mnk.frontends.cli import main
 from parallel_mnk.game.rules import MnkError
-from parallel_mnk.frontends.solver import build_book
+from parallel_mnk.entrance import build_book
+from parallel_mnk import Options
 
 FREE = GameSpec(4, 3, 3, False)
 GRAVITY = GameSpec(5, 4, 3, True)
@@ -40,7 +41,7 @@ def _entries(book: BookFile) -> dict[str, tuple[int, int, int]]:
 
 @pytest.mark.parametrize("spec,plies", [(FREE, 4), (GRAVITY, 4)], ids=["free-4x3k3", "gravity-5x4k3"])
 def test_a_built_book_holds_every_position_with_naive_scores_and_best_moves(tmp_path, spec, plies):
-    book, report = build_book(spec, plies, tmp_path / "b.sqlite", tt_bits=16)
+    book, report = build_book(spec, plies, tmp_path / "b.sqlite", options=Options(tt_size="512K"))
     layers = dict(positions_by_ply(spec, plies))
     assert report.entries == sum(len(v) for v in layers.values()) == book.stats()["entries"]
     assert report.leaves == len(layers[plies]) and report.derived == report.entries - report.leaves
@@ -56,7 +57,7 @@ def test_a_built_book_holds_every_position_with_naive_scores_and_best_moves(tmp_
 
 def test_every_symmetric_image_reads_its_own_best_move(tmp_path):
     spec = GameSpec(4, 4, 3, False)
-    book, _ = build_book(spec, 2, tmp_path / "b.sqlite", tt_bits=16)
+    book, _ = build_book(spec, 2, tmp_path / "b.sqlite", options=Options(tt_size="512K"))
     for pos in random_positions(spec, 6, 2, seed=3):
         answer = book.answer(pos)
         for perm in base.symmetries(spec):
@@ -70,7 +71,7 @@ def test_every_symmetric_image_reads_its_own_best_move(tmp_path):
 
 def test_a_killed_build_resumes_without_losing_an_entry(tmp_path, monkeypatch):
     out = tmp_path / "b.sqlite"
-    whole, _ = build_book(GRAVITY, 4, tmp_path / "whole.sqlite", tt_bits=16)
+    whole, _ = build_book(GRAVITY, 4, tmp_path / "whole.sqlite", options=Options(tt_size="512K"))
     real = BookFile.add
     calls = {"n": 0}
 
@@ -82,19 +83,19 @@ def test_a_killed_build_resumes_without_losing_an_entry(tmp_path, monkeypatch):
 
     monkeypatch.setattr(BookFile, "add", dies_after_ten)
     with pytest.raises(KeyboardInterrupt):
-        build_book(GRAVITY, 4, out, tt_bits=16)
+        build_book(GRAVITY, 4, out, options=Options(tt_size="512K"))
     monkeypatch.setattr(BookFile, "add", real)
     with pytest.raises(MnkError, match="--checkpoint"):
-        build_book(GRAVITY, 4, out, tt_bits=16)
-    book, report = build_book(GRAVITY, 4, out, tt_bits=16, resume=True)
+        build_book(GRAVITY, 4, out, options=Options(tt_size="512K"))
+    book, report = build_book(GRAVITY, 4, out, resume=True, options=Options(tt_size="512K"))
     assert report.resumed == 10 and report.entries == len(_entries(whole)) - 10
     scores = {k: v[:2] for k, v in _entries(book).items()}   # (best moves may be other moves of equal score)
     assert scores == {k: v[:2] for k, v in _entries(whole).items()}
 
 
 def test_the_pool_builds_the_same_book_with_every_position_one_task(tmp_path):
-    serial, _ = build_book(GRAVITY, 5, tmp_path / "s.sqlite", tt_bits=16)
-    pooled, report = build_book(GRAVITY, 5, tmp_path / "p.sqlite", workers=2, tt_bits=16)
+    serial, _ = build_book(GRAVITY, 5, tmp_path / "s.sqlite", options=Options(tt_size="512K"))
+    pooled, report = build_book(GRAVITY, 5, tmp_path / "p.sqlite", options=Options(workers=2, tt_size="512K"))
     assert {k: v[:2] for k, v in _entries(pooled).items()} == {k: v[:2] for k, v in _entries(serial).items()}
     assert sum(w[1] for w in report.per_worker) == report.leaves
     for key, (ply, score, _) in list(_entries(pooled).items())[:40]:
@@ -103,30 +104,29 @@ def test_the_pool_builds_the_same_book_with_every_position_one_task(tmp_path):
 
 
 def test_a_position_past_the_task_limit_is_solved_by_the_pools_split(tmp_path, monkeypatch):
-    book, report = build_book(GameSpec(5, 5, 4, True), 2, tmp_path / "b.sqlite", workers=2, tt_bits=16,
-                              task_nodes=1)
+    book, report = build_book(GameSpec(5, 5, 4, True), 2, tmp_path / "b.sqlite", task_nodes=1, options=Options(workers=2, tt_size="512K"))
     assert report.split_leaves > 0 and report.leaves + report.split_leaves == book.stats()["entries_per_ply"]["2"]
     for key, ply, score, _, _ in book.rows():
         assert score == serial_score(Position.from_board(book.spec, key))
 
 
 def test_solve_and_analyze_answer_from_a_book_as_the_search_does(tmp_path):
-    build_book(GRAVITY, 4, tmp_path / "b.sqlite", tt_bits=16)[0].close()
+    build_book(GRAVITY, 4, tmp_path / "b.sqlite", options=Options(tt_size="512K"))[0].close()
     path = str(tmp_path / "b.sqlite")
     for pos in random_positions(GRAVITY, 8, (0, 4), seed=5):
-        r = solve(pos, book=path, tt_bits=16)
+        r = solve(pos, options=Options(book=path, tt_size="512K"))
         assert r.proof == "book" and r.score == serial_score(pos)
         assert r.pv and r.pv[0] == r.best_move   # the line goes on past the book by search
-        a, plain = analyze(pos, book=path, tt_bits=16), analyze(pos, tt_bits=16)
+        a, plain = analyze(pos, options=Options(book=path, tt_size="512K")), analyze(pos, options=Options(tt_size="512K"))
         assert [m.score for m in a.moves] == [m.score for m in plain.moves]
         assert a.to_dict()["proof"] == ("book" if pos.ply < 4 else None)   # (the children of ply 4 are not in it)
     deep = random_positions(GRAVITY, 1, 6, seed=1, quiet=True)[0]
-    assert solve(deep, book=path, tt_bits=16).proof != "book"
+    assert solve(deep, options=Options(book=path, tt_size="512K")).proof != "book"
 
 
 def test_bad_books_and_bad_builds_are_one_line_errors(tmp_path, capsys):
     path = tmp_path / "b.sqlite"
-    build_book(GRAVITY, 2, path, tt_bits=16)[0].close()
+    build_book(GRAVITY, 2, path, options=Options(tt_size="512K"))[0].close()
     junk = tmp_path / "junk.sqlite"
     junk.write_bytes(b"not a database at all" * 50)
     empty = tmp_path / "empty.sqlite"
@@ -182,17 +182,17 @@ def test_thills_values_map_to_our_scores_on_positions_the_test_picks():
     positions = random_positions(C4, 10, 12, rng=rng, quiet=True) + random_positions(C4, 6, (9, 11), rng=rng,
                                                                                        quiet=True)
     for pos in positions:
-        assert book.score(pos) == solve(pos, book="none", pv=False).score, pos
+        assert book.score(pos) == solve(pos, options=Options(book="none", pv=False)).score, pos
 
 
 @needs_thill
 def test_thill_answers_the_empty_board_and_its_moves_as_known():
-    a = analyze(Position(C4), book="auto")
+    a = analyze(Position(C4), options=Options(book="auto"))
     assert [m.score for m in a.moves] == [-2, -1, 0, 1, 0, -1, -2] and a.to_dict()["proof"] == "book"
-    r = solve(Position.from_moves(C4, "44"), book="auto")
+    r = solve(Position.from_moves(C4, "44"), options=Options(book="auto"))
     assert (r.score, r.proof) == (1, "book")
     middle = random_positions(C4, 1, 10, seed=2, quiet=True)[0]
-    assert solve(middle, book="auto").proof == "book" and solve(middle, book="none").proof != "book"
+    assert solve(middle, options=Options(book="auto")).proof == "book" and solve(middle, options=Options(book="none")).proof != "book"
 
 
 @needs_thill
@@ -204,7 +204,7 @@ def test_the_best_command_reads_the_book():
 
 @needs_thill
 def test_a_connect_four_book_built_on_thills_leaves(tmp_path):
-    book, report = build_book(C4, 2, tmp_path / "c4.sqlite", workers=2, tt_bits=16)
+    book, report = build_book(C4, 2, tmp_path / "c4.sqlite", options=Options(workers=2, tt_size="512K"))
     assert book.stats()["entries_per_ply"] == {"0": 1, "1": 4, "2": 25} and report.leaves == 25
     assert all(nodes == 0 for _, ply, _, _, nodes in book.rows() if ply < 2)   # the lower plies from their children
     assert book.answer(Position(C4)).score == 1 and book.answer(Position(C4)).best_move == 3
@@ -222,12 +222,12 @@ def test_the_web_board_gets_the_starts_scores_from_the_book():
 
 
 def test_a_build_that_fails_before_its_first_entry_leaves_no_file(tmp_path, monkeypatch):
-    import parallel_mnk.frontends.solver as solver_module
+    import parallel_mnk.entrance as solver_module
 
     def no_backend(*args, **kw):
         raise MnkError("the ray backend needs Ray")
 
     monkeypatch.setattr(solver_module, "build", no_backend)
     with pytest.raises(MnkError, match="needs Ray"):
-        build_book(GRAVITY, 2, tmp_path / "b.sqlite", tt_bits=16)
+        build_book(GRAVITY, 2, tmp_path / "b.sqlite", options=Options(tt_size="512K"))
     assert list(tmp_path.iterdir()) == []   # a rerun needs no --checkpoint

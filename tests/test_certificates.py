@@ -19,6 +19,7 @@ from parallel_mnk import GameSpec, Position, proofcheck, solve
 from parallel_mnk.frontends.cli import main
 from parallel_mnk.engines.provers.certificate import claims_of, extract
 from parallel_mnk.game.rules import Value, value_of_score
+from parallel_mnk import Options
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -32,7 +33,7 @@ def run(argv: list[str]) -> tuple[int, str]:
 
 
 def certify(pos: Position, folder: Path) -> list[Path]:
-    value = solve(pos, weak=True, pv=False, tt_bits=16).value
+    value = solve(pos, weak=True, options=Options(pv=False, tt_size="512K")).value
     return [extract(pos, a, c, folder, tt_bits=16).path for a, c in claims_of(pos, value)]
 
 
@@ -164,11 +165,32 @@ def test_unreadable_certificates_and_bad_options_are_one_line_errors(tmp_path, c
     for argv in (["verify", str(tmp_path / "empty")], ["verify", str(tmp_path / "plain.jsonl.xz")],
                  ["verify", str(tmp_path / "cut.jsonl.xz")], ["verify", str(tmp_path / "missing")],
                  ["solve", "--game", "tictactoe", "--certificate", str(tmp_path / "x")],   # stdin: many solves
-                 ["solve", "--game", "tictactoe", "--moves", "", "--time-limit", "5", "--certificate", "x"],
                  ["best", "--game", "tictactoe", "--certificate", str(tmp_path / "x")]):
         assert run(argv)[0] == 2, argv
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "error" in err, (argv, err)
+
+
+def test_a_certificate_beside_a_time_limit_is_written_when_the_value_is_proved_in_time(tmp_path, capsys):
+    """--certificate with --time-limit: a value proved within the limit is certified (and
+    the checker confirms it); one the limit left unknown gets no file, and the answer
+    says so (exit status 3, JSON ``"certificates": []``, ``"certified": null``)."""
+    rc, out = run(["solve", "--cols", "4", "--rows", "4", "--k", "4", "--moves", "", "--workers", "1",
+                   "--time-limit", "60", "--certificate", str(tmp_path / "in-time")])
+    assert rc == 0 and "certificates: " in out and "none written" not in out, out
+    assert run(["verify", str(tmp_path / "in-time")])[1].splitlines()[-1].startswith("verified: draw")
+    for argv, lines in ((["--json"], None), ([], "certificates: none written (the value was not proved within the limit)")):
+        folder = tmp_path / f"late{len(argv)}"
+        rc, out = run(["solve", "--game", "connect4", "--moves", "", "--workers", "1", "--book", "none",
+                       "--time-limit", "0.3", "--certificate", str(folder), *argv])
+        assert rc == 3, out
+        if lines is None:
+            d = json.loads(out)
+            assert d["value"] == "unknown" and d["certificates"] == [] and d["certified"] is None and d["bounds"]
+        else:
+            assert lines in out.splitlines()
+        assert folder.is_dir() and not list(folder.iterdir())   # made before the search, left empty
+    capsys.readouterr()
 
 
 def test_a_solve_resumed_from_its_checkpoint_still_writes_its_certificates(tmp_path):
@@ -228,7 +250,7 @@ def test_the_walk_step_kernel_agrees_with_the_checker_s_rules_and_canonical_form
     assert min(seen.values()) > 0, seen   # every outcome met
 
 
-@pytest.mark.parametrize("spec, moves", [(GameSpec(4, 4, 4), [0, 5, 10]), (GameSpec(4, 3, 3), []),
+@pytest.mark.parametrize("spec, moves", [(GameSpec(4, 4, 4), "a4,b3,c2"), (GameSpec(4, 3, 3), ""),
                                          (GameSpec(4, 4, 3, True), [])], ids=["4x4k4+3", "4x3k3", "4x4k3g"])
 def test_a_certificate_written_by_two_workers_verifies_and_agrees_with_naive(tmp_path, spec, moves):
     """parallel/certify.py: the root's levels walked by the main process, the rest by

@@ -26,6 +26,7 @@ import pytest
 from checks import C4, KILL_MOVES, KILL_SCORE
 from parallel_mnk import GameSpec, MnkError, Position, solve
 from parallel_mnk.parallel.scheduling.checkpoint import journal_keys
+from parallel_mnk import Limit, Options
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = Position.from_moves(GameSpec(6, 5, 4, True), "34")  # a draw, about a million nodes
@@ -90,8 +91,8 @@ def test_killed_cli_solve_resumes_without_searching_finished_tasks(tmp_path):
     # the best move keeps the score (checked on the pool: the child's exact score)
     pos = Position.from_moves(C4, KILL_MOVES)
     child = pos.copy()
-    child.push(int(r["best_move"]) - 1)
-    assert solve(child, workers=2, tt_bits=20, pv=False, progress=False).score == -KILL_SCORE
+    child.push(r["best_move"])
+    assert solve(child, options=Options(workers=2, tt_size="8M", pv=False, progress=False)).score == -KILL_SCORE
 
     # run 3: the journal holds the answer; nothing is searched
     again = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=ROOT)
@@ -131,16 +132,14 @@ def test_resume_after_a_time_limit_with_other_options(tmp_path):
     pos = Position(GameSpec(6, 5, 4, True))  # a draw; about 5 M nodes, half a second on 2 workers
     for limit in (0.2, 0.1, 0.05, 0.3, 0.5):
         journal = tmp_path / f"empty-{limit}.ckpt"
-        first = solve(pos, workers=2, tt_bits=18, pv=False, progress=False, checkpoint=journal, time_limit=limit,
-                      serial_budget=0)
+        first = solve(pos, Limit(time=limit), options=Options(workers=2, tt_size="2M", pv=False, progress=False, checkpoint=journal, serial_budget=0))
         open_probe_rows = rows(journal, "SELECT COUNT(*) FROM tasks t WHERE NOT EXISTS (SELECT 1 FROM probes p "
                                         "WHERE p.alpha = t.probe_alpha AND p.beta = t.probe_beta)")[0][0]
         if first.value == "unknown" and open_probe_rows > 0:  # stopped inside a probe, after some tasks
             break
     else:
         pytest.fail("no time limit stopped the solve after some tasks had finished")
-    resumed = solve(pos, workers=3, tt_bits=18, pv=True, progress=False, checkpoint=journal, split_depth=2,
-                    serial_budget=0)
+    resumed = solve(pos, options=Options(workers=3, tt_size="2M", pv=True, progress=False, checkpoint=journal, split_depth=2, serial_budget=0))
     assert (resumed.value, resumed.score) == ("draw", 0)
     assert resumed.checkpoint["run"] == 2 and resumed.checkpoint["tasks_from_journal"] > 0
     assert not journal_keys(journal, run=2, table="handed") & journal_keys(journal, run=1)
@@ -149,36 +148,34 @@ def test_resume_after_a_time_limit_with_other_options(tmp_path):
 
 def test_weak_run_reuses_an_exact_journal_and_a_finished_one_answers_at_once(tmp_path):
     journal = tmp_path / "j.ckpt"
-    exact = solve(SMALL, workers=2, tt_bits=18, progress=False, checkpoint=journal, serial_budget=0)
+    exact = solve(SMALL, options=Options(workers=2, tt_size="2M", progress=False, checkpoint=journal, serial_budget=0))
     assert exact.score == 0 and exact.checkpoint["tasks_searched"] > 0
-    weak = solve(SMALL, workers=2, tt_bits=18, weak=True, pv=False, progress=False, checkpoint=journal,
-                 serial_budget=0)
+    weak = solve(SMALL, weak=True, options=Options(workers=2, tt_size="2M", pv=False, progress=False, checkpoint=journal, serial_budget=0))
     assert weak.value == "draw" and weak.score is None
     assert weak.checkpoint["tasks_searched"] == 0  # the exact probes decide the weak value
-    again = solve(SMALL, workers=2, tt_bits=18, progress=False, checkpoint=journal)
+    again = solve(SMALL, options=Options(workers=2, tt_size="2M", progress=False, checkpoint=journal))
     assert (again.value, again.score, again.pv) == (exact.value, exact.score, exact.pv)
     assert again.nodes == 0 and len(again.workers) == 3
     # a serial solve with a checkpoint goes through a pool of one worker
-    one = solve(SMALL, workers=1, tt_bits=18, pv=False, progress=False, checkpoint=tmp_path / "one.ckpt",
-                serial_budget=0)
+    one = solve(SMALL, options=Options(workers=1, tt_size="2M", pv=False, progress=False, checkpoint=tmp_path / "one.ckpt", serial_budget=0))
     assert one.score == 0 and len(one.workers) == 2 and one.checkpoint["tasks_searched"] > 0
 
 
 # ---------------------------------------------------------------- refusals
 def test_checkpoint_of_another_position_or_game_is_refused(tmp_path):
     journal = tmp_path / "a.ckpt"
-    solve(Position.from_moves(GameSpec(4, 4, 3), [5]), workers=2, tt_bits=16, progress=False, checkpoint=journal)
+    solve(Position.from_moves(GameSpec(4, 4, 3), "b3"), options=Options(workers=2, tt_size="512K", progress=False, checkpoint=journal))
     with pytest.raises(MnkError, match="another game or position"):
-        solve(Position.from_moves(GameSpec(4, 4, 3), [6]), workers=2, tt_bits=16, checkpoint=journal)
+        solve(Position.from_moves(GameSpec(4, 4, 3), "c3"), options=Options(workers=2, tt_size="512K", checkpoint=journal))
     with pytest.raises(MnkError, match="another game or position"):
-        solve(Position.from_moves(GameSpec(4, 4, 4), [5]), workers=2, tt_bits=16, checkpoint=journal)
+        solve(Position.from_moves(GameSpec(4, 4, 4), "b3"), options=Options(workers=2, tt_size="512K", checkpoint=journal))
     p = subprocess.run(cli("solve", "--cols", "4", "--rows", "4", "--k", "3", "--moves", "c3", "--workers", "2",
                            "--checkpoint", str(journal)), capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert p.returncode == 2
     assert p.stderr.count("\n") == 1 and "another game or position" in p.stderr, p.stderr
-    assert "4x4 k=3, 1 stones" in p.stderr
+    assert "4x4 k=3, 1 stone" in p.stderr
     # the right position still resumes
-    r = solve(Position.from_moves(GameSpec(4, 4, 3), [5]), workers=2, tt_bits=16, progress=False, checkpoint=journal)
+    r = solve(Position.from_moves(GameSpec(4, 4, 3), "b3"), options=Options(workers=2, tt_size="512K", progress=False, checkpoint=journal))
     assert r.checkpoint["run"] == 2
 
 
@@ -186,19 +183,19 @@ def test_not_a_journal_is_refused(tmp_path):
     text = tmp_path / "notes.txt"
     text.write_text("not a database, just some words\n" * 20)
     with pytest.raises(MnkError, match="not a parallel-mnk journal"):
-        solve(SMALL, workers=2, tt_bits=16, checkpoint=text)
+        solve(SMALL, options=Options(workers=2, tt_size="512K", checkpoint=text))
     other = tmp_path / "other.sqlite"
     db = sqlite3.connect(other)
     db.execute("CREATE TABLE songs (title TEXT)")
     db.commit()
     db.close()
     with pytest.raises(MnkError, match="something else"):
-        solve(SMALL, workers=2, tt_bits=16, checkpoint=other)
+        solve(SMALL, options=Options(workers=2, tt_size="512K", checkpoint=other))
 
 
 def test_journal_in_use_by_a_live_process_is_refused(tmp_path):
     journal = tmp_path / "busy.ckpt"
-    solve(SMALL, workers=2, tt_bits=16, pv=False, progress=False, checkpoint=journal)
+    solve(SMALL, options=Options(workers=2, tt_size="512K", pv=False, progress=False, checkpoint=journal))
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         db = sqlite3.connect(journal)
@@ -206,12 +203,12 @@ def test_journal_in_use_by_a_live_process_is_refused(tmp_path):
         db.commit()
         db.close()
         with pytest.raises(MnkError, match=f"in use by process {sleeper.pid}"):
-            solve(SMALL, workers=2, tt_bits=16, checkpoint=journal)
+            solve(SMALL, options=Options(workers=2, tt_size="512K", checkpoint=journal))
     finally:
         sleeper.kill()
         sleeper.wait()
     # the owner is gone (as after a crash): the journal opens again
-    assert solve(SMALL, workers=2, tt_bits=16, pv=False, progress=False, checkpoint=journal).score == 0
+    assert solve(SMALL, options=Options(workers=2, tt_size="512K", pv=False, progress=False, checkpoint=journal)).score == 0
 
 
 def test_cli_checkpoint_needs_one_position(tmp_path):
@@ -241,8 +238,7 @@ def test_a_stopped_task_leaves_its_finished_subtrees_in_the_journal(tmp_path, mo
     pos = Position(GameSpec(4, 8, 4))   # a draw; about a million nodes, weak
     for limit in (0.3, 0.6, 1.0, 1.5):
         journal = tmp_path / f"free-{limit}.ckpt"
-        first = solve(pos, weak=True, workers=2, tt_bits=20, pv=False, progress=False, checkpoint=journal,
-                      time_limit=limit, serial_budget=0)
+        first = solve(pos, Limit(time=limit), weak=True, options=Options(workers=2, tt_size="8M", pv=False, progress=False, checkpoint=journal, serial_budget=0))
         snapped = rows(journal, "SELECT own, opp, ply, value, kind FROM tasks WHERE nodes = 0")
         if first.value == "unknown" and snapped:
             break
@@ -254,14 +250,13 @@ def test_a_stopped_task_leaves_its_finished_subtrees_in_the_journal(tmp_path, mo
         x, o = (own, opp) if ply % 2 == 0 else (opp, own)
         position = Position(spec)
         position.x, position.o = x, o
-        truth = solve(position, weak=True, workers=1, pv=False, progress=False).value
+        truth = solve(position, weak=True, options=Options(workers=1, pv=False, progress=False)).value
         sign = {"win": 1, "draw": 0, "loss": -1}[str(truth)]
         if kind in (1, 3):   # a lower bound of the score from the side to move
             assert sign >= (value > 0) - (value < 0), (own, opp, value, kind, truth)
         if kind in (2, 3):
             assert sign <= (value > 0) - (value < 0), (own, opp, value, kind, truth)
-    resumed = solve(pos, weak=True, workers=2, tt_bits=20, pv=False, progress=False, checkpoint=journal,
-                    serial_budget=0)
+    resumed = solve(pos, weak=True, options=Options(workers=2, tt_size="8M", pv=False, progress=False, checkpoint=journal, serial_budget=0))
     assert resumed.value == "draw"
     assert resumed.checkpoint["bounds_seeded"] >= len({(r[0], r[1]) for r in snapped})
 

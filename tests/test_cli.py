@@ -8,18 +8,18 @@ import pytest
 
 from parallel_mnk import GameSpec, Position, solve
 from parallel_mnk.frontends.cli import main
-from parallel_mnk.game.rules import parse_move_list
+from parallel_mnk.game.rules import move_list_indexes
 
 TTT = ["--game", "tictactoe"]
 G44 = ["--cols", "4", "--rows", "4", "--k", "4", "--gravity"]
-RESULT_FIELDS = {"value", "score", "best_move", "pv", "nodes", "workers", "time_s", "proof"}
+RESULT_FIELDS = {"value", "score", "to_move", "best_move", "pv", "nodes", "workers", "time_s", "proof"}
 
 
-def run(argv, stdin_text=""):
+def run(argv, stdin_text="", command="solve"):
     """``(exit code, stdout)`` of ``main`` in this process (argparse errors exit via SystemExit)."""
     out = io.StringIO()
     try:
-        code = main(["solve", *argv] if argv and argv[0] != "solve" else argv,
+        code = main([command, *argv] if argv and argv[0] != command else argv,
                     stdin=io.StringIO(stdin_text), stdout=out)
     except SystemExit as e:
         code = e.code
@@ -55,7 +55,7 @@ def check_result_object(d, spec):
     if d["best_move"] is not None:
         assert isinstance(d["best_move"], str)
         assert d["pv"][0] == d["best_move"]
-        assert parse_move_list(spec, ",".join(d["pv"]))  # moves in the input's notation
+        assert move_list_indexes(spec, ",".join(d["pv"]))  # moves in the input's notation
 
 
 # ---------------------------------------------------------------- human output
@@ -200,8 +200,9 @@ def test_stdin_json_lines(capsys):
     code, out = run([*TTT, "--json"], "\n".join(STDIN_LINES) + "\n")
     assert code == 1  # some lines were bad
     results = [json.loads(line) for line in out.splitlines()]
-    assert [r["input"] for r in results] == STDIN_LINES[1:]   # the blank line is skipped
-    for text, r in zip(STDIN_LINES[1:], results):
+    assert [r["input"] for r in results] == STDIN_LINES   # an empty line is the empty board
+    assert results[0]["value"] == "draw" and results[0]["to_move"] == "X"
+    for text, r in zip(STDIN_LINES, results):
         if text in BAD:
             assert set(r) == {"input", "error"}
             assert r["error"] and "\n" not in r["error"]
@@ -209,7 +210,7 @@ def test_stdin_json_lines(capsys):
             assert "error" not in r
             body = {key: value for key, value in r.items() if key != "input"}
             check_result_object(body, GameSpec(3, 3, 3))
-    finished = results[STDIN_LINES.index("a1,a2,b1,b2,c1") - 1]
+    finished = results[STDIN_LINES.index("a1,a2,b1,b2,c1")]
     assert (finished["value"], finished["best_move"]) == ("loss", None)
     assert "Traceback" not in capsys.readouterr().err
 
@@ -218,16 +219,25 @@ def test_stdin_human_lines():
     code, out = run(TTT, "\nb2,a1\n \t\nzz\nc1\n")
     assert code == 1
     lines = out.splitlines()
-    assert len(lines) == 3                     # blank lines are skipped, not read as the empty board
-    assert lines[0].startswith("b2,a1 0 ")
-    assert lines[1].startswith("zz error: ")
-    assert lines[2].startswith("c1 ")
+    assert len(lines) == 5                     # an empty (or blank) line is the empty board, as Pons reads it
+    assert lines[0].startswith(" 0 ") and lines[2].startswith(" \t 0 ")
+    assert lines[1].startswith("b2,a1 0 ")
+    assert lines[3].startswith("zz error: ")
+    assert lines[4].startswith("c1 ")
 
 
 def test_stdin_all_good_exits_0():
     code, out = run([*G44, "--json"], "\n23\n2,3,2\n")
     assert code == 0
-    assert len(out.splitlines()) == 2
+    assert [json.loads(line)["input"] for line in out.splitlines()] == ["", "23", "2,3,2"]
+
+
+@pytest.mark.parametrize("command", ["solve", "analyze"])
+def test_a_stdin_without_any_line_says_so(command, capsys):
+    code, out = run([*TTT, "--workers", "1"], "", command=command)
+    assert code == 2 and out == ""
+    assert capsys.readouterr().err == ("parallel-mnk: error: no position on stdin: give one a line (an empty line "
+                                       "is the empty board), or --moves / --board\n")
 
 
 def test_stdin_without_trailing_newline_and_crlf():

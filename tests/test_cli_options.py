@@ -14,7 +14,8 @@ import pytest
 
 from fuzzing import one_line_error, run_cli
 from parallel_mnk import __version__
-from parallel_mnk.frontends.cli import build_parser
+from parallel_mnk.frontends.arguments import build_parser
+from parallel_mnk.frontends.cli import commands
 
 BAD_VALUES = ["-1", "0", "x", "", "1e999", "nan", "/proc/no/such/dir/f", "--"]
 # a fast base for each command (serve listens and book builds: left to their own tests)
@@ -28,7 +29,7 @@ STDIN = {"play": "quit\n", "nmk": "", "verify": ""}
 
 def value_options(command: str) -> list[str]:
     """The options of ``command`` that take a value."""
-    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    sub = next(a for a in build_parser(commands())._actions if isinstance(a, argparse._SubParsersAction))
     return sorted(a.option_strings[-1] for a in sub.choices[command]._actions
                   if a.option_strings and a.nargs is None and not isinstance(a, argparse._HelpAction)
                   and a.option_strings[-1] != "--address")   # (a Ray address: tests/test_cluster.py)

@@ -28,6 +28,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Optional
 
 import psutil
 import pytest
@@ -37,6 +38,7 @@ from checks import (BOARDS, C4, KILL_MOVES, KILL_SCORE, check_accounting, check_
 from parallel_mnk import GameSpec, MnkError, Position, solve
 from parallel_mnk.parallel.scheduling.registry import get_coordinator, shutdown_backends
 from parallel_mnk.game.rules import value_of_score
+from parallel_mnk import Limit, Options
 
 ROOT = Path(__file__).resolve().parents[1]
 TT_BITS = 16
@@ -53,18 +55,18 @@ def ray_session():
     ray.shutdown()
 
 
+def pool_solve(pos: Position, workers: int = 2, weak: bool = False, tt_bits: int = TT_BITS,
+               time_limit: Optional[float] = None, **options):
+    """A solve that always splits (``serial_budget=0``) on ``workers`` of the process
+    pool (``backend="ray"``: of Ray); ``options`` are :class:`Options` fields."""
+    options.setdefault("progress", False)
+    options.setdefault("serial_budget", 0)
+    return solve(pos, Limit(time=time_limit), weak=weak,
+                 options=Options(workers=workers, tt_size=8 << tt_bits, **options))
+
+
 def ray_solve(pos: Position, workers: int = 2, **kw):
-    kw.setdefault("tt_bits", TT_BITS)
-    kw.setdefault("progress", False)
-    kw.setdefault("serial_budget", 0)  # always split, so that the tasks go through Ray
-    return solve(pos, workers=workers, backend="ray", **kw)
-
-
-def pool_solve(pos: Position, workers: int = 2, **kw):
-    kw.setdefault("tt_bits", TT_BITS)
-    kw.setdefault("progress", False)
-    kw.setdefault("serial_budget", 0)
-    return solve(pos, workers=workers, **kw)
+    return pool_solve(pos, workers, backend="ray", **kw)   # always split, so that the tasks go through Ray
 
 
 def test_ray_agrees_with_the_pool_on_random_positions(ray_session):
@@ -97,7 +99,7 @@ def test_ray_agrees_with_the_pool_on_random_positions(ray_session):
 
 def test_ray_real_split_spreads_the_work(ray_session):
     pos = Position.from_moves(GameSpec(6, 5, 4, True), "34")
-    r = solve(pos, workers=2, tt_bits=20, backend="ray", progress=False)  # the public entry point
+    r = solve(pos, options=Options(workers=2, tt_size="8M", backend="ray", progress=False))  # the public entry point
     assert (r.value, r.score) == ("draw", 0)
     check_pv(pos, r.pv, r.score)
     check_accounting(r, 2)
@@ -151,7 +153,7 @@ def test_ray_time_limit_gives_unknown_and_the_backend_still_works(ray_session):
     r = ray_solve(pos, time_limit=0.3, pv=False)
     took = time.monotonic() - t
     assert r.value == "unknown" and r.score is None and r.pv == [] and r.bounds is not None
-    assert r.best_move is None or r.best_move in pos.legal_moves()   # the best move so far, not proved
+    assert r.best_move is None or r.best_move in pos.legal_moves   # the best move so far, not proved
     assert took < 5.0, f"a 0.3 s limit took {took:.2f} s"
     check_accounting(r, 2)
     small = Position.from_moves(GameSpec(6, 5, 4, True), "334")
@@ -172,7 +174,7 @@ def test_cli_joins_a_running_ray_and_checkpoints(ray_session, tmp_path):
     assert len(r["workers"]) == 3 and sum(w["nodes"] for w in r["workers"]) == r["nodes"]
     # the journal written through Ray serves the process backend (same tasks, same meaning)
     pos = Position.from_moves(GameSpec(6, 5, 4, True), "34")
-    again = solve(pos, workers=2, tt_bits=16, progress=False, checkpoint=journal)
+    again = solve(pos, options=Options(workers=2, tt_size="512K", progress=False, checkpoint=journal))
     assert (again.value, again.score) == ("draw", 0) and again.nodes == 0
 
 
@@ -221,9 +223,9 @@ def test_cli_output_holds_no_ray_log_lines(ray_session):
 
 def test_address_needs_the_ray_backend():
     with pytest.raises(MnkError, match="ray backend"):
-        solve(Position(GameSpec(3, 3, 3)), workers=2, address="127.0.0.1:6379")
+        solve(Position(GameSpec(3, 3, 3)), options=Options(workers=2, address="127.0.0.1:6379"))
     with pytest.raises(MnkError, match="unknown backend"):
-        solve(Position(GameSpec(3, 3, 3)), workers=2, backend="dask")
+        solve(Position(GameSpec(3, 3, 3)), options=Options(workers=2, backend="dask"))
 
 
 def test_unreachable_address_is_refused_quickly():
@@ -258,11 +260,11 @@ def test_process_backend_never_imports_ray():
 
 
 def test_a_book_built_on_ray_holds_the_pools_entries(ray_session, tmp_path):
-    from parallel_mnk.frontends.solver import build_book
+    from parallel_mnk.entrance import build_book
 
     spec = GameSpec(5, 4, 3, True)
-    on_ray, report = build_book(spec, 4, tmp_path / "ray.sqlite", workers=2, backend="ray", tt_bits=TT_BITS)
-    on_pool, _ = build_book(spec, 4, tmp_path / "pool.sqlite", workers=2, tt_bits=TT_BITS)
+    on_ray, report = build_book(spec, 4, tmp_path / "ray.sqlite", options=Options(workers=2, backend="ray", tt_size=8 << TT_BITS))
+    on_pool, _ = build_book(spec, 4, tmp_path / "pool.sqlite", options=Options(workers=2, tt_size=8 << TT_BITS))
     scores = {key: score for key, _, score, _, _ in on_ray.rows()}
     assert scores == {key: score for key, _, score, _, _ in on_pool.rows()}
     assert sum(w[1] for w in report.per_worker) == report.leaves > 0   # every leaf a Ray task

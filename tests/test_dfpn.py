@@ -13,6 +13,7 @@ from parallel_mnk import GameSpec, MnkError, Position
 from parallel_mnk.kernels.proofs import proofs_layout as PL
 from parallel_mnk.engines.provers.dfpn import Dfpn, dfpn_value, dfpn_wins
 from parallel_mnk.game.rules import value_of_score
+from parallel_mnk import Options
 
 SMALL = [GameSpec(3, 3, 3), GameSpec(4, 3, 3), GameSpec(4, 4, 3), GameSpec(4, 4, 4), GameSpec(5, 4, 4),
          GameSpec(5, 5, 4), GameSpec(5, 5, 5), GameSpec(6, 4, 4), GameSpec(6, 5, 5)]
@@ -81,5 +82,5 @@ def test_weak_values_match_the_exact_engine_on_bigger_boards(spec, stones):
     from parallel_mnk import solve
 
     for pos in random_positions(spec, 8, stones, seed=spec.cells + 1, quiet=True):
-        expected = solve(pos, weak=True, pv=False, tt_bits=20).value
+        expected = solve(pos, weak=True, options=Options(pv=False, tt_size="8M")).value
         assert dfpn_value(pos, tt_bits=20).value == expected, pos.board_text()

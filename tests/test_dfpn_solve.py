@@ -11,6 +11,7 @@ from naive import naive_score
 from parallel_mnk import GameSpec, Limit, MnkError, Position, solve
 from parallel_mnk.api.options import DFPN_AUTO_MIN_EMPTY, SolveOptions
 from parallel_mnk.game.rules import value_of_score
+from parallel_mnk import Options
 
 
 def sign(score: int) -> int:
@@ -26,7 +27,7 @@ def test_dfpn_values_and_lines_match_the_naive_solver(spec):
     for pos in positions:
         expected = naive_score(spec, pos.x, pos.o)
         for tt_bits in (16, 10):   # (df-pn gets half the entries: 16 bytes each)
-            r = solve(pos, weak=True, prover="dfpn", tt_bits=tt_bits)
+            r = solve(pos, weak=True, options=Options(prover="dfpn", tt_size=8 << tt_bits))
             assert (r.value, r.proof, r.score) == (value_of_score(expected), "dfpn", None), pos.board_text()
             assert r.pv and r.pv[0] == r.best_move
             p, want = pos.copy(), sign(expected)
@@ -44,16 +45,16 @@ def test_dfpn_values_and_lines_match_the_naive_solver(spec):
 def test_auto_and_dfpn_give_alpha_betas_values_on_bigger_boards(spec, stones):
     settled_by_dfpn = {"auto": 0, "dfpn": 0}
     for pos in random_positions(spec, 5, stones, seed=spec.cells, quiet=True):
-        expected = solve(pos, weak=True, pv=False, prover="search", tt_bits=20)
+        expected = solve(pos, weak=True, options=Options(pv=False, prover="search", tt_size="8M"))
         assert expected.proof != "dfpn"
         for prover in ("auto", "dfpn"):
-            r = solve(pos, weak=True, pv=False, prover=prover, tt_bits=20)
+            r = solve(pos, weak=True, options=Options(pv=False, prover=prover, tt_size="8M"))
             assert r.value == expected.value, (pos.board_text(), prover)
             settled_by_dfpn[prover] += r.proof == "dfpn"
             after = pos.copy()
             after.push(r.best_move)
             if not after.is_game_over():   # the best move keeps the value
-                reply = solve(after, weak=True, pv=False, prover="search", tt_bits=20).value
+                reply = solve(after, weak=True, options=Options(pv=False, prover="search", tt_size="8M")).value
                 assert value_of_score(-{"win": 1, "draw": 0, "loss": -1}[reply.value]) == r.value
     assert settled_by_dfpn["dfpn"] == 5 and settled_by_dfpn["auto"] >= 1   # (auto: within its cap)
 
@@ -71,23 +72,24 @@ def test_auto_picks_dfpn_only_by_its_rule():
     small_mid.push(small_mid.move_of_cell(0))
     assert small.cells - 1 < DFPN_AUTO_MIN_EMPTY and not weak.dfpn_first(small_mid)
     gravity = Position(GameSpec(7, 6, 4, True))
-    gravity.push(3)
+    gravity.push("4")
     assert not weak.dfpn_first(gravity)
     assert SolveOptions(weak=True, prover="dfpn").dfpn_first(Position(spec))   # asked by name: always
     assert not SolveOptions(weak=True, prover="search").dfpn_first(mid)
     assert weak.may_ask_dfpn(spec) and not weak.may_ask_dfpn(gravity.spec)
     assert not SolveOptions(weak=True, workers=2).may_ask_dfpn(spec)           # df-pn runs in one process
     assert not SolveOptions(weak=True, prover="search").may_ask_dfpn(spec)
-    assert solve(Position(GameSpec(6, 5, 4)), weak=True, prover="auto").proof != "dfpn"
-    r = solve(Position(GameSpec(6, 5, 4)), weak=True, prover="dfpn")
+    assert solve(Position(GameSpec(6, 5, 4)), weak=True, options=Options(prover="auto")).proof != "dfpn"
+    r = solve(Position(GameSpec(6, 5, 4)), weak=True, options=Options(prover="dfpn"))
     assert (r.value, r.proof) == ("win", "dfpn")
 
 
 def test_a_limit_stops_dfpn_with_unknown():
     pos = Position(GameSpec(4, 8, 4))
-    r = solve(pos, Limit(nodes=3000), weak=True, prover="dfpn")
-    assert r.value == "unknown" and r.proof is None and r.best_move is None and 3000 <= r.nodes < 10_000
-    r = solve(pos, Limit(time=0.2), weak=True, prover="dfpn")
+    r = solve(pos, Limit(nodes=3000), weak=True, options=Options(prover="dfpn"))
+    assert r.value == "unknown" and r.proof is None and 3000 <= r.nodes < 10_000
+    assert r.best_move in pos.legal_moves and r.bounds == (0, 1)   # the empty board is never lost
+    r = solve(pos, Limit(time=0.2), weak=True, options=Options(prover="dfpn"))
     assert r.value == "unknown" and r.time_s < 2
 
 
@@ -97,10 +99,11 @@ def test_a_limit_stops_dfpn_with_unknown():
     ({"prover": "dfpn", "weak": True, "workers": 2}, "one process"),
 ])
 def test_bad_prover_requests_are_refused(kwargs, message):
+    weak = kwargs.pop("weak", False)
     with pytest.raises(MnkError, match=message):
-        solve(Position(GameSpec(4, 4, 4)), **kwargs)
+        solve(Position(GameSpec(4, 4, 4)), weak=weak, options=Options(**kwargs))
 
 
 def test_dfpn_refuses_gravity():
     with pytest.raises(MnkError, match="free placement"):
-        solve(Position(GameSpec(4, 4, 4, True)), weak=True, prover="dfpn")
+        solve(Position(GameSpec(4, 4, 4, True)), weak=True, options=Options(prover="dfpn"))

@@ -23,6 +23,7 @@ from naive import naive_solver
 from parallel_mnk import GameSpec, MnkError, Position, solve
 from parallel_mnk.parallel.scheduling.registry import get_coordinator
 from parallel_mnk.game.rules import value_of_score, win_score
+from parallel_mnk import Options
 
 WORKER_COUNTS = (2, 3, 4)
 SPLIT_DEPTHS = (None, 0, 1, 2, 3)   # 0: Lazy SMP (the root is the one task, every worker joins it)
@@ -75,7 +76,7 @@ def test_parallel_agrees_with_serial_on_random_positions(board):
             check_accounting(w, workers)
 
             # the public entry point (easy positions are tried serially first)
-            p = solve(pos, workers=workers, tt_bits=TT_BITS, pv=False, split_depth=depth, progress=False)
+            p = solve(pos, options=Options(workers=workers, tt_size=8 << TT_BITS, pv=False, split_depth=depth, progress=False))
             assert (p.value, p.score) == (value_of_score(expect), expect), where
             check_best_move(pos, p.best_move, p.score, weak=False)
             check_accounting(p, workers)
@@ -90,7 +91,7 @@ def test_parallel_agrees_with_serial_on_random_positions(board):
 def test_node_accounting_on_a_real_split(workers):
     """Empty 6x5 gravity board (a draw, a few million nodes): the work is spread."""
     pos = Position(GameSpec(6, 5, 4, True))
-    r = solve(pos, workers=workers, tt_bits=BIG_TT_BITS, pv=False, progress=False)
+    r = solve(pos, options=Options(workers=workers, tt_size=8 << BIG_TT_BITS, pv=False, progress=False))
     assert (r.value, r.score) == ("draw", 0)
     check_accounting(r, workers)
     pool_entries = r.workers[1:]
@@ -125,8 +126,8 @@ def test_bad_split_depth_is_refused():
 
 
 def test_finished_game_is_not_searched_in_parallel():
-    pos = Position.from_moves(GameSpec(3, 3, 3), [0, 3, 1, 4, 2])  # X has the top row
-    r = solve(pos, workers=2, tt_bits=TT_BITS)
+    pos = Position.from_moves(GameSpec(3, 3, 3), "a3,a2,b3,b2,c3")  # X has the top row
+    r = solve(pos, options=Options(workers=2, tt_size=8 << TT_BITS))
     assert r.terminal and r.value == "loss" and r.score == -win_score(pos.spec, 5)
     assert r.best_move is None and r.pv == []
 

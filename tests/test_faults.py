@@ -47,6 +47,7 @@ from checks import C4, KILL_MOVES, KILL_SCORE, alive
 from parallel_mnk import Position, solve
 from parallel_mnk.frontends import cli as cli_module
 from parallel_mnk.parallel.scheduling.checkpoint import journal_keys
+from parallel_mnk import Options
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -270,7 +271,7 @@ def test_a_hundred_random_kills(tmp_path):
 @pytest.mark.slow
 def test_long_position_score():
     """The pool gives LONG_MOVES Pons' score (the signal and Ray node tests' reference)."""
-    r = solve(Position.from_moves(C4, LONG_MOVES), workers=2, tt_bits=22, pv=False, progress=False)
+    r = solve(Position.from_moves(C4, LONG_MOVES), options=Options(workers=2, tt_size="32M", pv=False, progress=False))
     assert (r.value, r.score) == (LONG_VALUE, LONG_SCORE)
 
 
@@ -398,8 +399,7 @@ def test_lost_ray_node_finishes_or_resumes(tmp_path):
             assert (r["value"], r["score"]) == (LONG_VALUE, LONG_SCORE)
         else:
             assert proc.returncode == 2 and err.count("\n") == 1, (proc.returncode, err)
-            again = solve(Position.from_moves(C4, LONG_MOVES), workers=2, tt_bits=20, pv=False, progress=False,
-                          checkpoint=journal)
+            again = solve(Position.from_moves(C4, LONG_MOVES), options=Options(workers=2, tt_size="8M", pv=False, progress=False, checkpoint=journal))
             assert (again.value, again.score) == (LONG_VALUE, LONG_SCORE)
             assert again.checkpoint["tasks_from_journal"] > 0
             print(f"resumed by the pool: {again.checkpoint}")

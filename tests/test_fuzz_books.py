@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from fuzzing import BUDGETS, byte_damage, damage_file, fresh_copy, fuzz, one_line_error, run_cli
 from naive import naive_solver
 from parallel_mnk import GameSpec, Position
-from parallel_mnk.game.rules import format_move_list, parse_move
+from parallel_mnk.game.rules import move_list_text, move_index
 
 GAMES = [(GameSpec(3, 3, 3), 4), (GameSpec(4, 4, 3, gravity=True), 3)]   # (game, plies of its book)
 values = st.one_of(st.integers(-3, 20), st.sampled_from([10 ** 30, -2 ** 63, 2 ** 63 - 1, 1.5, None, b"\x00x", "",
@@ -87,7 +87,7 @@ def position_in(spec: GameSpec, plies: int, choices: list[int]) -> Position:
     for c in choices[:plies]:
         if pos.is_game_over():
             break
-        moves = pos.legal_moves()
+        moves = list(pos.legal_moves)
         pos.push(moves[c % len(moves)])
     return pos
 
@@ -103,7 +103,7 @@ def book_property(books, tmp_dir):
         from parallel_mnk.engines.books import choose
         choose._open.clear()   # the CLI opens a book once per process: this one is new
         pos = position_in(spec, plies, choices)
-        code, out, err = run_cli(["solve", *game_args(spec), f"--moves={format_move_list(spec, pos.move_stack)}",
+        code, out, err = run_cli(["solve", *game_args(spec), f"--moves={move_list_text(spec, pos.move_stack)}",
                                   "--book", str(path), "--workers", "1", "--json", "--no-progress"])
         choose._open.clear()
         assert "Traceback" not in err and code in (0, 2), (code, out, err)
@@ -116,7 +116,7 @@ def book_property(books, tmp_dir):
             truth = naive.score(pos.x, pos.o)
             assert answer["score"] == truth, (answer, truth, damages)
             if answer["best_move"] is not None:
-                move = parse_move(spec, answer["best_move"])
+                move = move_index(spec, answer["best_move"])
                 assert naive.child_scores(pos.x, pos.o).get(move) == truth, (answer, truth, damages)
         code, out, err = run_cli(["book", "info", str(path), "--json"])
         assert "Traceback" not in err and code in (0, 2), (code, out, err)

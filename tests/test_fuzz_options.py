@@ -22,9 +22,10 @@ from hypothesis import strategies as st
 from fuzzing import BUDGETS, fuzz, naive_can_solve, one_line_error, run_cli
 from naive import naive_score
 from parallel_mnk import GameSpec, Position
-from parallel_mnk.frontends.cli import _spec_from_args, build_parser
+from parallel_mnk.frontends.arguments import build_parser
+from parallel_mnk.frontends.cli import _spec_from_args, commands
 from parallel_mnk.frontends.commands import position_of
-from parallel_mnk.game.rules import MnkError, format_move, parse_move, value_of_score
+from parallel_mnk.game.rules import MnkError, move_name, move_index, value_of_score
 
 junk = st.text(max_size=8)
 small_int = st.integers(-3, 9).map(str)
@@ -53,7 +54,7 @@ OPTIONS = {   # option -> strategy of its value (None: a flag)
 
 def options_of(command: str) -> set[str]:
     """The options ``parallel-mnk <command>`` takes, read off its parser."""
-    sub = next(a for a in build_parser()._actions if a.choices and command in a.choices).choices[command]
+    sub = next(a for a in build_parser(commands())._actions if a.choices and command in a.choices).choices[command]
     return {name for action in sub._actions for name in action.option_strings}
 
 
@@ -65,7 +66,7 @@ def command_lines(draw) -> list[str]:
     if draw(st.integers(0, 3)):   # mostly a small game, so that the searches are quick
         argv += ["--cols", str(draw(st.integers(1, 4))), "--rows", str(draw(st.integers(1, 4))),
                  "--k", str(draw(st.integers(1, 4)))]
-        if draw(st.booleans()):   # and a position (else solve and analyze read stdin, which is empty)
+        if draw(st.integers(0, 3)):   # and mostly a position (else solve and analyze read an empty stdin: an error)
             argv.append(f"--moves={draw(st.sampled_from(['', 'a1', 'a1,b2', 'b1,a1']))}")
             argv += ["--json"] if draw(st.booleans()) else []   # (an answer whose every move is checked)
     own = sorted(OPTIONS.keys() & options_of(command))
@@ -89,7 +90,7 @@ def options_property(argv: list[str]) -> bool:
         assert not out.strip() or argv[0] == "analyze", out
         one_line_error(err)
         return False
-    args = build_parser().parse_args(argv)
+    args = build_parser(commands()).parse_args(argv)
     try:
         spec = _spec_from_args(args)
         given = args.moves is not None or args.board is not None
@@ -116,7 +117,7 @@ def options_property(argv: list[str]) -> bool:
 def check_printed_moves(command: str, spec: GameSpec, position: Position, out: str, answer) -> None:
     """Every move an answer names is legal where it is played: the best move, the line
     (solve), every analysed move and no other (analyze), the chosen move (best)."""
-    legal = {format_move(spec, m) for m in position.legal_moves()}
+    legal = {move_name(spec, m) for m in position.legal_moves}
     if answer is None:   # the human-readable answer: its 'best move:' line
         named = re.findall(r"^best move: (\S+)", out, re.M)
         assert all(m in legal for m in named), (named, legal)
@@ -129,9 +130,8 @@ def check_printed_moves(command: str, spec: GameSpec, position: Position, out: s
     line = position.copy()
     for text in answer.get("pv", []):   # the perfect line is played move after move, until the game ends
         assert line.outcome() is None, (answer["pv"], "a move after the end of the game")
-        move = parse_move(spec, text)
-        assert move in line.legal_moves(), (answer["pv"], text)
-        line.push(move)
+        assert text in line.legal_moves, (answer["pv"], text)
+        line.push(text)
 
 
 @pytest.mark.parametrize("examples", BUDGETS)

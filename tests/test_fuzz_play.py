@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from fuzzing import BUDGETS, fuzz, run_cli
 from naive import naive_score
 from parallel_mnk import GameSpec, Position
-from parallel_mnk.game.rules import parse_move
+from parallel_mnk import parse_move
 
 GAMES = [["--game", "tictactoe"], ["--cols", "4", "--rows", "4", "--k", "3", "--gravity"]]
 SPECS = [GameSpec(3, 3, 3), GameSpec(4, 4, 3, True)]
@@ -75,7 +75,7 @@ def check_engine_moves(spec: GameSpec, events: list[tuple[str, str]]) -> int:
         after = next(text for k, text in events[i + 1:] if k == "board")
         position = Position.from_board(spec, before)
         move = parse_move(spec, message.split()[2].rstrip(":"))
-        assert move in position.legal_moves(), (message, before)
+        assert move in position.legal_moves, (message, before)
         mover_before = naive_score(spec, position.x, position.o)
         position.push(move)
         assert position.board_text() == after, (message, before, after)

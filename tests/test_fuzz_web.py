@@ -24,7 +24,7 @@ from checks import web_server
 from fuzzing import BUDGETS, fuzz, naive_can_solve
 from naive import naive_solver
 from parallel_mnk.frontends.commands import game_spec, position_of
-from parallel_mnk.game.rules import MnkError, format_move, value_of_score
+from parallel_mnk.game.rules import MnkError, move_name, value_of_score
 
 STATUSES = {0, 200, 400, 404, 405, 414, 501}   # 0: HTTP/0.9; 501: a method http.server does not know
 small = st.integers(-2, 6).map(str)
@@ -116,7 +116,7 @@ def check_answer(name: str, query: str, body: dict) -> None:
     if not weak:
         assert body["score"] == truth, (query, body, truth)
     if name == "analyze" and not position.is_game_over():
-        scores = {format_move(spec, m): s for m, s in naive.child_scores(position.x, position.o).items()}
+        scores = {move_name(spec, m): s for m, s in naive.child_scores(position.x, position.o).items()}
         for move in body["moves"]:
             if move["value"] != "unknown":
                 expected = scores[move["move"]]

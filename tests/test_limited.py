@@ -14,12 +14,14 @@ import pytest
 
 from parallel_mnk import GameSpec, MnkError, Position
 from parallel_mnk import best_move
+from parallel_mnk.parallel.uses.limited import best_move_parallel
 from parallel_mnk.game import geometry
 from parallel_mnk.engines import limited as LM
 from parallel_mnk.kernels.limited import grid as G
 from parallel_mnk.kernels.limited import limited_layout as GL
 from parallel_mnk.kernels.limited.limited_search import F_FAST, F_ORDER, F_PRUNE, F_THREATS, F_TT, WIN
-from parallel_mnk.game.rules import format_move, parse_move_list, ply_of_score
+from parallel_mnk.game.rules import move_name, move_list_indexes, ply_of_score
+from parallel_mnk import Limit, Options
 from checks import random_positions
 from naive import naive_score
 
@@ -44,7 +46,7 @@ def test_play_and_unplay_keep_the_state_equal_to_a_fresh_one(spec):
         before = st.copy()
         moves = []
         while not pos.is_game_over():
-            cell = pos.cell_of_move(rng.choice(pos.legal_moves()))
+            cell = pos.cell_of_move(rng.choice(pos.legal_moves))
             won = G.play(geo, st, cell)
             pos.push(pos.move_of_cell(cell))
             moves.append(cell)
@@ -145,7 +147,7 @@ def test_published_seed_counts():
 # ---------------------------------------------------------------- tactics on 15x15 k=5
 def naive_wins_in_one(pos: Position) -> set[int]:
     wins = set()
-    for m in pos.legal_moves():
+    for m in pos.legal_moves:
         pos.push(m)
         if pos.outcome() is not None and pos.outcome().winner is not None:
             wins.add(m)
@@ -157,8 +159,8 @@ def naive_wins_in_one(pos: Position) -> set[int]:
 def test_takes_a_win_in_one(depth):
     pos = gomoku("h8,a1,i8,a2,j8,a3,k8,b5")
     wins = naive_wins_in_one(pos)
-    assert wins == set(parse_move_list(GOMOKU, "g8,l8"))
-    r = LM.best_move(pos, depth=depth)
+    assert wins == set(move_list_indexes(GOMOKU, "g8,l8"))
+    r = LM.choose_move(pos, Limit(depth=depth))
     assert r.move in wins
     assert r.win_in == 1
 
@@ -167,15 +169,15 @@ def test_takes_a_win_in_one(depth):
 def test_blocks_a_four(depth):
     pos = gomoku("d3,d4,h8,d5,k11,d6,n2,d7")   # O: d4-d7, closed below by X's d3
     assert pos.turn == 1
-    r = LM.best_move(pos, depth=depth)
-    assert format_move(GOMOKU, r.move) == "d8"
+    r = LM.choose_move(pos, Limit(depth=depth))
+    assert move_name(GOMOKU, r.move) == "d8"
 
 
 @pytest.mark.parametrize("depth", [2, 3, 4])
 def test_blocks_an_open_three(depth):
     pos = gomoku("b13,f6,m2,g6,n13,h6")   # O: f6 g6 h6 with e6, d6, i6, j6 empty
-    r = LM.best_move(pos, depth=depth)
-    assert format_move(GOMOKU, r.move) in ("e6", "i6")
+    r = LM.choose_move(pos, Limit(depth=depth))
+    assert move_name(GOMOKU, r.move) in ("e6", "i6")
 
 
 # Found by a random search and checked below: X wins by continuous fours, three fours deep,
@@ -229,7 +231,7 @@ def test_finds_a_forced_win_by_fours_three_deep(moves):
     assert not naive_wins_in_one(pos)
     own, opp = pos.stones()
     assert not any(check_forced_by_fours(GOMOKU, own, opp, m, 2) for m in four_making_moves(GOMOKU, own, opp))
-    r = LM.best_move(pos, depth=1)
+    r = LM.choose_move(pos, Limit(depth=1))
     assert r.forced_fours
     assert check_forced_by_fours(GOMOKU, own, opp, r.move, 3)
 
@@ -237,7 +239,7 @@ def test_finds_a_forced_win_by_fours_three_deep(moves):
 @pytest.mark.parametrize("moves", VCF_POSITIONS[:1])
 def test_the_main_search_finds_the_same_win_within_its_depth(moves):
     pos = gomoku(moves)
-    r = LM.best_move(pos, depth=5, fours=False)
+    r = LM.choose_move(pos, Limit(depth=5), fours=False)
     assert r.win_in is not None and r.win_in <= 7
     own, opp = pos.stones()
     assert check_forced_by_fours(GOMOKU, own, opp, r.move, 3)
@@ -246,26 +248,26 @@ def test_the_main_search_finds_the_same_win_within_its_depth(moves):
 # ---------------------------------------------------------------- API
 def test_best_move_errors_and_time_limit():
     with pytest.raises(MnkError, match="over"):
-        LM.best_move(Position.from_moves(GameSpec(3, 3, 3), "a1,a2,b1,b2,c1"))
+        LM.choose_move(Position.from_moves(GameSpec(3, 3, 3), "a1,a2,b1,b2,c1"))
     with pytest.raises(MnkError, match="depth"):
-        LM.best_move(Position(GOMOKU), depth=0)
-    r = LM.best_move(Position(GameSpec(19, 19, 5)), time_limit=0.3)
+        LM.choose_move(Position(GOMOKU), Limit(depth=0))
+    r = LM.choose_move(Position(GameSpec(19, 19, 5)), Limit(time=0.3))
     assert r.depth >= 1 and r.move == 9 * 19 + 9
     assert r.time_s < 5
 
 
 def test_empty_big_board_opens_in_the_centre():
-    assert LM.best_move(Position(GOMOKU), depth=2).move == 7 * 15 + 7
+    assert LM.choose_move(Position(GOMOKU), Limit(depth=2)).move == 7 * 15 + 7
 
 
 # ---------------------------------------------------------------- on the pool, and the CLI
 def test_tactics_with_two_workers():
     pos = gomoku("h8,a1,i8,a2,j8,a3,k8,b5")
-    assert best_move(pos, depth=3, workers=2).move in naive_wins_in_one(pos)
-    r = best_move(gomoku("d3,d4,h8,d5,k11,d6,n2,d7"), depth=4, workers=2)
-    assert format_move(GOMOKU, r.move) == "d8"
-    r = best_move(gomoku("b13,f6,m2,g6,n13,h6"), depth=3, workers=2)
-    assert format_move(GOMOKU, r.move) in ("e6", "i6")
+    assert best_move(pos, Limit(depth=3), options=Options(workers=2)).move in naive_wins_in_one(pos)
+    r = best_move(gomoku("d3,d4,h8,d5,k11,d6,n2,d7"), Limit(depth=4), options=Options(workers=2))
+    assert move_name(GOMOKU, r.move) == "d8"
+    r = best_move(gomoku("b13,f6,m2,g6,n13,h6"), Limit(depth=3), options=Options(workers=2))
+    assert move_name(GOMOKU, r.move) in ("e6", "i6")
     assert len(r.per_worker) == 2 and sum(w[2] for w in r.per_worker) <= r.nodes
     assert sum(w[1] for w in r.per_worker) > 0
 
@@ -275,8 +277,8 @@ def test_two_workers_find_a_move_as_good_as_one():
     for pos in random_positions(spec, 5, 10, seed=11, keep_over=True, distinct=False):
         if pos.is_game_over():
             continue
-        one = LM.best_move(pos, depth=4, width=0, fours=False)
-        two = best_move(pos, depth=4, width=0, fours=False, workers=2)
+        one = LM.choose_move(pos, Limit(depth=4), width=0, fours=False)
+        two = best_move_parallel(LM.LimitedSearch(pos, Limit(depth=4), width=0), 2)   # (the iterations alone)
         # the root value is exact in both; the move may differ only between equal values
         assert two.score == one.score, pos.board_text()
 

@@ -1,5 +1,5 @@
-"""parallel_mnk.api.options: ``Limit`` (time, depth, nodes), ``SolveOptions`` and
-``Watch``, and how solve, analyze and best_move honour a Limit or a stopped
+"""parallel_mnk.api.options: ``Limit`` (time, depth, nodes), ``Options``, ``SolveOptions``
+and ``Watch``, and how solve, analyze and best_move honour a Limit or a stopped
 Watch (never a guess: an exact search stopped by either answers ``unknown``)."""
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import time
 
 import pytest
 
-from parallel_mnk import GameSpec, Limit, MnkError, Position, Value, Watch, analyze, best_move, solve
+from parallel_mnk import GameSpec, Limit, MnkError, OptionError, Options, Position, Value, Watch, analyze, best_move, solve
 from parallel_mnk.api.options import SolveOptions
+from parallel_mnk.engines.limited import choose_move
 
 C4 = GameSpec(7, 6, 4, True)
 HARD = Position.from_moves(C4, "4453")        # about 38 M nodes serially
@@ -18,8 +19,10 @@ TT_BITS = 18
 
 
 @pytest.mark.parametrize("kwargs, fragment", [
-    ({"time": 0}, "time limit must be positive"),
-    ({"time": -1.5}, "time limit must be positive"),
+    ({"time": 0}, "time limit must be a positive number"),
+    ({"time": -1.5}, "time limit must be a positive number"),
+    ({"time": "5"}, "time limit must be a positive number"),
+    ({"time": float("nan")}, "time limit must be a positive number"),
     ({"depth": 0}, "depth limit"),
     ({"depth": 2.5}, "depth limit"),
     ({"depth": True}, "depth limit"),
@@ -27,20 +30,8 @@ TT_BITS = 18
     ({"nodes": "10"}, "node limit"),
 ])
 def test_bad_limits_are_refused(kwargs, fragment):
-    with pytest.raises(MnkError, match=fragment):
+    with pytest.raises(OptionError, match=fragment):
         Limit(**kwargs)
-
-
-def test_limit_merges_the_older_keywords_once():
-    assert Limit.of() == Limit()
-    assert Limit.of(None, time=2.0, depth=3) == Limit(time=2.0, depth=3)
-    assert Limit.of(Limit(nodes=5), time=1.0) == Limit(time=1.0, nodes=5)
-    with pytest.raises(MnkError, match="once"):
-        Limit.of(Limit(time=1.0), time=2.0)
-    with pytest.raises(MnkError, match="once"):
-        Limit.of(Limit(depth=1), depth=2)
-    with pytest.raises(MnkError, match="Limit"):
-        Limit.of(3.0)
 
 
 @pytest.mark.parametrize("kwargs, fragment", [
@@ -59,6 +50,9 @@ def test_limit_merges_the_older_keywords_once():
 def test_bad_solve_options_are_refused(kwargs, fragment):
     with pytest.raises(MnkError, match=fragment):
         SolveOptions(**kwargs)
+    if "limit" not in kwargs:   # the same fields of the public Options
+        with pytest.raises(OptionError, match=fragment):
+            Options(**kwargs)
 
 
 def test_which_solves_are_parallel():
@@ -68,32 +62,30 @@ def test_which_solves_are_parallel():
     assert SolveOptions(checkpoint="x.ckpt").parallel
 
 
-def test_time_limit_as_a_limit_or_the_older_keyword():
-    for r in (solve(HARD, Limit(time=0.05), tt_bits=TT_BITS, progress=False),
-              solve(HARD, time_limit=0.05, tt_bits=TT_BITS, progress=False)):
-        assert r.value is Value.UNKNOWN and r.score is None and r.best_move is None and r.pv == []
-    with pytest.raises(MnkError, match="once"):
-        solve(HARD, Limit(time=1.0), time_limit=1.0)
+def test_a_time_limit_answers_unknown_with_bounds_and_a_move_so_far():
+    r = solve(HARD, Limit(time=0.05), options=Options(tt_size=8 << TT_BITS, progress=False))
+    assert r.value is Value.UNKNOWN and r.score is None and r.pv == []
+    assert r.best_move in HARD.legal_moves and r.bounds is not None
     with pytest.raises(MnkError, match="no depth"):
         solve(EASY, Limit(depth=4))
 
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_node_limit_stops_an_exact_solve_without_a_guess(workers):
-    r = solve(HARD, Limit(nodes=20_000), workers=workers, tt_bits=TT_BITS, progress=False)
+    r = solve(HARD, Limit(nodes=20_000), options=Options(workers=workers, tt_size=8 << TT_BITS, progress=False))
     assert r.value is Value.UNKNOWN and r.score is None and r.pv == []
     assert r.nodes >= 20_000
     if workers == 1:   # the kernel checks every 1024 nodes
         assert r.nodes < 20_000 + 2048
     # a generous limit changes nothing
-    full = solve(EASY, tt_bits=TT_BITS)
-    r = solve(EASY, Limit(nodes=10_000_000), workers=workers, tt_bits=TT_BITS, progress=False)
+    full = solve(EASY, options=Options(tt_size=8 << TT_BITS))
+    r = solve(EASY, Limit(nodes=10_000_000), options=Options(workers=workers, tt_size=8 << TT_BITS, progress=False))
     assert (r.value, r.score) == (full.value, full.score)
 
 
 def test_analyze_takes_a_time_limit_only():
-    a = analyze(EASY, Limit(time=30), tt_bits=TT_BITS)
-    assert a.complete and a.value == solve(EASY, tt_bits=TT_BITS).value
+    a = analyze(EASY, Limit(time=30), options=Options(tt_size=8 << TT_BITS))
+    assert a.complete and a.value == solve(EASY, options=Options(tt_size=8 << TT_BITS)).value
     with pytest.raises(MnkError, match="time limit only"):
         analyze(EASY, Limit(nodes=100))
 
@@ -101,16 +93,12 @@ def test_analyze_takes_a_time_limit_only():
 def test_best_move_limits():
     gomoku = GameSpec(15, 15, 5)
     pos = Position.from_moves(gomoku, "h8,i9,h9,h10,g10,i8")
-    by_limit = best_move(pos, Limit(depth=3), fours=False)
-    by_keyword = best_move(pos, depth=3, fours=False)
-    assert (by_limit.move, by_limit.score, by_limit.depth, by_limit.nodes) == \
-        (by_keyword.move, by_keyword.score, by_keyword.depth, by_keyword.nodes)
+    by_limit = choose_move(pos, Limit(depth=3), fours=False)
+    assert by_limit.depth == 3
     # a node budget ends the iterations early, keeping the deepest finished one
-    deep = best_move(pos, Limit(depth=6), fours=False)
-    cut = best_move(pos, Limit(depth=6, nodes=max(1, deep.nodes // 20)), fours=False)
+    deep = choose_move(pos, Limit(depth=6), fours=False)
+    cut = choose_move(pos, Limit(depth=6, nodes=max(1, deep.nodes // 20)), fours=False)
     assert 1 <= cut.depth < deep.depth
-    with pytest.raises(MnkError, match="once"):
-        best_move(pos, Limit(depth=2), depth=3)
 
 
 def _stopped_after(seconds: float, run):
@@ -129,22 +117,20 @@ def _stopped_after(seconds: float, run):
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_stopped_watch_ends_an_exact_solve_without_a_guess(workers):
-    r, took, watch = _stopped_after(0.4, lambda w: solve(HARD, workers=workers, tt_bits=TT_BITS, progress=False,
-                                                         watch=w))
+    r, took, watch = _stopped_after(0.4, lambda w: solve(HARD, options=Options(workers=workers, tt_size=8 << TT_BITS, progress=False, watch=w)))
     assert r.value is Value.UNKNOWN and r.score is None and r.pv == []
     assert took < 5, took   # a 7 s solve, stopped within a fraction of a second (generous for a busy machine)
     assert watch.stopped and watch.nodes > 0
     # an unstopped watch changes nothing and sees the nodes
     watch = Watch()
-    full = solve(EASY, tt_bits=TT_BITS)
-    r = solve(EASY, workers=workers, tt_bits=TT_BITS, watch=watch)
+    full = solve(EASY, options=Options(tt_size=8 << TT_BITS))
+    r = solve(EASY, options=Options(workers=workers, tt_size=8 << TT_BITS, watch=watch))
     assert (r.value, r.score) == (full.value, full.score)
 
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_stopped_watch_ends_an_analysis_with_unknown_moves(workers):
-    a, took, watch = _stopped_after(0.4, lambda w: analyze(HARD, workers=workers, tt_bits=TT_BITS, progress=False,
-                                                           watch=w))
+    a, took, watch = _stopped_after(0.4, lambda w: analyze(HARD, options=Options(workers=workers, tt_size=8 << TT_BITS, progress=False, watch=w)))
     assert not a.complete and a.value is Value.UNKNOWN and a.score is None and a.best_moves == []
     assert took < 5, took
     assert watch.nodes > 0
@@ -153,13 +139,13 @@ def test_a_stopped_watch_ends_an_analysis_with_unknown_moves(workers):
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_stopped_watch_ends_best_move_at_its_deepest_finished_depth(workers):
     pos = Position.from_moves(GameSpec(15, 15, 5), "h8,i9,h9,h10,g10,i8")
-    r, took, watch = _stopped_after(0.5, lambda w: best_move(pos, Limit(depth=30), workers=workers, fours=False,
-                                                             watch=w))
-    assert 1 <= r.depth < 30 and r.move in pos.legal_moves()
+    r, took, watch = _stopped_after(0.5, lambda w: best_move(pos, Limit(depth=30),
+                                                             options=Options(workers=workers, watch=w)))
+    assert 1 <= r.depth < 30 and r.move in pos.legal_moves
     assert took < 5, took
     assert watch.nodes > 0
     # a watch stopped before the search starts still gets a move (depth 1 always completes)
     early = Watch()
     early.stop()
-    r = best_move(pos, Limit(depth=30), workers=workers, fours=False, watch=early)
-    assert r.depth == 1 and r.move in pos.legal_moves()
+    r = best_move(pos, Limit(depth=30), options=Options(workers=workers, watch=early))
+    assert r.depth == 1 and r.move in pos.legal_moves

@@ -24,12 +24,13 @@ import pytest
 
 from checks import random_positions
 from parallel_mnk import GameSpec, Position
-from parallel_mnk.frontends import solver as solver_module
+from parallel_mnk import entrance as solver_module
 from parallel_mnk.frontends.cli import main
 from parallel_mnk.frontends.play import Engine, Game
 from parallel_mnk.game.position import O, X
-from parallel_mnk.game.rules import format_move, parse_move
-from parallel_mnk.frontends.solver import solve
+from parallel_mnk.game.rules import move_name, move_index
+from parallel_mnk.entrance import solve
+from parallel_mnk import Options
 
 ROOT = Path(__file__).resolve().parent.parent
 TTT = GameSpec(3, 3, 3)
@@ -55,7 +56,7 @@ class Script:
             return line + "\n"
         if self.rng is not None and self.game is not None:
             pos = self.game.position
-            return format_move(pos.spec, self.rng.choice(pos.legal_moves())) + "\n"
+            return move_name(pos.spec, self.rng.choice(pos.legal_moves)) + "\n"
         return ""
 
 
@@ -98,10 +99,10 @@ def test_board_is_drawn_after_every_move():
     assert code == 0
     pos = Position(TTT)
     assert str(pos) in out                       # before the human's first move
-    pos.push(parse_move(TTT, "b2"))
+    pos.push("b2")
     assert "You play b2.\n" + str(pos) in out
     reply = re.search(r"I play ([a-c][1-3]): a draw with best play\.", out).group(1)
-    pos.push(parse_move(TTT, reply))
+    pos.push(reply)
     assert str(pos) + "\nyour move (X): " in out
     assert game.position.board_text() == pos.board_text()
 
@@ -144,7 +145,7 @@ def test_undo_restores_the_position_before_the_human_move():
     assert "nothing to undo: you have not moved yet" in out
     assert "Took back your move a1 and my reply " in out
     assert re.search(r"Took back your move a3 and my reply [a-c][1-3]\.", out)
-    assert game.position.ply == 2 and game.position.move_stack[0] == parse_move(TTT, "c3")
+    assert game.position.ply == 2 and game.position.move_stack[0] == move_index(TTT, "c3")
     # after an undo the board drawn is the position before the undone moves
     after_first = out.split("Took back your move a3")[1]
     expected = Position(TTT)
@@ -181,7 +182,7 @@ def test_hint_and_moves_count_the_winners_moves():
         choice = engine.choose(pos)
         assert choice.exact
         kind, n = choice.outlook(G443)
-        result = solve(pos, pv=True)
+        result = solve(pos, options=Options(pv=True))
         assert kind == result.value
         if kind == "win":
             assert n == (len(result.pv) + 1) // 2
@@ -230,7 +231,7 @@ def test_heuristic_win_is_announced():
     pos = Position.from_moves(GOMOKU, "f8,a1,g8,a2,h8,a3,i8,b5")
     choice = Engine(GOMOKU, time_limit=0.5).choose(pos)
     assert choice.outlook(GOMOKU) == ("win", 1)
-    assert format_move(GOMOKU, choice.move) in ("e8", "j8")
+    assert move_name(GOMOKU, choice.move) in ("e8", "j8")
 
 
 def test_cli_play_arguments(capsys):
@@ -348,13 +349,13 @@ def play_out(term: Terminal, spec: GameSpec, rng: random.Random) -> tuple[Positi
             assert pos.is_game_over()
             return pos, m.group(0).strip()
         if m.group(0).startswith("I play"):
-            pos.push(parse_move(spec, m.group(2)))
+            pos.push(m.group(2))
             term.expect(re.escape(str(pos)))
             continue
-        move = rng.choice(pos.legal_moves())
-        term.line(format_move(spec, move))
+        move = rng.choice(pos.legal_moves)
+        term.line(move_name(spec, move))
         pos.push(move)
-        term.expect(re.escape(f"You play {format_move(spec, move)}.\n{pos}"))
+        term.expect(re.escape(f"You play {move_name(spec, move)}.\n{pos}"))
 
 
 @pytest.mark.parametrize("human,seed", [("x", 1), ("o", 2)])
@@ -386,12 +387,12 @@ def test_pty_illegal_input_undo_hint_and_quit(terminal):
     term.line("board")
     term.expect(re.escape(before) + r"\n" + PROMPT)
     # a move, the engine's reply, then undo: the board is the one before them
-    free = next(m for m in pos.legal_moves())
-    term.line(format_move(TTT, free))
+    free = next(m for m in pos.legal_moves)
+    term.line(move_name(TTT, free))
     term.expect(ENGINE_MOVE)
     term.expect(PROMPT)
     term.line("undo")
-    term.expect(rf"Took back your move {format_move(TTT, free)} and my reply [a-c][1-3]\.\n" + re.escape(before)
+    term.expect(rf"Took back your move {move_name(TTT, free)} and my reply [a-c][1-3]\.\n" + re.escape(before)
                 + r"\n" + PROMPT)
     term.line("hint")
     term.expect(r"hint: [a-c][1-3] \((draw|win in \d moves|win now)\)\n" + PROMPT)

@@ -2,11 +2,14 @@
 import pickle
 import random
 
+import numpy as np
 import pytest
 
 from checks import random_positions
 from naive import all_lines
-from parallel_mnk import GameSpec, MnkError, Move, Outcome, Position, Side
+from parallel_mnk import (GameSpec, MnkError, Move, NotationError, Outcome, Position, Side, format_move, format_move_list,
+                          parse_move, parse_move_list)
+from parallel_mnk.game.moves import moves_of
 from parallel_mnk.game.rules import parse_cell
 
 TTT = GameSpec(3, 3, 3)
@@ -28,43 +31,44 @@ def test_empty_position():
     assert pos.turn == 1
     assert (pos.x, pos.o) == (0, 0)
     assert pos.stones() == (0, 0)
-    assert pos.legal_moves() == list(range(9))
+    assert pos.legal_moves == list(range(9))
     assert pos.outcome() is None
     assert not pos.is_game_over()
     assert pos.board_text() == ".../.../..."
-    assert Position(C4).legal_moves() == list(range(7))
+    assert Position(C4).legal_moves == list(range(7))
 
 
 def test_push_free_placement():
     pos = Position(TTT)
-    pos.push(parse_cell(TTT, "b2"))
+    pos.push("b2")
     assert pos.x == bit(TTT, "b2") == 1 << 4
     assert pos.o == 0
     assert pos.ply == 1 and pos.turn == 2
     assert pos.stones() == (0, pos.x)  # (own, opp) from O's point of view
-    pos.push(parse_cell(TTT, "a1"))
+    pos.push("a1")
     assert pos.o == bit(TTT, "a1") == 1 << 6
     assert pos.turn == 1
     assert pos.stones() == (pos.x, pos.o)
-    assert pos.legal_moves() == [0, 1, 2, 3, 5, 7, 8]
+    assert pos.legal_moves == [0, 1, 2, 3, 5, 7, 8]
     assert pos.move_stack == [4, 6]
 
 
 def test_push_gravity_drops_to_the_lowest_empty_cell():
     pos = Position(C4)
-    pos.push(3)
+    pos.push("4")
     assert pos.x == 1 << (5 * 7 + 3)  # bottom row is row 5 from the top
     assert pos.x == bit(C4, "d1")
-    pos.push(3)
+    pos.push(Move(C4, 3))
     assert pos.o == bit(C4, "d2")
-    pos.push(0)
+    pos.push("1")
     assert pos.x == bits(C4, "d1", "a1")
     assert pos.move_stack == [3, 3, 0]
     assert pos.board_text() == "......./......./......./......./...o.../x..x..."
 
 
 def test_pop_undoes_push():
-    for spec, moves in ((TTT, [4, 0, 8, 2]), (C4, [3, 3, 4, 2, 3])):
+    for spec, indexes in ((TTT, [4, 0, 8, 2]), (C4, [3, 3, 4, 2, 3])):
+        moves = moves_of(spec, indexes)
         pos = Position(spec)
         history = []
         for m in moves:
@@ -81,57 +85,61 @@ def test_pop_undoes_push():
 def test_pop_after_a_win_reopens_the_game():
     pos = Position.from_moves(TTT, "a1,a2,b1,b2,c1")
     assert pos.outcome() == Outcome(1, 5)
-    assert pos.legal_moves() == []
+    assert pos.legal_moves == []
     pos.pop()
     assert pos.outcome() is None
-    assert parse_cell(TTT, "c1") in pos.legal_moves()
+    assert "c1" in pos.legal_moves
 
 
-@pytest.mark.parametrize("move", [-1, 9, 100, True, 1.0, "a9", "", None])
-def test_push_rejects_non_moves(move):
+@pytest.mark.parametrize("move, fragment", [
+    (-1, "not the int -1"), (9, "not the int 9"), (True, "not bool True"), (1.0, "not float 1.0"),
+    ("a9", "off the 3x3 board"), ("", "not a cell name"), (None, "not NoneType None"),
+    (Move(TTT, 9), "9 is the index of no move"), (Move(TTT, -1), "-1 is the index of no move"),
+])
+def test_push_rejects_non_moves(move, fragment):
     pos = Position(TTT)
-    with pytest.raises(MnkError, match="not a move"):
+    with pytest.raises(MnkError, match=fragment):
         pos.push(move)
     assert pos.ply == 0
 
 
-@pytest.mark.parametrize("move", [-1, 7])
+@pytest.mark.parametrize("move", ["0", "8", Move(C4, 7), Move(C4, -1)])
 def test_push_rejects_columns_off_the_board(move):
-    with pytest.raises(MnkError, match="not a move"):
+    with pytest.raises(MnkError, match="off the board|index of no move"):
         Position(C4).push(move)
 
 
 def test_push_rejects_a_taken_cell():
     pos = Position.from_moves(TTT, "b2")
     with pytest.raises(MnkError, match="already taken"):
-        pos.push(4)
+        pos.push("b2")
     assert pos.ply == 1 and pos.move_stack == [4]
 
 
 def test_push_rejects_a_full_column():
     spec = GameSpec(4, 2, 3, True)
     pos = Position.from_moves(spec, "11")
-    assert pos.legal_moves() == [1, 2, 3]
+    assert pos.legal_moves == [1, 2, 3]
     with pytest.raises(MnkError, match="column 1 is full"):
-        pos.push(0)
+        pos.push("1")
     assert pos.ply == 2
 
 
 def test_push_rejects_a_move_after_the_game_ended():
     pos = Position.from_moves(TTT, "a1,a2,b1,b2,c1")
     with pytest.raises(MnkError, match="after the game ended"):
-        pos.push(parse_cell(TTT, "c3"))
+        pos.push("c3")
     full = Position.from_moves(GameSpec(1, 2, 2, True), "11")  # 1x2 board full, nobody won
     assert full.outcome() == Outcome(None, 2)
     with pytest.raises(MnkError):
-        full.push(0)
+        full.push("1")
 
 
-def test_from_moves_text_and_ints_agree():
-    assert Position.from_moves(TTT, "b2,a1,c3").x == Position.from_moves(TTT, [4, 6, 2]).x
+def test_from_moves_text_and_moves_agree():
+    assert Position.from_moves(TTT, "b2,a1,c3").x == Position.from_moves(TTT, moves_of(TTT, [4, 6, 2])).x
     a = Position.from_moves(C4, "4453")
     b = Position.from_moves(C4, "4,4,5,3")
-    c = Position.from_moves(C4, [3, 3, 4, 2])
+    c = Position.from_moves(C4, ["4", "4", Move(C4, 4), "3"])
     assert (a.x, a.o) == (b.x, b.o) == (c.x, c.o)
     assert a.move_stack == [3, 3, 4, 2]
     empty = Position.from_moves(C4, "")
@@ -144,7 +152,7 @@ def test_from_moves_text_and_ints_agree():
     (TTT, "a1,a2,b1,b2,c1,c3", "move 6: c3 is played after the game ended"),
     (GameSpec(4, 2, 3, True), "111", "move 3: column 1 is full"),
     (C4, "48", "off the board"),
-    (C4, [3, 3, 9], "move 3"),
+    (C4, ["4", "4", 9], "move 3: a move is a Move or its text"),
 ])
 def test_from_moves_errors(spec, moves, fragment):
     with pytest.raises(MnkError, match=fragment):
@@ -154,7 +162,7 @@ def test_from_moves_errors(spec, moves, fragment):
 def test_copy_is_independent():
     pos = Position.from_moves(TTT, "b2,a1")
     dup = pos.copy()
-    dup.push(0)
+    dup.push("a3")
     assert pos.ply == 2 and dup.ply == 3
     assert pos.move_stack == [4, 6]
     assert dup.pop() == 0 and dup.pop() == 6
@@ -192,11 +200,11 @@ def test_outcome(spec, moves, winner, ply):
     out = pos.outcome()
     if ply is None:
         assert out is None
-        assert pos.legal_moves()
+        assert pos.legal_moves
     else:
         assert out == Outcome(winner, ply)
         assert pos.is_game_over()
-        assert pos.legal_moves() == []
+        assert pos.legal_moves == []
 
 
 def test_outcome_result_strings():
@@ -223,16 +231,16 @@ def test_outcome_agrees_with_an_independent_line_check():
                 assert pos.outcome() == expected, (spec, pos.move_stack)
                 if expected is not None:
                     break
-                pos.push(rng.choice(pos.legal_moves()))
+                pos.push(rng.choice(pos.legal_moves))
 
 
 def test_legal_moves_gravity_skip_full_columns():
     spec = GameSpec(3, 2, 3, True)
     pos = Position.from_moves(spec, "22")
-    assert pos.legal_moves() == [0, 2]
-    pos.push(0)
-    pos.push(0)
-    assert pos.legal_moves() == [2]
+    assert pos.legal_moves == [0, 2]
+    pos.push("1")
+    pos.push("1")
+    assert pos.legal_moves == [2]
 
 
 # ---------------------------------------------------------------- board text
@@ -243,7 +251,7 @@ def test_from_board_side_to_move_follows_the_counts():
     pos = Position.from_board(TTT, "x../.o./..x")
     assert pos.turn == 2
     assert pos.move_stack == []
-    pos.push(parse_cell(TTT, "c3"))
+    pos.push("c3")
     assert pos.o == bits(TTT, "b2", "c3")
 
 
@@ -329,7 +337,7 @@ def test_repr_evaluates_to_an_equal_position(spec):
         for _ in range(rng.randint(0, spec.cells)):
             if pos.is_game_over():
                 break
-            pos.push(rng.choice(pos.legal_moves()))
+            pos.push(rng.choice(pos.legal_moves))
         for candidate in (pos, Position.from_board(spec, pos.board_text())):
             text = repr(candidate)
             back = eval(text, {"GameSpec": GameSpec, "Position": Position})
@@ -342,14 +350,14 @@ def test_repr_evaluates_to_an_equal_position(spec):
 def test_push_takes_the_cli_notation_and_moves_print_in_it():
     pos = Position(TTT)
     pos.push("b2")
-    pos.push(parse_cell(TTT, "a1"))
+    pos.push("a1")
     assert [str(m) for m in pos.move_stack] == ["b2", "a1"]
     assert pos == Position.from_moves(TTT, "b2,a1") == Position.from_moves(TTT, ["b2", "a1"])
     c4 = Position(C4)
     for move in "4453":
         c4.push(move)
     assert c4 == Position.from_moves(C4, "4453") and str(c4.peek()) == "3" and c4.peek() == 2
-    assert [str(m) for m in c4.legal_moves()] == list("1234567")
+    assert [str(m) for m in c4.legal_moves] == list("1234567")
 
 
 def test_a_move_is_its_index_and_prints_as_written():
@@ -360,8 +368,42 @@ def test_a_move_is_its_index_and_prints_as_written():
 
 
 def test_a_move_of_another_game_is_refused():
-    with pytest.raises(MnkError, match="not a move"):
+    with pytest.raises(MnkError, match="a move of 7x6 k=4 gravity, not of 7x6 k=4"):
         Position(GameSpec(7, 6, 4)).push(Move(C4, 3))
+
+
+@pytest.mark.parametrize("call", [
+    lambda: Position(C4).push(4),
+    lambda: Position(C4).push(np.int64(4)),
+    lambda: Position.from_moves(C4, [4, 4, 5]),
+    lambda: 4 in Position(C4).legal_moves,
+    lambda: format_move(C4, 3),
+    lambda: format_move_list(C4, [3, 3]),
+    lambda: Position(TTT).push(4),
+])
+def test_a_bare_int_is_refused_as_a_move_everywhere(call):
+    """One rule for every call that takes a move: a Move or its text; an int could be
+    the CLI's column 4 or the index 4 (column 5), so it is refused, in one line."""
+    with pytest.raises(NotationError, match=r"a move is a Move or its text, like '(4|b2)', not the int 4|not the int 3"):
+        call()
+
+
+def test_python_chess_habits_hold():
+    """What a python-chess user writes: legal_moves a property to iterate and ask ``in``,
+    a move equal to its text, parse_move_list giving Moves."""
+    pos = Position.from_moves(C4, [Move(C4, 3), "4", "5"])
+    assert list(pos.legal_moves) == [Move(C4, c) for c in range(7)] and len(pos.legal_moves) == 7
+    assert "4" in pos.legal_moves and Move(C4, 0) in pos.legal_moves and "9" not in pos.legal_moves
+    assert "d1" not in pos.legal_moves and Move(TTT, 0) not in pos.legal_moves   # no move of this game
+    assert pos.peek() == "5" and pos.peek() != "4" and pos.peek() == Move(C4, 4)
+    assert parse_move_list(C4, "445") == ["4", "4", "5"] and all(isinstance(m, Move) for m in parse_move_list(C4, "445"))
+    assert parse_move(TTT, "b2") == "B2" == Move(TTT, 4) and format_move(TTT, "b2") == "b2"
+    assert format_move_list(C4, parse_move_list(C4, "4,4,5")) == "445"
+    ttt = Position.from_moves(TTT, "c3,a1")
+    assert ttt.peek() == "a1" and "a1" not in ttt.legal_moves and "b2" in ttt.legal_moves
+    assert [str(m) for m in ttt.legal_moves[:2]] == ["a3", "b3"]
+    empty = Position.from_moves(GameSpec(1, 2, 2, True), "11")
+    assert not empty.legal_moves and list(empty.legal_moves) == []
 
 
 def test_sides_are_x_and_o():

@@ -28,6 +28,7 @@ from parallel_mnk.runtime import ttable
 from parallel_mnk.parallel.scheduling.registry import get_coordinator, get_pool
 from parallel_mnk.parallel.scheduling.registry import shutdown_backends as shutdown_pool
 from parallel_mnk.game.rules import value_of_score
+from parallel_mnk import Limit, Options
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,7 +37,7 @@ def test_pool_is_reused_and_rebuilt_on_change():
     a = get_pool(2, TT_BITS)
     pids = a.pids()
     assert len(pids) == 2 and all(psutil.pid_exists(p) for p in pids)
-    solve(Position.from_moves(GameSpec(4, 4, 3), [5]), workers=2, tt_bits=TT_BITS, pv=False)
+    solve(Position.from_moves(GameSpec(4, 4, 3), "b3"), options=Options(workers=2, tt_size=8 << TT_BITS, pv=False))
     assert get_pool(2, TT_BITS) is a and a.pids() == pids
     b = get_pool(3, TT_BITS)
     assert b is not a and len(b.pids()) == 3
@@ -57,7 +58,7 @@ def solve_killing_a_searcher(pos, pool, coordinator):
 
     def run():
         try:
-            box["result"] = solve(pos, workers=2, tt_bits=BIG_TT_BITS, pv=False, progress=False)
+            box["result"] = solve(pos, options=Options(workers=2, tt_size=8 << BIG_TT_BITS, pv=False, progress=False))
         except BaseException as e:  # reported below
             box["error"] = e
 
@@ -255,15 +256,15 @@ def test_ctrl_c_stops_the_cli_and_every_worker(target):
 def test_time_limit_gives_unknown_and_pool_still_works(weak):
     pos = Position.from_moves(C4, "4453")  # about 8 s serially
     t = time.monotonic()
-    r = solve(pos, workers=2, tt_bits=TT_BITS, time_limit=0.05, weak=weak, progress=False)
+    r = solve(pos, Limit(time=0.05), weak=weak, options=Options(workers=2, tt_size=8 << TT_BITS, progress=False))
     took = time.monotonic() - t
     assert r.value == "unknown" and r.score is None, (r.value, r.score)
-    assert r.pv == [] and (r.best_move is None or r.best_move in pos.legal_moves())   # (the best so far, if any)
+    assert r.pv == [] and (r.best_move is None or r.best_move in pos.legal_moves)   # (the best so far, if any)
     assert took < 2.0, f"a 0.05 s limit took {took:.2f} s"
     check_accounting(r, 2)
     assert get_coordinator("process", 2, TT_BITS).running == 0, "a task is still out after the time-out"
     small = Position.from_moves(GameSpec(6, 5, 4, True), "334")
-    r = solve(small, workers=2, tt_bits=TT_BITS, weak=weak, progress=False)
+    r = solve(small, weak=weak, options=Options(workers=2, tt_size=8 << TT_BITS, progress=False))
     assert r.value == value_of_score(serial_score(small))
     if not weak:
         assert r.score == serial_score(small)
@@ -272,6 +273,6 @@ def test_time_limit_gives_unknown_and_pool_still_works(weak):
 
 def test_generous_time_limit_gives_the_answer():
     pos = Position.from_moves(GameSpec(6, 5, 4, True), "3344")
-    r = solve(pos, workers=2, tt_bits=TT_BITS, time_limit=60, pv=False, progress=False)
+    r = solve(pos, Limit(time=60), options=Options(workers=2, tt_size=8 << TT_BITS, pv=False, progress=False))
     assert r.score == serial_score(pos)
 

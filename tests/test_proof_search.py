@@ -14,6 +14,7 @@ from naive import naive_score
 from parallel_mnk import GameSpec
 from parallel_mnk.kernels.proofs import proofs_layout as PL
 from parallel_mnk.engines.exact.search import Search
+from parallel_mnk import Options
 
 SMALL = [GameSpec(4, 4, 4), GameSpec(5, 4, 4), GameSpec(4, 5, 4), GameSpec(5, 5, 4), GameSpec(5, 5, 5),
          GameSpec(6, 4, 4), GameSpec(6, 5, 5), GameSpec(6, 6, 5), GameSpec(4, 4, 3), GameSpec(7, 4, 4),
@@ -94,10 +95,10 @@ def test_a_parallel_solve_counts_the_workers_proofs(monkeypatch):
     from parallel_mnk.parallel.scheduling import coordinator
 
     monkeypatch.setattr(coordinator, "SETTLE_AT_HAND_OUT", False)
-    r = solve(Position(GameSpec(6, 6, 5)), weak=True, workers=2, serial_budget=0, tt_bits=18, pv=False)
+    r = solve(Position(GameSpec(6, 6, 5)), weak=True, options=Options(workers=2, serial_budget=0, tt_size="2M", pv=False))
     assert (r.value, r.proof) == ("draw", "pairing")
     assert sum(w.certificates for w in r.workers[1:]) > 0
     monkeypatch.setattr(coordinator, "SETTLE_AT_HAND_OUT", True)
-    r = solve(Position(GameSpec(6, 6, 5)), weak=True, workers=2, serial_budget=0, tt_bits=18, pv=False)
+    r = solve(Position(GameSpec(6, 6, 5)), weak=True, options=Options(workers=2, serial_budget=0, tt_size="2M", pv=False))
     assert (r.value, r.proof) == ("draw", "pairing")
     assert r.workers[0].certificates > 0 and r.parallel is not None

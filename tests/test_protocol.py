@@ -214,7 +214,7 @@ def test_stats_line_on_stderr(capsys):
     code, out = nmk(query(S, "000/000/000", 1), "--stats")
     err = capsys.readouterr().err
     assert (code, out) == (0, "BOTH_PLAYERS_TIE\n")
-    assert err.startswith("parallel-mnk nmk: 1 queries;") and err.count("\n") == 1
+    assert err.startswith("parallel-mnk nmk: 1 query;") and err.count("\n") == 1
 
 
 # ---------------------------------------------------------------- errors
@@ -503,3 +503,28 @@ def test_solve_wider_than_26_columns_matches_naive():
         wants.append("SECOND_PLAYER_WINS" if v > 0 else "FIRST_PLAYER_WINS" if v < 0 else "BOTH_PLAYERS_TIE")
     code, out = nmk("".join(texts))
     assert code == 0 and out.split() == wants, (out, wants)
+
+
+# ------------------------------------------------------------------ --time-limit
+def _empty(command: str, rows: int, cols: int, k: int, player: int = 1) -> str:
+    return f"{command} {rows} {cols} {k} {player}\n" + "\n".join(" ".join("0" * cols) for _ in range(rows)) + "\n"
+
+
+@pytest.mark.parametrize("rows, cols, k", [(8, 9, 5), (16, 16, 5)])
+def test_a_time_limit_answers_unknown_for_a_query_not_solved_in_time(rows, cols, k, capsys):
+    """nmk --time-limit: the empty 8x9 k=5 board (past 60 s without a limit) and a board
+    past 64 cells answer UNKNOWN within about the limit, the queries around them as
+    always, and the exit status is 3; the same small queries without a limit, 0."""
+    small = _empty("SOLVE_GAME_STATE", 3, 4, 3)
+    text = small + _empty("SOLVE_GAME_STATE", rows, cols, k) + _empty("GEN_ALL_POS_MOV", 1, 2, 2)
+    code, out = nmk(text, "--time-limit", "0.3")
+    assert code == 3, out
+    assert out.splitlines() == ["FIRST_PLAYER_WINS", "UNKNOWN", "2", "1 0", "0 1"]
+    assert nmk(small)[0] == 0 and nmk(small, "--time-limit", "30") == (0, "FIRST_PLAYER_WINS\n")
+    capsys.readouterr()
+
+
+def test_a_time_limit_must_be_positive(capsys):
+    code, out = nmk(_empty("SOLVE_GAME_STATE", 3, 4, 3), "--time-limit", "0")
+    assert code == 2 and out == ""
+    assert capsys.readouterr().err == "parallel-mnk: error: --time-limit must be positive, got 0.0\n"

@@ -68,7 +68,7 @@ def test_a_stopped_search_has_published_a_line_of_legal_moves(spec):
             if ply != cur.ply:
                 break   # (the words below a forced line: checked where the plies meet)
             move = cur.move_of_cell(cell)
-            assert move in cur.legal_moves(), (pos.move_stack, line)
+            assert move in cur.legal_moves, (pos.move_stack, line)
             if child_ply != ply + 1:
                 break   # a forced line: its moves are not published
             cur.push(move)

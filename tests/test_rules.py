@@ -5,8 +5,8 @@ import pytest
 
 from parallel_mnk import GameSpec, MnkError
 from parallel_mnk.game.rules import (
-    PRESETS, cell_index, cell_name, format_board_text, format_move, format_move_list, parse_board_text,
-    parse_cell, parse_move, parse_move_list, ply_of_score, value_of_score, win_score,
+    PRESETS, cell_index, cell_name, format_board_text, move_name, move_list_text, parse_board_text,
+    parse_cell, move_index, move_list_indexes, ply_of_score, value_of_score, win_score,
 )
 
 TTT = GameSpec(3, 3, 3)
@@ -174,11 +174,11 @@ def test_parse_cell_off_board(text):
 
 # ---------------------------------------------------------------- moves
 def test_gravity_moves_are_columns_from_one():
-    assert parse_move(C4, "1") == 0
-    assert parse_move(C4, "7") == 6
-    assert parse_move(C4, " 4 ") == 3
-    assert format_move(C4, 0) == "1"
-    assert format_move(C4, 6) == "7"
+    assert move_index(C4, "1") == 0
+    assert move_index(C4, "7") == 6
+    assert move_index(C4, " 4 ") == 3
+    assert move_name(C4, 0) == "1"
+    assert move_name(C4, 6) == "7"
 
 
 @pytest.mark.parametrize("text, fragment", [("0", "off the board"), ("8", "off the board"),
@@ -189,52 +189,52 @@ def test_gravity_moves_are_columns_from_one():
                                             ("\u0663", "not a column")])   # an Arabic-Indic 3: ASCII digits only
 def test_gravity_move_errors(text, fragment):
     with pytest.raises(MnkError, match=fragment):
-        parse_move(C4, text)
+        move_index(C4, text)
 
 
 def test_free_moves_are_cells():
-    assert parse_move(TTT, "b2") == 4
-    assert format_move(TTT, 4) == "b2"
-    assert format_move(TTT, 6) == "a1"
+    assert move_index(TTT, "b2") == 4
+    assert move_name(TTT, 4) == "b2"
+    assert move_name(TTT, 6) == "a1"
     with pytest.raises(MnkError):
-        parse_move(TTT, "2")
+        move_index(TTT, "2")
 
 
 @pytest.mark.parametrize("text", ["4453", "4,4,5,3", "4 4 5 3", " 4, 4 ,5,3 ", "4\t4\t5\t3"])
 def test_parse_gravity_move_list(text):
-    assert parse_move_list(C4, text) == [3, 3, 4, 2]
+    assert move_list_indexes(C4, text) == [3, 3, 4, 2]
 
 
 def test_parse_move_list_empty():
-    assert parse_move_list(C4, "") == []
-    assert parse_move_list(C4, "   ") == []
-    assert parse_move_list(TTT, "") == []
+    assert move_list_indexes(C4, "") == []
+    assert move_list_indexes(C4, "   ") == []
+    assert move_list_indexes(TTT, "") == []
 
 
 def test_gravity_digit_string_needs_at_most_9_columns():
     wide = GameSpec(12, 2, 4, True)
-    assert parse_move_list(wide, "11") == [10]          # column 11, not 1,1
-    assert parse_move_list(wide, "10,11,1") == [9, 10, 0]
-    assert parse_move_list(wide, "1 12") == [0, 11]
-    assert format_move_list(wide, [9, 10, 0]) == "10,11,1"
+    assert move_list_indexes(wide, "11") == [10]          # column 11, not 1,1
+    assert move_list_indexes(wide, "10,11,1") == [9, 10, 0]
+    assert move_list_indexes(wide, "1 12") == [0, 11]
+    assert move_list_text(wide, [9, 10, 0]) == "10,11,1"
     with pytest.raises(MnkError):
-        parse_move_list(wide, "13")
+        move_list_indexes(wide, "13")
     nine = GameSpec(9, 2, 4, True)
-    assert parse_move_list(nine, "19") == [0, 8]
+    assert move_list_indexes(nine, "19") == [0, 8]
 
 
 def test_parse_free_move_list():
-    assert parse_move_list(TTT, "b2,a1,c3") == [4, 6, 2]
-    assert parse_move_list(TTT, "b2 a1  c3") == [4, 6, 2]
-    assert parse_move_list(TTT, "B2, A1") == [4, 6]
-    assert format_move_list(TTT, [4, 6, 2]) == "b2,a1,c3"
+    assert move_list_indexes(TTT, "b2,a1,c3") == [4, 6, 2]
+    assert move_list_indexes(TTT, "b2 a1  c3") == [4, 6, 2]
+    assert move_list_indexes(TTT, "B2, A1") == [4, 6]
+    assert move_list_text(TTT, [4, 6, 2]) == "b2,a1,c3"
 
 
 @pytest.mark.parametrize("spec, text", [(TTT, "b2,zz"), (TTT, "b2,d1"), (TTT, "4453"), (C4, "4458"),
                                         (C4, "44a3"), (C4, "4,4,0"), (C4, "4\u00b2"), (TTT, "a\u0663")])
 def test_parse_move_list_errors(spec, text):
     with pytest.raises(MnkError):
-        parse_move_list(spec, text)
+        move_list_indexes(spec, text)
 
 
 @pytest.mark.parametrize("spec", [TTT, C4, GameSpec(12, 2, 4, True), GameSpec(5, 3, 3), GameSpec(9, 7, 4, True)])
@@ -243,8 +243,8 @@ def test_move_list_round_trip(spec):
     limit = spec.cols if spec.gravity else spec.cells
     for _ in range(50):
         moves = [rng.randrange(limit) for _ in range(rng.randrange(12))]
-        text = format_move_list(spec, moves)
-        assert parse_move_list(spec, text) == moves
+        text = move_list_text(spec, moves)
+        assert move_list_indexes(spec, text) == moves
 
 
 # ---------------------------------------------------------------- board text
@@ -315,7 +315,7 @@ def test_value_is_a_str_enum_that_reads_as_its_word():
 
 @pytest.mark.parametrize("call, error", [
     (lambda: parse_cell(GameSpec(3, 3, 3), "z9"), "NotationError"),
-    (lambda: parse_move_list(GameSpec(7, 6, 4, True), "48"), "NotationError"),
+    (lambda: move_list_indexes(GameSpec(7, 6, 4, True), "48"), "NotationError"),
     (lambda: parse_board_text(GameSpec(3, 3, 3), "x?./.../..."), "NotationError"),
     (lambda: GameSpec(27, 2, 3), "UnsupportedError"),
     (lambda: GameSpec(9, 9, 5).require_exact(), "UnsupportedError"),

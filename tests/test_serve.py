@@ -24,8 +24,9 @@ from checks import check_pv, random_positions, web_server
 from parallel_mnk import GameSpec, Limit, Position, analyze, best_move, solve
 from parallel_mnk.frontends.cli import main
 from parallel_mnk.frontends.jobs import Jobs
-from parallel_mnk.game.rules import format_move_list, parse_move_list
+from parallel_mnk.game.rules import move_list_text, move_list_indexes
 from parallel_mnk.frontends.serve import MAX_FIELDS, MAX_URL, peer_closed
+from parallel_mnk import Options, parse_move_list
 
 HARD = "game=connect4&moves=4"         # tens of seconds: long enough to stop (4453 now takes about 1 s)
 TIMES = {"nodes", "time_s", "cpu_s", "peak_rss"}
@@ -56,7 +57,7 @@ def without_times(d):
 def query(pos: Position, by_board: bool = False) -> str:
     spec = pos.spec
     game = {"cols": spec.cols, "rows": spec.rows, "k": spec.k, **({"gravity": 1} if spec.gravity else {})}
-    where = {"board": pos.board_text()} if by_board else {"moves": format_move_list(spec, pos.move_stack)}
+    where = {"board": pos.board_text()} if by_board else {"moves": move_list_text(spec, pos.move_stack)}
     return urllib.parse.urlencode({**game, **where})
 
 
@@ -125,7 +126,7 @@ def test_best_answers_as_best_move_on_any_board(server):
         status, got = get(server, "/api/best?" + query(pos) + params)
         assert status == 200, got
         width = 3 if "width" in params else None
-        expected = best_move(pos, limit, width=width).to_dict(pos.spec)
+        expected = best_move(pos, limit, options=Options(width=width)).to_dict(pos.spec)
         assert without_times(got) == without_times(expected)
         assert got["nodes"] == expected["nodes"]   # the same search, node for node
 

@@ -13,7 +13,8 @@ import pytest
 from checks import C4, missing, random_positions, sign, spec_id
 from naive import naive_solver
 from parallel_mnk import GameSpec, MnkError, Position, solve
-from parallel_mnk.game.rules import parse_move_list, value_of_score, win_score
+from parallel_mnk.game.rules import move_list_indexes, value_of_score, win_score
+from parallel_mnk import Limit, Options
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "connect4"
 NO_DATA = "../shared/data/connect4 not found: Pons' test sets are third-party data that is not shipped"
@@ -39,7 +40,7 @@ def test_known_values_of_empty_boards(spec, value, score):
     if score is not None:
         assert result.score == score
     assert result.terminal is False
-    assert result.best_move in Position(spec).legal_moves()
+    assert result.best_move in Position(spec).legal_moves
     weak = solve(Position(spec), weak=True)
     assert weak.value == value
     assert weak.score is None
@@ -57,7 +58,7 @@ LITERATURE = [((3, 3, 3), "draw"), ((4, 3, 3), "win"), ((4, 4, 3), "win"), ((5, 
 @pytest.mark.parametrize("board, value", LITERATURE, ids=lambda x: "x".join(map(str, x)) if isinstance(x, tuple) else x)
 def test_known_values_of_the_literature(board, value):
     """Weak solves of empty free boards settle the published value (every prover on)."""
-    r = solve(Position(GameSpec(*board)), weak=True, pv=False)
+    r = solve(Position(GameSpec(*board)), weak=True, options=Options(pv=False))
     assert r.value == value
 
 
@@ -65,7 +66,7 @@ def test_known_values_of_the_literature(board, value):
 def test_4x9_k4_is_a_first_player_win():
     """(4,9,4): a first-player win (Charatsidis 2017); about 20 s on 2 workers.
     The line played out ends in the first player's win."""
-    r = solve(Position(GameSpec(4, 9, 4)), weak=True, workers=2)
+    r = solve(Position(GameSpec(4, 9, 4)), weak=True, options=Options(workers=2))
     assert r.value == "win"
     pos = Position(GameSpec(4, 9, 4))
     for move in r.pv:
@@ -108,10 +109,10 @@ def test_result_fields():
     assert sum(w.nodes for w in result.workers) == result.nodes
     assert result.pv[0] == result.best_move
     d = result.to_dict()
-    assert set(d) == {"value", "score", "best_move", "pv", "nodes", "workers", "time_s", "proof"}
-    assert parse_move_list(pos.spec, d["best_move"]) == [result.best_move]
-    assert [parse_move_list(pos.spec, m)[0] for m in d["pv"]] == result.pv
-    no_pv = solve(pos, pv=False)
+    assert set(d) == {"value", "score", "to_move", "best_move", "pv", "nodes", "workers", "time_s", "proof"}
+    assert move_list_indexes(pos.spec, d["best_move"]) == [result.best_move]
+    assert [move_list_indexes(pos.spec, m)[0] for m in d["pv"]] == result.pv
+    no_pv = solve(pos, options=Options(pv=False))
     assert no_pv.pv == [no_pv.best_move]
     assert no_pv.score == 0
 
@@ -119,21 +120,21 @@ def test_result_fields():
 def test_bad_arguments():
     pos = Position(GameSpec(3, 3, 3))
     with pytest.raises(MnkError):
-        solve(pos, workers=0)
+        solve(pos, options=Options(workers=0))
     with pytest.raises(MnkError):
-        solve(pos, tt_bits=4)
+        solve(pos, options=Options(tt_size=8 << 4))
 
 
 def test_generous_time_limit_gives_the_exact_answer():
     # a limit that is never reached on a tiny board: the answer must be exact
-    result = solve(Position(GameSpec(4, 3, 3)), time_limit=120)
+    result = solve(Position(GameSpec(4, 3, 3)), Limit(time=120))
     assert (result.value, result.score) == ("win", 3)
 
 
 def test_two_workers_agree_with_one():
     pos = Position.from_moves(GameSpec(4, 4, 4, True), "23")
     one = solve(pos)
-    two = solve(pos, workers=2)
+    two = solve(pos, options=Options(workers=2))
     assert (two.value, two.score) == (one.value, one.score)
 
 
@@ -188,14 +189,14 @@ def check_against_naive(spec: GameSpec, pos: Position, tt_bits: int) -> list[str
     """Every way ``solve`` can disagree with the reference, as messages (empty: all good)."""
     naive = naive_solver(spec)
     expected = naive.score(pos.x, pos.o)
-    result = solve(pos, tt_bits=tt_bits)
+    result = solve(pos, options=Options(tt_size=8 << tt_bits))
     errors = []
     if result.score != expected or result.value != value_of_score(expected):
         errors.append(f"score {result.score} ({result.value}), naive {expected}")
     if result.terminal:
         errors.append("terminal for a position that is not over")
     # the best move is optimal: the child's naive score is minus ours (also for a win at once)
-    if result.best_move not in pos.legal_moves():
+    if result.best_move not in pos.legal_moves:
         errors.append(f"best move {result.best_move} is not legal")
         return errors
     child = naive.play(pos.x, pos.o, result.best_move)
@@ -207,7 +208,7 @@ def check_against_naive(spec: GameSpec, pos: Position, tt_bits: int) -> list[str
     line = pos.copy()
     score = expected
     for i, m in enumerate(result.pv):
-        if m not in line.legal_moves():
+        if m not in line.legal_moves:
             errors.append(f"pv move {i} ({m}) is illegal in {result.pv}")
             return errors
         child_score = -naive.score(*naive.play(line.x, line.o, m))
@@ -227,10 +228,10 @@ def check_against_naive(spec: GameSpec, pos: Position, tt_bits: int) -> list[str
         if out.winner != winner or win_score(spec, out.ply) != abs(expected):
             errors.append(f"pv ends with {out} which does not give score {expected}: {result.pv}")
     # weak solve: the sign, and a best move that keeps it
-    weak = solve(pos, weak=True, tt_bits=tt_bits)
+    weak = solve(pos, weak=True, options=Options(tt_size=8 << tt_bits))
     if weak.value != value_of_score(expected) or weak.score is not None:
         errors.append(f"weak value {weak.value} (score {weak.score}), naive {expected}")
-    elif weak.best_move not in pos.legal_moves():
+    elif weak.best_move not in pos.legal_moves:
         errors.append(f"weak best move {weak.best_move} is not legal")
     elif expected >= 0 and sign(-naive.score(*naive.play(pos.x, pos.o, weak.best_move))) != sign(expected):
         errors.append(f"weak best move {weak.best_move} does not keep the value {weak.value}")
@@ -281,15 +282,15 @@ def test_score_is_the_best_child_and_symmetric(spec, stones):
     (a win at once is worth its ply), and symmetric boards have the same score."""
     failures = []
     for pos in random_positions(spec, 6, stones, seed=seed_of(spec), quiet=True, distinct=False):
-        result = solve(pos, pv=False)
+        result = solve(pos, options=Options(pv=False))
         best = None
-        for m in pos.legal_moves():
+        for m in pos.legal_moves:
             pos.push(m)
             out = pos.outcome()
             if out is not None:
                 child = win_score(spec, out.ply) if out.winner else 0
             else:
-                child = -solve(pos, pv=False).score
+                child = -solve(pos, options=Options(pv=False)).score
             pos.pop()
             best = child if best is None else max(best, child)
             if m == result.best_move and child != result.score:
@@ -297,7 +298,7 @@ def test_score_is_the_best_child_and_symmetric(spec, stones):
         if best != result.score:
             failures.append(f"{pos.move_stack}: score {result.score}, best child {best}")
         for text in symmetric_boards(spec, pos.board_text()):
-            image = solve(Position.from_board(spec, text), pv=False)
+            image = solve(Position.from_board(spec, text), options=Options(pv=False))
             if image.score != result.score:
                 failures.append(f"{pos.move_stack}: image {text} scores {image.score}, not {result.score}")
     assert not failures, "\n".join(failures)
@@ -306,7 +307,7 @@ def test_score_is_the_best_child_and_symmetric(spec, stones):
 def test_time_limit_gives_exact_or_unknown():
     """Whatever the timing, an answer under a time limit is exact or 'unknown', never a guess."""
     spec = GameSpec(5, 5, 4)
-    result = solve(Position(spec), time_limit=0.05)
+    result = solve(Position(spec), Limit(time=0.05))
     if result.value == "unknown":
         assert (result.score, result.best_move, result.pv) == (None, None, [])
     else:
@@ -340,11 +341,11 @@ def check_pons(name: str, count: int, weak_every: int = 0) -> None:
     for i, (moves, score) in enumerate(pons_lines(name, count)):
         pos = Position.from_moves(C4, moves)
         assert pos.outcome() is None
-        result = solve(pos, pv=False)
+        result = solve(pos, options=Options(pv=False))
         if result.score != score or result.value != value_of_score(score):
             failures.append(f"line {i + 1} {moves}: score {result.score}, expected {score}")
         if weak_every and i % weak_every == 0:
-            weak = solve(pos, weak=True, pv=False)
+            weak = solve(pos, weak=True, options=Options(pv=False))
             if weak.value != value_of_score(score):
                 failures.append(f"line {i + 1} {moves}: weak {weak.value}, expected {value_of_score(score)}")
     assert not failures, f"{len(failures)} wrong of {count} in {name}:\n" + "\n".join(failures[:15])
@@ -420,7 +421,7 @@ def test_pons_best_move_and_line_on_end_games():
             line.push(m)
             expected = -expected
             if line.outcome() is None:
-                assert solve(line, pv=False).score == expected, (moves, result.pv)
+                assert solve(line, options=Options(pv=False)).score == expected, (moves, result.pv)
         out = line.outcome()
         assert out is not None, (moves, result.pv)
         if score == 0:
@@ -470,4 +471,4 @@ def test_one_move_from_the_end():
     assert pos.turn == 1
     result = solve(pos)
     assert (result.value, result.score, result.best_move, result.pv) == ("win", 1, 2, [2])
-    assert parse_move_list(GameSpec(3, 3, 3), "c3") == [2]
+    assert move_list_indexes(GameSpec(3, 3, 3), "c3") == [2]

@@ -35,6 +35,7 @@ LAYERS = [
     ["runtime"],
     ["engines"],
     ["parallel"],
+    ["entrance"],                # the library's functions: solve, analyze, best_move, build_book
     ["frontends", "__main__", "moved"],
 ]
 
@@ -113,9 +114,12 @@ def test_the_import_graph_has_no_cycle():
 
 
 def package_of(name: str) -> str:
-    """The package (folder) a module lives in: itself for a package's ``__init__``."""
+    """The package (folder) a module lives in: itself for a package's ``__init__`` and for
+    a module at the package's top (``entrance``, ``__main__``: a layer's unit of its own)."""
     path = modules()[name]
-    return name if path.name == "__init__.py" else name.rpartition(".")[0]
+    if path.name == "__init__.py" or path.parent == PACKAGE:
+        return name
+    return name.rpartition(".")[0]
 
 
 def test_the_packages_import_each_other_without_a_loop():
@@ -195,10 +199,13 @@ def test_dependencies_point_down_the_layers():
     assert not upward, "imports that climb a layer: " + ", ".join(sorted(upward))
 
 
-def test_the_front_ends_reach_the_parallel_backends_only_through_the_solver():
+def test_the_front_ends_reach_the_engines_and_pools_only_through_the_entrance():
+    """The front ends call the library's functions (``parallel_mnk/entrance.py``), never a
+    parallel backend or an exact engine's solve themselves."""
     g = graph()
-    for name in [n for n in g if n.startswith("parallel_mnk.frontends.") and n != "parallel_mnk.frontends.solver"]:
+    for name in [n for n in g if n.startswith("parallel_mnk.frontends.")]:
         assert not [t for t in g[name] if t.startswith("parallel_mnk.parallel")], name
+        assert not [t for t in g[name] if t in ("parallel_mnk.engines.serial", "parallel_mnk.engines.analysis")], name
 
 
 @pytest.mark.parametrize("name", sorted(modules()))
@@ -252,9 +259,10 @@ def test_no_two_modules_or_folders_share_a_name():
     assert {name: len(paths) for name, paths in shared.items()} == LAYERED, shared
 
 
-def test_the_front_ends_load_a_solves_kernels_in_one_place():
-    """One load of the kernels a solve: the front ends call ``load_for_solve`` only in
-    ``frontends/solver.KernelLoad`` (solve, analyze and build_book go through it)."""
+def test_the_library_loads_a_solves_kernels_in_one_place():
+    """One load of the kernels a solve: above the runtime, ``load_for_solve`` is called
+    only in ``entrance.KernelLoad`` (solve, analyze and build_book go through it)."""
     calls = {p.relative_to(PACKAGE).as_posix(): p.read_text().count("load_for_solve(")
-             for p in (PACKAGE / "frontends").glob("*.py")}
-    assert {p: n for p, n in calls.items() if n} == {"frontends/solver.py": 1}
+             for p in [*PACKAGE.glob("*.py"), *(PACKAGE / "frontends").glob("*.py"), *(PACKAGE / "engines").rglob("*.py"),
+                       *(PACKAGE / "parallel").rglob("*.py")]}
+    assert {p: n for p, n in calls.items() if n} == {"entrance.py": 1}

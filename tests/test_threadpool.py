@@ -21,6 +21,7 @@ from parallel_mnk.frontends.cli import main
 from parallel_mnk.parallel import task as task_module
 from parallel_mnk.parallel.scheduling.registry import get_coordinator
 from parallel_mnk.game.rules import Value
+from parallel_mnk import Limit, Options
 
 BOARDS = [GameSpec(4, 4, 4), GameSpec(5, 4, 4, True), GameSpec(6, 5, 4, True)]
 
@@ -51,10 +52,10 @@ def test_idle_threads_help_running_tasks():
 
 
 def test_a_time_limit_gives_unknown_and_the_pool_goes_on():
-    r = solve(Position(C4), workers=2, backend="thread", time_limit=0.3, progress=False, book="none")
+    r = solve(Position(C4), Limit(time=0.3), options=Options(workers=2, backend="thread", progress=False, book="none"))
     assert r.value == Value.UNKNOWN and r.score is None
     pos = Position.from_moves(C4, "4453")
-    assert solve(pos, workers=2, backend="thread", progress=False).score == serial_score(pos)
+    assert solve(pos, options=Options(workers=2, backend="thread", progress=False)).score == serial_score(pos)
 
 
 def test_a_task_that_raises_is_handed_out_again(monkeypatch):

@@ -13,6 +13,8 @@ from checks import push_quiet, random_positions
 from parallel_mnk import GameSpec, Limit, Position, solve
 from parallel_mnk import best_move
 from parallel_mnk.engines.limited import LimitedSearch
+from parallel_mnk import Move, Options
+from parallel_mnk.game.moves import moves_of
 
 GOMOKU = GameSpec(15, 15, 5)
 # O to move; the engine needs 7 plies to see the win (f10), the threat-space search finds it at once
@@ -32,25 +34,25 @@ def test_every_win_is_a_win_of_the_exact_solver_and_its_move_keeps_it(spec, ston
             continue
         found += 1
         assert r.threat_space and r.win_in is not None and r.win_in % 2 == 1
-        assert solve(pos, weak=True, pv=False, tt_bits=18).value == "win", pos.board_text()
+        assert solve(pos, weak=True, options=Options(pv=False, tt_size="2M")).value == "win", pos.board_text()
         child = pos.copy()
         child.push(r.move)
         if child.outcome() is None:
-            assert solve(child, weak=True, pv=False, tt_bits=18).value == "loss", (pos.board_text(), r.move)
+            assert solve(child, weak=True, options=Options(pv=False, tt_size="2M")).value == "loss", (pos.board_text(), r.move)
     assert found > 0
 
 
 def clustered(rng: random.Random, stones: int) -> Position:
     """A 15x15 position of random moves next to (within two cells of) the stones, none ending the game."""
     pos = Position(GOMOKU)
-    pos.push(7 * 15 + 7)
+    pos.push(Move(pos.spec, 7 * 15 + 7))
     while pos.ply < stones:
         taken = pos.x | pos.o
         near = sorted({r * 15 + c for s in range(GOMOKU.cells) if taken >> s & 1
                        for r in range(s // 15 - 2, s // 15 + 3) for c in range(s % 15 - 2, s % 15 + 3)
                        if 0 <= r < 15 and 0 <= c < 15 and not taken >> (r * 15 + c) & 1})
         rng.shuffle(near)
-        if not push_quiet(pos, near):
+        if not push_quiet(pos, moves_of(GOMOKU, near)):
             break
     return pos
 

@@ -19,6 +19,7 @@ from parallel_mnk import GameSpec, MnkError, Position, solve
 from parallel_mnk.runtime import ttable
 from parallel_mnk.runtime.ttable import (DEFAULT_TT_CAP, MAX_TT_BITS, board_tt_bits, default_tt_bits, parse_size, resolve_tt_bits,
                                  tt_bits_for_size)
+from parallel_mnk import Options
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = Position.from_moves(GameSpec(6, 5, 4, True), "34")  # a draw, about a million nodes
@@ -55,8 +56,6 @@ def test_tt_size_picks_the_largest_power_of_two_that_fits():
     assert resolve_tt_bits(17, None) == 17 and resolve_tt_bits(None, "1M") == 17
     with pytest.raises(MnkError, match="not both"):
         resolve_tt_bits(17, "1M")
-    with pytest.raises(MnkError, match="not both"):
-        solve(SMALL, tt_bits=17, tt_size="1M")
 
 
 def test_default_table_follows_available_memory(monkeypatch):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from checks import random_positions, serial_score, sign, split_solve
-from parallel_mnk import GameSpec, Limit, solve
+from parallel_mnk import Options, GameSpec, Limit, solve
 from parallel_mnk.engines.exact.probes import narrowed
 from parallel_mnk.game.rules import generic_bounds
 
@@ -35,9 +35,8 @@ def test_an_unknown_answer_bounds_the_true_score(board, workers):
         truth = serial_score(pos)
         for weak in (False, True):
             for nodes in NODE_LIMITS:
-                kw = dict(weak=weak, tt_bits=16, progress=False, book="none")
-                r = solve(pos, Limit(nodes=nodes), **kw) if workers == 1 else \
-                    split_solve(pos, workers, limit=Limit(nodes=nodes), **kw)
+                r = solve(pos, Limit(nodes=nodes), weak=weak, options=Options(tt_size="512K", progress=False)) \
+                    if workers == 1 else split_solve(pos, workers, limit=Limit(nodes=nodes), weak=weak, tt_bits=16)
                 where = f"{spec} {pos.move_stack} weak={weak} nodes={nodes} workers={workers}: {r.bounds}"
                 if r.value.known:
                     assert r.bounds is None, where
@@ -49,7 +48,7 @@ def test_an_unknown_answer_bounds_the_true_score(board, workers):
                 assert widest[0] <= lo <= hi <= widest[1], where
                 narrowed_seen += (lo, hi) != widest
                 if r.best_move is not None:
-                    assert r.best_move in pos.legal_moves() and r.pv == [], where
+                    assert r.best_move in pos.legal_moves and r.pv == [], where
                     moves_seen += 1
     assert unknown and narrowed_seen, (unknown, narrowed_seen)
     if workers > 1:

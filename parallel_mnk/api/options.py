@@ -1,18 +1,27 @@
-"""What a caller asks of a search: :class:`Limit` (when to stop, as python-chess'
-``chess.engine.Limit``), :class:`SolveOptions` (everything else a solve needs,
-validated once by :func:`parallel_mnk.frontends.solver.solve` and passed down as one object)
-and :class:`Watch` (a handle another thread stops a search with and reads its
-node count from).
+"""What a caller asks of a search, said once each: :class:`Limit` (when to stop, as
+python-chess' ``chess.engine.Limit``), :class:`Options` (how it runs: workers,
+backend, table, prover, book, certificate, checkpoint, progress ...) and
+:class:`Watch` (a handle another thread stops a search with and reads its node
+count from). :func:`parallel_mnk.solve`, ``analyze``, ``best_move`` and
+``build_book`` take them; the command line builds them once from its options.
+
+:class:`SolveOptions` is what the engines run with: the caller's :class:`Options`
+with the question (``weak``), the :class:`Limit` and the table resolved for the
+board (``tt_bits``), built by :mod:`parallel_mnk.entrance` (or a test) and
+passed down as one object. Every check here raises :class:`OptionError` (or
+:class:`UnsupportedError` for what does not go together), one line each.
 """
 from __future__ import annotations
 
+import math
 import os
+import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Union
 
-from ..game.rules import GameSpec, MnkError, UnsupportedError
+from ..game.rules import GameSpec, OptionError, UnsupportedError
 from ..settings import DFPN_AUTO_MIN_EMPTY, LOCAL_WORKERS_PER_CPU, MAX_CLUSTER_WORKERS
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only
@@ -21,6 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers only
 MAX_SPLIT_DEPTH = 8
 BACKENDS = ("process", "thread", "ray")
 PROVERS = ("auto", "search", "dfpn", "pn")
+PathLike = Union[str, "os.PathLike[str]"]
 
 
 def max_workers(backend: str) -> int:
@@ -38,26 +48,53 @@ def max_workers(backend: str) -> int:
 
 
 def check_workers(workers: object, backend: str = "process", name: str = "workers") -> None:
-    """Raise :class:`MnkError` (about ``name``) unless ``workers`` is an int from 1 to :func:`max_workers`."""
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise MnkError(f"{name} must be at least 1, got {workers!r}")
-    if workers > max_workers(backend):
-        raise MnkError(f"{name} must be at most {max_workers(backend)} on the {backend} backend (this machine), "
-                       f"got {workers}")
+    """Raise :class:`OptionError` (about ``name``) unless ``workers`` is an int from 1 to :func:`max_workers`."""
+    if not _is_int(workers):
+        raise OptionError(f"{name} must be a whole number, at least 1, got {workers!r}")
+    if workers < 1:   # type: ignore[operator]
+        raise OptionError(f"{name} must be at least 1, got {workers!r}")
+    if workers > max_workers(backend):   # type: ignore[operator]
+        raise OptionError(f"{name} must be at most {max_workers(backend)} on the {backend} backend (this machine), "
+                          f"got {workers}")
+
+
+def parse_size(text: str) -> int:
+    """Bytes of a size such as ``512M``, ``2G``, ``1.5g``, ``64KiB`` or ``1048576``
+    (binary units: K = 1024; a B or iB suffix is allowed)."""
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([kmgt]?)(i?b)?\s*", str(text).lower())
+    if m is None or (m.group(3) == "ib" and not m.group(2)):
+        raise OptionError(f"bad size {text!r}: give bytes or a number with K, M, G or T (binary units), "
+                          "like 512M or 2G")
+    value = float(m.group(1)) * (1 << (10 * "_kmgt".index(m.group(2) or "_")))
+    if not 0 < value < 2**62:
+        raise OptionError(f"bad size {text!r}: it must be positive")
+    return int(value)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check(ok: bool, message: str) -> None:
+    if not ok:
+        raise OptionError(message)
 
 
 @dataclass(frozen=True)
 class Limit:
     """When a search stops. Any of:
 
-    * ``time``: seconds of wall time;
-    * ``depth``: plies (the depth-limited engine only; an exact solve has no depth);
+    * ``time``: seconds of wall time (the kernels' compile or load before the
+      search is not counted);
+    * ``depth``: plies (the depth-limited engine, :func:`parallel_mnk.best_move`,
+      only: an exact solve has no depth);
     * ``nodes``: nodes searched (checked every 1024 nodes; a parallel solve checks
       its workers' nodes as their tasks finish, so it may overshoot by what the
       running tasks search meanwhile).
 
-    An exact solve stopped by its limit answers ``unknown``, never a guess; the
-    depth-limited engine answers with the deepest iteration it finished.
+    An exact solve stopped by its limit answers ``unknown``, never a guess, with the
+    bounds it proved and its best move so far; the depth-limited engine answers
+    with the deepest iteration it finished.
     """
 
     time: Optional[float] = None
@@ -65,31 +102,14 @@ class Limit:
     nodes: Optional[int] = None
 
     def __post_init__(self) -> None:
-        if self.time is not None and not self.time > 0:
-            raise MnkError(f"the time limit must be positive, got {self.time}")
-        if self.depth is not None and (isinstance(self.depth, bool) or not isinstance(self.depth, int)
-                                       or self.depth < 1):
-            raise MnkError(f"the depth limit must be a whole number of plies, at least 1, got {self.depth!r}")
-        if self.nodes is not None and (isinstance(self.nodes, bool) or not isinstance(self.nodes, int)
-                                       or self.nodes < 1):
-            raise MnkError(f"the node limit must be a whole number, at least 1, got {self.nodes!r}")
-
-    @staticmethod
-    def of(limit: Optional["Limit"] = None, time: Optional[float] = None, depth: Optional[int] = None) -> "Limit":
-        """``limit`` merged with the older keyword arguments ``time_limit=`` and
-        ``depth=`` (either way of giving one value, not both)."""
-        limit = limit if limit is not None else Limit()
-        if not isinstance(limit, Limit):
-            raise MnkError(f"limit must be a Limit(time=, depth=, nodes=), got {limit!r}")
-        if time is not None:
-            if limit.time is not None:
-                raise MnkError("give the time limit once: as Limit(time=...) or as time_limit=")
-            limit = Limit(time, limit.depth, limit.nodes)
-        if depth is not None:
-            if limit.depth is not None:
-                raise MnkError("give the depth once: as Limit(depth=...) or as depth=")
-            limit = Limit(limit.time, depth, limit.nodes)
-        return limit
+        if self.time is not None:
+            _check(isinstance(self.time, (int, float)) and not isinstance(self.time, bool)
+                   and math.isfinite(self.time) and self.time > 0,
+                   f"the time limit must be a positive number of seconds, got {self.time!r}")
+        _check(self.depth is None or (_is_int(self.depth) and self.depth >= 1),
+               f"the depth limit must be a whole number of plies, at least 1, got {self.depth!r}")
+        _check(self.nodes is None or (_is_int(self.nodes) and self.nodes >= 1),
+               f"the node limit must be a whole number, at least 1, got {self.nodes!r}")
 
 
 class Watch:
@@ -98,8 +118,9 @@ class Watch:
     deepest finished iteration), and :attr:`nodes` is its node count so far,
     refreshed about ten times a second (a web page's status line).
 
-    Give the same watch to :func:`parallel_mnk.solve`, :func:`parallel_mnk.analyze`
-    or :func:`parallel_mnk.best_move` (``watch=``); a stopped watch stays stopped.
+    Give it as ``Options(watch=...)`` to :func:`parallel_mnk.solve`,
+    :func:`parallel_mnk.analyze` or :func:`parallel_mnk.best_move`; a stopped
+    watch stays stopped.
     """
 
     def __init__(self) -> None:
@@ -122,30 +143,121 @@ class Watch:
 
 
 @dataclass(frozen=True)
-class SolveOptions:
-    """How :func:`parallel_mnk.solve` runs (see its docstring for each field).
+class Options:
+    """How a search runs; each field said once, every one optional. Checked here (one
+    :class:`OptionError` line for a wrong type or range); what a function does not
+    use it refuses (``analyze`` writes no certificate, say) rather than ignore.
 
-    ``tt_bits`` is resolved (log2 of the table's entry count); ``split_depth``
-    None is the adaptive split; ``serial_budget`` None the coordinator's default.
+    * ``workers``: 1 searches in this process; more use a pool of processes sharing
+      one table (``best_move``: the root moves on the pool).
+    * ``backend``: ``"process"`` (forked workers), ``"thread"`` (threads of this
+      process on a table with huge pages; always parallel) or ``"ray"`` (Ray
+      tasks, the ``cluster`` extra; always parallel); ``address``: a running Ray
+      cluster to join (default a local Ray).
+    * ``tt_size``: the transposition table's bytes, or text such as ``"512M"``,
+      ``"2G"``: the largest power of two of 8-byte entries that fits; default by
+      the board and the workers (32 MiB for 7x6 with gravity, 256 MiB for big free
+      boards), at most a quarter of the available memory.
+    * ``prover``: what settles a value: ``"search"`` alpha-beta; ``"dfpn"``
+      depth-first proof-number search (weak, serial, free placement only);
+      ``"auto"`` (default) df-pn first, capped, for weak serial solves of
+      free-placement positions past the first move with enough empty cells, else
+      alpha-beta (docs/how-it-works.md, "Which prover").
+    * ``book``: an opening book: a book file, ``"auto"`` (Thill's database for
+      Connect Four when the ``books`` extra is installed) or ``"none"`` (None, the
+      default: none); ``build_book`` reads its leaves from it.
+    * ``certificate``: a folder where ``solve`` writes the value's mnk-proof/1
+      certificates (with a limit: when the value is proved within it).
+    * ``checkpoint``: a journal file from which the same parallel solve run again
+      resumes (``build_book``: resume the book's file).
+    * ``progress``: a status line on stderr (None, the default: when stderr is a terminal).
+    * ``split_depth``: plies of a parallel solve's split tree (1 plain root
+      splitting; 0 Lazy SMP; None adaptive); ``serial_budget``: nodes the
+      coordinator tries alone before splitting (0: always split; None its default).
+    * ``watch``: a :class:`Watch` another thread stops the search with.
+    * ``pv``: also the principal variation (the best move is always found).
+    * ``width``: ``best_move``'s moves tried per node (0 all; None: all up to 64
+      cells, 14 beyond).
     """
 
-    weak: bool = False
-    limit: Limit = field(default_factory=Limit)
     workers: int = 1
-    tt_bits: int = 22
-    pv: bool = True
+    backend: str = "process"
+    address: Optional[str] = None
+    tt_size: Union[int, str, None] = None
+    prover: str = "auto"
+    book: Optional[PathLike] = None
+    certificate: Optional[PathLike] = None
+    checkpoint: Optional[PathLike] = None
     progress: Optional[bool] = None
     split_depth: Optional[int] = None
     serial_budget: Optional[int] = None
-    backend: str = "process"
-    address: Optional[str] = None
-    checkpoint: Optional[Union[str, Path]] = None
     watch: Optional[Watch] = None
-    prover: str = "auto"
+    pv: bool = True
+    width: Optional[int] = None
 
     def __post_init__(self) -> None:
-        if self.prover not in PROVERS:
-            raise MnkError(f"unknown prover {self.prover!r} ({', '.join(PROVERS)})")
+        _check(isinstance(self.backend, str) and self.backend in BACKENDS,
+               f"unknown backend {self.backend!r} ({', '.join(BACKENDS)})")
+        check_workers(self.workers, self.backend)
+        _check(self.address is None or isinstance(self.address, str), f"address must be text, got {self.address!r}")
+        _check(self.address is None or self.backend == "ray", "an address is only for the ray backend")
+        if isinstance(self.tt_size, str):
+            parse_size(self.tt_size)
+        else:
+            _check(self.tt_size is None or (_is_int(self.tt_size) and self.tt_size > 0),
+                   f"tt_size must be bytes or text such as '512M', got {self.tt_size!r}")
+        _check(isinstance(self.prover, str) and self.prover in PROVERS,
+               f"unknown prover {self.prover!r} ({', '.join(PROVERS)})")
+        for name in ("book", "certificate", "checkpoint"):
+            value = getattr(self, name)
+            _check(value is None or isinstance(value, (str, os.PathLike)),
+                   f"{name} must be a file or folder name, got {value!r}")
+        _check(self.progress is None or isinstance(self.progress, bool), f"progress must be True, False or None, "
+                                                                         f"got {self.progress!r}")
+        _check(self.split_depth is None or (_is_int(self.split_depth) and 0 <= self.split_depth <= MAX_SPLIT_DEPTH),
+               f"split depth must be between 0 and {MAX_SPLIT_DEPTH}, got {self.split_depth!r}")
+        _check(self.split_depth != 0 or self.backend != "ray",
+               "Lazy SMP (split depth 0) needs one shared table (the process or thread pool), not the ray backend")
+        _check(self.serial_budget is None or (_is_int(self.serial_budget) and self.serial_budget >= 0),
+               f"the serial budget must be 0 or more nodes, got {self.serial_budget!r}")
+        _check(self.watch is None or isinstance(self.watch, Watch), f"watch must be a Watch, got {self.watch!r}")
+        _check(isinstance(self.pv, bool), f"pv must be True or False, got {self.pv!r}")
+        _check(self.width is None or (_is_int(self.width) and self.width >= 0),
+               f"width must be 0 (all moves) or more, got {self.width!r}")
+
+    @property
+    def parallel(self) -> bool:
+        """Whether a solve runs on a backend of workers (more than one worker, the
+        thread or Ray backend, or a checkpoint journal) rather than serially here."""
+        return self.workers > 1 or self.backend != "process" or self.checkpoint is not None
+
+    def given(self) -> dict[str, object]:
+        """The fields that differ from their defaults, by name (what a caller set)."""
+        return {f.name: getattr(self, f.name) for f in fields(Options) if getattr(self, f.name) != f.default}
+
+    def refuse(self, what: str, *names: str) -> None:
+        """Raise :class:`UnsupportedError` when one of the fields ``names`` is set:
+        ``what`` (a function) does not use it."""
+        given = [n for n in names if n in self.given()]
+        if given:
+            raise UnsupportedError(f"{what} takes no {' or '.join(given)} option")
+
+
+@dataclass(frozen=True)
+class SolveOptions(Options):
+    """What an exact solve runs with (:class:`Options` and three more):
+    ``weak`` (win, draw or loss only), the :class:`Limit` and ``tt_bits``, the
+    table resolved for the board (log2 of its entries). ``split_depth`` None is the
+    adaptive split; ``serial_budget`` None the coordinator's default."""
+
+    weak: bool = False
+    limit: Limit = field(default_factory=Limit)
+    tt_bits: int = 22
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check(isinstance(self.weak, bool), f"weak must be True or False, got {self.weak!r}")
+        _check(isinstance(self.limit, Limit), f"limit must be a Limit(time=, nodes=), got {self.limit!r}")
         if self.prover == "dfpn" and not self.weak:
             raise UnsupportedError("df-pn answers win, draw or loss only: ask a weak solve")
         if self.prover == "dfpn" and self.parallel:
@@ -155,21 +267,16 @@ class SolveOptions:
                                    "(--weak)")
         if self.prover == "pn" and self.checkpoint is not None:
             raise UnsupportedError("the proof-number prover does not journal yet: no --checkpoint")
-        check_workers(self.workers, self.backend)
         if self.limit.depth is not None:
             raise UnsupportedError("an exact solve has no depth limit (use Limit(time=) or Limit(nodes=); "
                                    "best_move takes a depth)")
-        if self.split_depth is not None and not 0 <= self.split_depth <= MAX_SPLIT_DEPTH:
-            raise MnkError(f"split depth must be between 0 and {MAX_SPLIT_DEPTH}, got {self.split_depth}")
-        if self.serial_budget is not None and self.serial_budget < 0:
-            raise MnkError(f"the serial budget must be 0 or more nodes, got {self.serial_budget}")
-        if self.backend not in BACKENDS:
-            raise MnkError(f"unknown backend {self.backend!r} ({' or '.join(BACKENDS)})")
-        if self.address is not None and self.backend != "ray":
-            raise MnkError("an address is only for the ray backend")
-        if self.split_depth == 0 and self.backend == "ray":
-            raise MnkError("Lazy SMP (split depth 0) needs one shared table (the process or thread pool), not the "
-                           "ray backend")
+
+    @classmethod
+    def of(cls, options: Options, weak: bool = False, limit: Optional[Limit] = None,
+           tt_bits: int = 22) -> "SolveOptions":
+        """``options`` with the question, the limit and the resolved table."""
+        return cls(**{f.name: getattr(options, f.name) for f in fields(Options)}, weak=weak,
+                   limit=Limit() if limit is None else limit, tt_bits=tt_bits)
 
     def may_ask_dfpn(self, spec: GameSpec) -> bool:
         """Whether a solve of a position of ``spec`` with these options may ask df-pn
@@ -200,8 +307,7 @@ class SolveOptions:
         return (self.prover == "auto" and self.weak and not spec.gravity and position.ply > 0
                 and spec.cells - position.ply >= DFPN_AUTO_MIN_EMPTY)
 
-    @property
-    def parallel(self) -> bool:
-        """Whether the solve runs on a backend of workers (more than one worker,
-        the thread or Ray backend, or a checkpoint journal) rather than serially here."""
-        return self.workers > 1 or self.backend != "process" or self.checkpoint is not None
+
+def as_path(value: Optional[PathLike]) -> Optional[Path]:
+    """An option's file or folder as a :class:`Path` (None stays None)."""
+    return None if value is None else Path(value)

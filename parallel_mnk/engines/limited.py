@@ -9,9 +9,9 @@ one never ignored, a double threat is seen as lost) and a search for wins by
 continuous fours before the main search.
 
     >>> from parallel_mnk import GameSpec, Position, Limit
-    >>> from parallel_mnk.engines.limited import best_move
-    >>> best_move(Position(GameSpec(15, 15, 5)), Limit(depth=2)).move   # the centre
-    112
+    >>> from parallel_mnk.engines.limited import choose_move
+    >>> str(choose_move(Position(GameSpec(15, 15, 5)), Limit(depth=2)).move)   # the centre
+    'h8'
 
 :class:`LimitedSearch` holds one such search; the root moves of an iteration
 can also be searched on a worker pool (:mod:`parallel_mnk.parallel.uses.limited`,
@@ -281,13 +281,11 @@ class LimitedSearch:
         return self._result(cell, score, depth, depths=depths)
 
 
-def best_move(position: Position, limit: Optional[Limit] = None, *, width: Optional[int] = None,
-              fours: bool = True, tt_bits: int = DEFAULT_TT_BITS, depth: Optional[int] = None,
-              time_limit: Optional[float] = None) -> LimitedResult:
+def choose_move(position: Position, limit: Optional[Limit] = None, *, width: Optional[int] = None,
+                fours: bool = True, tt_bits: int = DEFAULT_TT_BITS) -> LimitedResult:
     """A strong move for the side to move, in this process (see :class:`LimitedSearch`
-    for ``limit`` and ``width``). ``fours``: first look for a win by continuous
-    fours. ``depth`` and ``time_limit`` are the older spellings of
-    ``Limit(depth=)`` and ``Limit(time=)``. :func:`parallel_mnk.best_move` adds
-    ``workers``."""
-    search = LimitedSearch(position, Limit.of(limit, time=time_limit, depth=depth), width, tt_bits)
+    for ``limit`` and ``width``). ``fours``: first look for a forced win by fours
+    (and threes); without, the iterations alone (the tests' way to check them).
+    :func:`parallel_mnk.best_move` is the library's call, with options."""
+    search = LimitedSearch(position, limit, width, tt_bits)
     return (search.forcing_win() if fours else None) or search.iterate()

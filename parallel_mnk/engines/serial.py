@@ -93,7 +93,9 @@ def solve_dfpn(position: Position, opts: SolveOptions, search: Search, started: 
     ``DFPN_AUTO_BUDGET``), ``proof`` ``"dfpn"``; the best move and the line from
     its table, completed by ``search`` (alpha-beta from the known value) where
     the table holds none or (with ``opts.pv``) only part of one. ``unknown`` when
-    a limit stopped it. Precondition: the game is not over."""
+    a limit stopped it, with the weak bounds its answered question proved (the
+    mover cannot win: at most a draw; the empty board is never lost) and the best
+    move so far (:meth:`Search.move_so_far`). Precondition: the game is not over."""
     auto = opts.prover == "auto"
     limit = opts.limit.nodes or 0
     if auto:
@@ -101,11 +103,16 @@ def solve_dfpn(position: Position, opts: SolveOptions, search: Search, started: 
     proofs = Dfpn(position, max(4, opts.tt_bits - 1), node_limit=limit)
     proofs.ctl = search.ctl   # one abort word stops both searches
     done = [0]                # nodes of the questions already answered
+    bounds = [-1, 1]          # what the answered questions proved of the weak value
+    if position.ply == 0:
+        bounds[0] = 0         # the empty board is never lost (strategy stealing)
     cpu0 = time.process_time()
 
     def ask(mover_attacks: bool) -> DfpnResult:
         found = proofs.ask_here(mover_attacks)
         done[0] += int(proofs.ctx[L.C_NODES])
+        if found is False:    # the mover cannot win (at most a draw), or cannot lose (at least one)
+            bounds[1 if mover_attacks else 0] = 0
         return DfpnResult(found, int(proofs.ctx[L.C_NODES]))
 
     def run() -> Optional[tuple[Value, list[Move]]]:
@@ -128,7 +135,10 @@ def solve_dfpn(position: Position, opts: SolveOptions, search: Search, started: 
     stats = [WorkerStats(0, 1, total, time.process_time() - cpu0, 0, *search.proof_counts)]
     elapsed = time.perf_counter() - started
     if result is None:
-        return SolveResult(position.spec, Value.UNKNOWN, None, None, [], total, elapsed, stats)
+        own, opp = position.stones()
+        cell = search.move_so_far(own, opp, position.ply)
+        return SolveResult(position.spec, Value.UNKNOWN, None, None if cell < 0 else position.move_of_cell(cell), [],
+                           total, elapsed, stats, bounds=(bounds[0], bounds[1]))
     value, line = result
     return SolveResult(position.spec, value, None, Move(position.spec, line[0]), moves_of(position.spec, line),
                        total, elapsed, stats, proof="dfpn")

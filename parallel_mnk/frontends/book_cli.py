@@ -1,6 +1,6 @@
 """The command line of opening books: ``parallel-mnk book build|info|check``, and the
 ``--book`` option that solve, analyze, best, play and serve share. Parsing and
-presentation only (:func:`parallel_mnk.frontends.solver.build_book` builds)."""
+presentation only (:func:`parallel_mnk.entrance.build_book` builds)."""
 from __future__ import annotations
 
 import argparse
@@ -9,14 +9,17 @@ import random
 import time
 from typing import Optional, TextIO
 
+from .. import entrance
+from ..api.options import Options
+from ..api.results import counted
 from ..engines.books.base import BookAnswer
 from ..engines.books.choose import AUTO, open_book
 from ..engines.books.store import BookFile
 from ..engines.books.thill import ThillBook
+from ..game.moves import Move
 from ..game.position import Position
-from ..game.rules import MnkError, format_move, win_score
-from . import solver
-from .commands import game_spec
+from ..game.rules import MnkError, move_name, win_score
+from .commands import game_spec, table_size
 
 BOOK_HELP = ("opening book: a file of 'parallel-mnk book build', 'auto' (default: Thill's 12-ply database for "
              "Connect Four when the 'books' extra is installed) or 'none'")
@@ -35,7 +38,7 @@ def best_from_book(position: Position, choice: Optional[str]) -> Optional[tuple[
     answer = None if book is None else book.answer(position)
     if answer is None:
         return None
-    return answer, {"best_move": format_move(position.spec, answer.best_move), "score": answer.score,
+    return answer, {"best_move": move_name(position.spec, answer.best_move), "score": answer.score,
                     "proof": "book", "book": answer.name}
 
 
@@ -55,10 +58,11 @@ def _build(args, stdout: TextIO) -> int:
         raise MnkError("book build needs --plies N and --out FILE")
     spec = game_spec(args.game, args.cols, args.rows, args.k, args.gravity)
     started = time.perf_counter()
-    book, r = solver.build_book(spec, args.plies, args.out, workers=args.workers, backend=args.backend,
-                                address=args.address, resume=args.checkpoint, tt_size=args.tt_size,
-                                task_nodes=args.task_nodes, leaf_book=args.leaf_book,
-                                progress=False if args.json else None)
+    options = Options(workers=args.workers, backend=args.backend, address=args.address,
+                      tt_size=table_size(args.tt_size, args.tt_bits), book=args.leaf_book,
+                      progress=False if args.json else None)
+    book, r = entrance.build_book(spec, args.plies, args.out, options=options, resume=args.checkpoint,
+                                  task_nodes=args.task_nodes)
     info = book.stats()
     book.close()
     report = {**info, "file": args.out, "new_entries": r.entries, "resumed_entries": r.resumed,
@@ -68,10 +72,11 @@ def _build(args, stdout: TextIO) -> int:
     if args.json:
         stdout.write(json.dumps(report) + "\n")
     else:
-        stdout.write(f"book {args.out}: {info['game']} up to {info['plies']} plies, {info['entries']:,} entries "
+        stdout.write(f"book {args.out}: {info['game']} up to {counted(info['plies'], 'ply', 'plies')}, "
+                     f"{counted(info['entries'], 'entry', 'entries')} "
                      f"({r.entries:,} new, {r.resumed:,} from the file), {info['bytes']:,} bytes\n"
-                     f"  {r.leaves:,} positions searched one a task, {r.split_leaves} by the pool's split, "
-                     f"{r.derived:,} from their children; {r.leaf_nodes:,} nodes, {r.time_s:.1f} s\n")
+                     f"  {counted(r.leaves, 'position')} searched one a task, {r.split_leaves} by the pool's split, "
+                     f"{r.derived:,} from their children; {counted(r.leaf_nodes, 'node')}, {r.time_s:.1f} s\n")
     return 0
 
 
@@ -96,7 +101,8 @@ def _info(args, stdout: TextIO) -> int:
         stdout.write(json.dumps(info) + "\n")
         return 0
     per_ply = ", ".join(f"{p}: {n:,}" for p, n in info["entries_per_ply"].items())
-    stdout.write(f"{args.file}: {info['game']} up to {info['plies']} plies, {info['entries']:,} entries "
+    stdout.write(f"{args.file}: {info['game']} up to {counted(info['plies'], 'ply', 'plies')}, "
+                 f"{counted(info['entries'], 'entry', 'entries')} "
                  f"({per_ply}), {info['bytes']:,} bytes{'' if info['complete'] else ', build not finished'}\n")
     return 0
 
@@ -112,15 +118,16 @@ def _check(args, stdout: TextIO) -> int:
     sample = random.Random(args.seed).sample(rows, min(args.sample, len(rows)))
     wrong = []
     started = time.perf_counter()
+    options = Options(workers=args.workers, pv=False, progress=False)   # (and no book)
     for key, _, score, _, _ in sample:
         position = Position.from_board(book.spec, key)
         answer = book.answer(position)
         assert answer is not None
-        solved = solver.solve(position, workers=args.workers, pv=False, progress=False, book="none").score
-        position.push(answer.best_move)
+        solved = entrance.solve(position, options=options).score
+        position.push(Move(book.spec, answer.best_move))
         outcome = position.outcome()
         kept = (0 if outcome.winner is None else win_score(book.spec, position.ply)) if outcome else \
-            -int(solver.solve(position, workers=args.workers, pv=False, progress=False, book="none").score or 0)
+            -int(entrance.solve(position, options=options).score or 0)
         if solved != score or kept != score:
             wrong.append({"key": key, "stored": score, "solved": solved, "after_best_move": kept})
     result = {"checked": len(sample), "wrong": wrong, "damaged": damaged,
@@ -128,7 +135,8 @@ def _check(args, stdout: TextIO) -> int:
     if args.json:
         stdout.write(json.dumps(result) + "\n")
     else:
-        stdout.write(f"{args.file}: {len(damaged)} damaged entries (checksums), {len(sample)} entries re-solved, "
+        stdout.write(f"{args.file}: {counted(len(damaged), 'damaged entry', 'damaged entries')} (checksums), "
+                     f"{counted(len(sample), 'entry', 'entries')} re-solved, "
                      f"{len(wrong)} wrong, {result['time_s']} s\n")
         for key in damaged[:20]:
             stdout.write(f"  {key}: damaged\n")

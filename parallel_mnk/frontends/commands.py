@@ -8,11 +8,12 @@ The JSON of each command is the result's own ``to_dict`` (:class:`SolveResult`,
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Union
 
 from ..game.position import Position
 from ..proofcheck import printable   # the checker's (standard library only): one function for both
 from ..game.rules import PRESETS, GameSpec, MnkError
+from ..runtime.ttable import check_table_bits
 
 
 def game_spec(game: Optional[str], cols: Optional[int], rows: Optional[int], k: Optional[int],
@@ -70,3 +71,12 @@ def check_time_limit(time_limit: Optional[float]) -> None:
     if time_limit is not None and not time_limit > 0:
         raise MnkError(f"--time-limit must be positive, got {time_limit}")
 
+
+
+def table_size(tt_size: Optional[str], tt_bits: Optional[int]) -> Union[int, str, None]:
+    """The table of ``--tt-size SIZE`` (as given) or ``--tt-bits N`` (the bytes of its
+    2**N entries, N checked), as ``Options(tt_size=)`` takes it; None: neither."""
+    if tt_bits is None:
+        return tt_size
+    check_table_bits(tt_bits)
+    return 8 << tt_bits

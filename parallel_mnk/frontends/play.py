@@ -17,13 +17,13 @@ import time
 from dataclasses import dataclass
 from typing import Optional, TextIO
 
-from ..api.options import Limit, SolveOptions
-from ..api.results import LimitedResult
-from ..game.moves import Side
+from .. import entrance
+from ..api.options import Limit, Options, SolveOptions
+from ..api.results import LimitedResult, counted
+from ..game.moves import Move, Side
 from ..game.position import O, X, Position
-from ..game.rules import GameSpec, MnkError, format_move, parse_move, ply_of_score
+from ..game.rules import GameSpec, MnkError, move_name, ply_of_score
 from ..runtime import families
-from . import solver
 from ..settings import PLAY_EXACT_SHARE as EXACT_SHARE, PLAY_TIME_LIMIT as DEFAULT_TIME_LIMIT
 
 
@@ -40,7 +40,7 @@ class EngineChoice:
     Otherwise ``limited`` is the heuristic search's result.
     """
 
-    move: int
+    move: Move
     stones: int
     exact: bool
     score: Optional[int] = None
@@ -74,7 +74,7 @@ class EngineChoice:
             return r.describe()
         if r.depth == 0:
             return "an immediate win"
-        return f"searched {r.depth} plies in {r.time_s:.1f} s"
+        return f"searched {counted(r.depth, 'ply', 'plies')} in {r.time_s:.1f} s"
 
 
 def _moves(n: Optional[int]) -> str:
@@ -95,13 +95,12 @@ class Engine:
                  tt_bits: Optional[int] = None, book: Optional[str] = None) -> None:
         if time_limit is None or time_limit <= 0:
             raise MnkError(f"the time limit must be positive, got {time_limit}")
-        if workers < 1:
-            raise MnkError(f"workers must be at least 1, got {workers}")
         self.spec = spec
         self.time_limit = time_limit
         self.workers = workers
-        self.book = book   # an opening book's name (--book), answering where it covers the position
-        self.tt_bits = tt_bits
+        # the exact solver's options: an opening book (--book) answers where it covers the position
+        self.options = Options(workers=workers, tt_size=None if tt_bits is None else 8 << tt_bits, book=book,
+                               pv=False, progress=False)
         self._cache: dict[tuple[int, int], EngineChoice] = {}
 
     def load(self) -> None:
@@ -121,13 +120,12 @@ class Engine:
         started = time.perf_counter()
         choice = None
         if self.spec.exact_solvable:
-            result = solver.solve(position, Limit(time=self.time_limit * EXACT_SHARE), workers=self.workers,
-                                  tt_bits=self.tt_bits, pv=False, progress=False, book=self.book)
+            result = entrance.solve(position, Limit(time=self.time_limit * EXACT_SHARE), options=self.options)
             if result.value.known and result.best_move is not None:
                 choice = EngineChoice(result.best_move, position.ply, True, result.score)
         if choice is None:
             remaining = max(self.time_limit - (time.perf_counter() - started), self.time_limit / 4)
-            heuristic = solver.best_move(position, Limit(time=remaining))
+            heuristic = entrance.best_move(position, Limit(time=remaining))
             choice = EngineChoice(heuristic.move, position.ply, False, limited=heuristic)
         choice.time_s = time.perf_counter() - started
         self._cache[key] = choice
@@ -136,7 +134,7 @@ class Engine:
     def close(self) -> None:
         """Stop the worker pool, if one was started."""
         if self.workers > 1:
-            solver.shutdown()
+            entrance.shutdown()
 
 
 HELP = """\
@@ -250,7 +248,7 @@ class Game:
         if word in HELP_WORDS:
             move_help = ("a column number, 1 (left) to %d" % self.spec.cols if self.spec.gravity
                          else "a cell: column letter then row from the bottom, a1 to %s"
-                         % format_move(self.spec, self.spec.cols - 1))
+                         % move_name(self.spec, self.spec.cols - 1))
             self.say(HELP.format(move_help=move_help))
         elif word == "hint":
             self.hint()
@@ -264,7 +262,7 @@ class Game:
 
     def human_move(self, text: str) -> None:
         try:
-            move = parse_move(self.spec, text)
+            move = Move.parse(self.spec, text)
         except MnkError as e:
             if text.isalpha():
                 self.say(f"unknown command {text!r}: type a move, or 'help' for the commands")
@@ -276,7 +274,7 @@ class Game:
         except MnkError as e:
             self.say(f"illegal move: {e}; try again")
             return
-        self.say(f"You play {format_move(self.spec, move)}.")
+        self.say(f"You play {move}.")
         self.show_board()
 
     def engine_move(self) -> None:
@@ -287,7 +285,7 @@ class Game:
         self.show_board()
 
     def engine_message(self, choice: EngineChoice) -> str:
-        move = format_move(self.spec, choice.move)
+        move = move_name(self.spec, choice.move)
         kind, n = choice.outlook(self.spec)
         if choice.exact:
             if kind == "win":
@@ -305,7 +303,7 @@ class Game:
     def hint(self) -> None:
         self.say("thinking...")
         choice = self.engine.choose(self.position)
-        move = format_move(self.spec, choice.move)
+        move = move_name(self.spec, choice.move)
         kind, n = choice.outlook(self.spec)
         if kind == "win":
             value = "win now" if n == 1 else f"win in {_moves(n)}"
@@ -328,7 +326,7 @@ class Game:
             return
         taken = []
         while len(stack) > human_moves[-1]:
-            taken.append(format_move(self.spec, self.position.pop()))
+            taken.append(move_name(self.spec, self.position.pop()))
         taken.reverse()
         what = f"your move {taken[0]}" + (f" and my reply {', '.join(taken[1:])}" if len(taken) > 1 else "")
         self.say(f"Took back {what}.")

@@ -18,7 +18,9 @@ Commands and output (LF, no trailing spaces, no blank lines):
 * Both GEN commands print ``0`` alone for a board that is already over
   (``K`` in a row for either player, or full).
 * ``SOLVE_GAME_STATE``: ``FIRST_PLAYER_WINS``, ``SECOND_PLAYER_WINS`` or
-  ``BOTH_PLAYERS_TIE`` with perfect play, ``P`` to move. A board already won
+  ``BOTH_PLAYERS_TIE`` with perfect play, ``P`` to move; with a time limit (a
+  :class:`Session`'s, per query), ``UNKNOWN`` for a query not solved in time (not
+  one of the protocol's answers: never a guess). A board already won
   gives its winner, a full board with no line a tie, a board on which both
   players have a line is refused. Solved by :class:`parallel_mnk.engines.exact.search.Search`
   (weak solve: win/draw/loss) with one transposition table for all queries,
@@ -40,6 +42,7 @@ from ..engines.exact.big import BigSearch, table_bits
 from ..engines.exact.search import Search
 from ..game.geometry import has_line, winning_cells
 from ..game.rules import MAX_CELLS, MAX_SIDE, GameSpec, MnkError, UnsupportedError
+from ..kernels.core.layout import CTL_ABORT
 from ..runtime.running import run_abortable
 from ..runtime.ttable import DEFAULT_TT_BITS, transposition_table
 
@@ -51,6 +54,7 @@ COMMANDS = (GEN, GEN_CUT, SOLVE)
 FIRST_WINS = "FIRST_PLAYER_WINS"
 SECOND_WINS = "SECOND_PLAYER_WINS"
 TIE = "BOTH_PLAYERS_TIE"
+NOT_SOLVED = "UNKNOWN"   # a SOLVE query the time limit stopped (ours, not the protocol's)
 
 # A SOLVE query with more empty cells than this runs its search in a helper thread,
 # so that Ctrl-C can stop it (the thread costs ~0.1 ms: too much for small queries).
@@ -186,10 +190,14 @@ def generate(query: Query) -> str:
 
 class Session:
     """Answers the queries of one input: one :class:`Search` per board shape (all
-    on one transposition table), and answers memoised per query (files repeat boards)."""
+    on one transposition table), and answers memoised per query (files repeat boards).
+    ``time_limit``: seconds a SOLVE query may search (None: no limit); a query
+    stopped by it answers ``UNKNOWN`` and is counted in :attr:`unknown`."""
 
-    def __init__(self, tt_bits: int = DEFAULT_TT_BITS) -> None:
+    def __init__(self, tt_bits: int = DEFAULT_TT_BITS, time_limit: Optional[float] = None) -> None:
         self.tt_bits = tt_bits
+        self.time_limit = time_limit
+        self.unknown = 0
         self._searches: dict[tuple[int, int, int], tuple[Search, bool]] = {}
         self._answers: dict[Query, str] = {}  # e.g. NMKSolver16: 52,318 queries, 9,704 distinct
         self._big: dict[tuple[int, int, int], tuple[BigSearch, bool]] = {}   # past 64 cells
@@ -235,9 +243,12 @@ class Session:
         if transpose:
             own, opp = _transpose(own, query.rows, query.cols), _transpose(opp, query.rows, query.cols)
         ply = (x | o).bit_count()
-        if n - ply > ABORTABLE_EMPTY_CELLS:
-            found, _ = run_abortable(lambda: search.score(own, opp, ply, True), search.ctl, None)
-            assert found is not None, "an untimed search always answers"
+        if n - ply > ABORTABLE_EMPTY_CELLS or self.time_limit is not None:
+            found, stopped = run_abortable(lambda: search.score(own, opp, ply, True), search.ctl, self.time_limit)
+            if stopped or found is None or search.aborted:
+                search.ctl[CTL_ABORT] = 0
+                search.set_node_limit(None)   # (clears the search's abort flag for the next query)
+                return self._not_solved()
             value = found
         else:
             value = search.score(own, opp, ply, True)
@@ -256,11 +267,19 @@ class Session:
         search, transpose = self._big[key]
         if transpose:
             x, o = _transpose(x, rows, cols), _transpose(o, rows, cols)
-        found, _ = run_abortable(lambda: search.score(x, o, True, query.player), search.ctl, None)
-        assert found is not None, "an untimed search always answers"
+        found, stopped = run_abortable(lambda: search.score(x, o, True, query.player), search.ctl, self.time_limit)
+        if stopped or found is None or search.aborted:
+            search.ctl[CTL_ABORT] = 0
+            search.aborted = False
+            return self._not_solved()
         if found == 0:
             return TIE
         return FIRST_WINS if (found > 0) == (query.player == 1) else SECOND_WINS
+
+    def _not_solved(self) -> str:
+        """The answer of a query the time limit stopped."""
+        self.unknown += 1
+        return NOT_SOLVED
 
     def answer(self, query: Query) -> str:
         """The output of one query (lines joined by LF, no final newline); memoised."""

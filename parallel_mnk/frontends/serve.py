@@ -38,15 +38,14 @@ from pathlib import Path
 from typing import Any, Callable, Optional, TextIO
 from urllib.parse import parse_qsl, urlsplit
 
-from ..api.options import Limit, check_workers
+from .. import entrance
+from ..api.options import Limit, Options, Watch, check_workers
 from ..engines.books.choose import open_book
 from ..engines.limited import DEFAULT_DEPTH
 from ..game.position import Position
 from ..game.rules import MAX_CELLS, MAX_SIDE, PRESETS, MnkError
 from ..runtime import families
 from ..runtime.ttable import resolve_tt_bits
-from . import solver
-from .analysis import analyze
 from .commands import check_time_limit, game_spec, position_of, printable
 from .jobs import Busy, Gone, Jobs, Replaced
 from ..settings import SERVE_MAX_TIME as DEFAULT_MAX_TIME
@@ -196,21 +195,24 @@ class Server(ThreadingHTTPServer):
             raise MnkError(f"--time-limit must be at most {self.max_time:g} s on this server, got {seconds:g}")
         return Limit(time=self.max_time if seconds is None else seconds)
 
+    def options(self, watch: Watch) -> Options:
+        """The options of an exact search on this server: its workers, its one table
+        (the pool's), its book, no status line, the request's ``watch``."""
+        return Options(workers=self.workers, tt_size=8 << self.tt_bits, book=self.book, progress=False, watch=watch)
+
     # -------------------------------------------------------------- the API
     # The searches: ``gone`` (see :meth:`Jobs.run`) tells whether the client has closed its connection.
     def api_analyze(self, params: dict[str, str], gone: Optional[Callable[[], bool]] = None) -> dict[str, Any]:
         """What ``parallel-mnk analyze --json`` prints for the position of ``params``."""
         limit, weak, position = self.limit(params), _flag(params, "weak"), _position(params)
-        return self.jobs.run(_client(params), "analyze", lambda watch: analyze(
-            position, limit, workers=self.workers, weak=weak, tt_bits=self.tt_bits, progress=False,
-            watch=watch, book=self.book).to_dict(), gone)
+        return self.jobs.run(_client(params), "analyze", lambda watch: entrance.analyze(
+            position, limit, weak=weak, options=self.options(watch)).to_dict(), gone)
 
     def api_solve(self, params: dict[str, str], gone: Optional[Callable[[], bool]] = None) -> dict[str, Any]:
         """What ``parallel-mnk solve --json`` prints for the position of ``params``."""
         limit, weak, position = self.limit(params), _flag(params, "weak"), _position(params)
-        return self.jobs.run(_client(params), "solve", lambda watch: solver.solve(
-            position, limit, workers=self.workers, weak=weak, tt_bits=self.tt_bits, progress=False,
-            watch=watch, book=self.book).to_dict(), gone)
+        return self.jobs.run(_client(params), "solve", lambda watch: entrance.solve(
+            position, limit, weak=weak, options=self.options(watch)).to_dict(), gone)
 
     def api_best(self, params: dict[str, str], gone: Optional[Callable[[], bool]] = None) -> dict[str, Any]:
         """What ``parallel-mnk best --json`` prints: ``depth`` plies (4 when neither
@@ -221,8 +223,9 @@ class Server(ThreadingHTTPServer):
         if depth is None and "time_limit" not in params:
             depth = DEFAULT_DEPTH
         limit = Limit(time=time_limit, depth=depth)
-        return self.jobs.run(_client(params), "best", lambda watch: solver.best_move(
-            position, limit, width=width, workers=self.workers, watch=watch).to_dict(position.spec), gone)
+        return self.jobs.run(_client(params), "best", lambda watch: entrance.best_move(
+            position, limit, options=Options(workers=self.workers, width=width, watch=watch)).to_dict(position.spec),
+            gone)
 
     def api_status(self, params: dict[str, str]) -> dict[str, Any]:
         """The client's search (``state``: idle, waiting or searching; ``kind``,
@@ -366,7 +369,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1, max_time:
         families.load("gravity", families.exact_family(families.CONNECT_FOUR), "free", "proofs", "limited",
                       *(["expand"] if workers > 1 else []))   # any game may be asked (df-pn for weak free ones)
         if workers > 1:   # fork the workers now, before the server has threads
-            solver.start_backend("process", workers, server.tt_bits)
+            entrance.start_backend("process", workers, server.tt_bits)
         out.write(f"parallel-mnk serve: {server.url} ({workers} worker{'s' if workers > 1 else ''}, "
                   f"searches of at most {max_time:g} s; Ctrl-C stops it)\n")
         out.flush()
@@ -376,5 +379,5 @@ def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1, max_time:
     finally:
         server.jobs.stop_all()
         server.server_close()
-        solver.shutdown()
+        entrance.shutdown()
     return 0

@@ -2,17 +2,20 @@
 
 Modelled on python-chess' ``Board``: moves are :class:`~parallel_mnk.game.moves.Move`
 (ints that print as the CLI writes them: ``b2``, or ``4`` for a column with
-gravity), ``push`` takes a move, its text or its index and validates it, ``pop``
-undoes, ``outcome()`` says whether and how the game ended.
+gravity, and equal that text), ``push`` takes a move or its text and validates it
+(a bare ``int`` is refused: :func:`~parallel_mnk.game.moves.as_move`), ``pop``
+undoes, ``legal_moves`` is a property to iterate or ask ``in``, ``outcome()`` says
+whether and how the game ended.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Optional, Union
+from typing import Iterable, Iterator, Optional, Sequence, Union, overload
 
 from .geometry import board_mask, has_line
-from .moves import Move, Side
-from .rules import (GameSpec, IllegalMoveError, InvalidPositionError, MnkError, cell_index, format_board_text, format_move, format_move_list, parse_board_text, parse_move, parse_move_list)
+from .moves import Move, MoveLike, Side, as_move, moves_of
+from .rules import (GameSpec, IllegalMoveError, InvalidPositionError, MnkError, NotationError, cell_index,
+                    format_board_text, move_list_indexes, move_list_text, parse_board_text)
 
 X, O = Side.X, Side.O  # players: X moves first
 
@@ -28,6 +31,62 @@ class Outcome:
     def result(self) -> str:
         """``1-0``, ``0-1`` or ``1/2-1/2`` as in chess notation."""
         return {X: "1-0", O: "0-1", None: "1/2-1/2"}[self.winner]
+
+
+class LegalMoves:
+    """The legal moves of a position, as python-chess' ``board.legal_moves``: iterate
+    them (in increasing index: columns left to right, cells row by row from the
+    top-left), ``len()``, ``bool()``, index them, and ask ``move in legal_moves``
+    with a :class:`Move` or its text (text that is no move of the board is not in
+    them; a bare ``int`` is refused, as everywhere). Equal to a list or tuple of the
+    same moves. A snapshot: pushing a move later does not change it."""
+
+    __slots__ = ("spec", "_moves")
+
+    def __init__(self, spec: GameSpec, moves: Sequence[Move]) -> None:
+        self.spec = spec
+        self._moves = tuple(moves)
+
+    def __iter__(self) -> Iterator[Move]:
+        return iter(self._moves)
+
+    def __len__(self) -> int:
+        return len(self._moves)
+
+    def __bool__(self) -> bool:
+        return bool(self._moves)
+
+    @overload
+    def __getitem__(self, i: int) -> Move: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Move]: ...
+
+    def __getitem__(self, i: Union[int, slice]) -> Union[Move, list[Move]]:
+        return list(self._moves[i]) if isinstance(i, slice) else self._moves[i]
+
+    def __contains__(self, move: object) -> bool:
+        try:
+            wanted = as_move(self.spec, move)
+        except NotationError:
+            if isinstance(move, str):
+                return False   # no move of this board
+            raise
+        except IllegalMoveError:
+            return False   # a move of another game
+        return wanted in self._moves
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LegalMoves):
+            return self._moves == other._moves
+        if isinstance(other, (list, tuple)):
+            return list(self._moves) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"LegalMoves({' '.join(map(str, self._moves))})"
 
 
 def _has_line(spec: GameSpec, stones: int) -> bool:
@@ -52,12 +111,15 @@ class Position:
 
     # ------------------------------------------------------------ construction
     @classmethod
-    def from_moves(cls, spec: GameSpec, moves: Iterable[Union[Move, str, int]] | str) -> "Position":
-        """Play ``moves`` (a move list in the notation of docs/design.md, or moves as
-        :meth:`push` takes them) from the empty board."""
+    def from_moves(cls, spec: GameSpec, moves: Union[Iterable[MoveLike], str]) -> "Position":
+        """Play ``moves`` (a move list as the CLI takes it, ``"4453"`` or ``"b2,a1"``,
+        or moves as :meth:`push` takes them) from the empty board."""
         pos = cls(spec)
         if isinstance(moves, str):
-            moves = parse_move_list(spec, moves)
+            moves = moves_of(spec, move_list_indexes(spec, moves))
+        elif not isinstance(moves, Iterable):
+            raise NotationError(f"moves are a move list such as {'4453' if spec.gravity else 'b2,a1'!r} or moves "
+                                f"as push takes them, not {type(moves).__name__} {moves!r}")
         for i, move in enumerate(moves):
             try:
                 pos.push(move)
@@ -138,7 +200,8 @@ class Position:
         return (self.x, self.o) if self.turn == X else (self.o, self.x)
 
     def cell_of_move(self, move: int) -> int:
-        """The cell a legal move puts its stone on."""
+        """The cell a legal move (a :class:`Move`, or the index of one: the engines'
+        word) puts its stone on."""
         spec = self.spec
         if not spec.gravity:
             return move
@@ -168,39 +231,36 @@ class Position:
         """True when someone has k in a row or the board is full."""
         return self.outcome() is not None
 
-    def legal_moves(self) -> list[Move]:
-        """Moves in increasing order of their index; empty when the game is over."""
+    @property
+    def legal_moves(self) -> LegalMoves:
+        """The legal moves (:class:`LegalMoves`: iterate them, ``len()``, ``in``), in
+        increasing order of their index; none when the game is over."""
         if self.is_game_over():
-            return []
+            return LegalMoves(self.spec, ())
         mask, spec = self.x | self.o, self.spec
-        return [Move(spec, c) for c in range(spec.cols if spec.gravity else spec.cells) if not mask >> c & 1]
+        return LegalMoves(spec, [Move(spec, c) for c in range(spec.cols if spec.gravity else spec.cells)
+                                 if not mask >> c & 1])
 
     # ------------------------------------------------------------ moves
-    def push(self, move: Union[Move, str, int]) -> None:
-        """Play ``move`` for the side to move: a :class:`Move`, its text as the CLI
-        writes it (``"b2"``, ``"4"`` for a column with gravity) or its index (the
-        column - 1 with gravity, the cell from the top-left otherwise); raises
-        :class:`MnkError` if it is not a legal move."""
+    def push(self, move: MoveLike) -> None:
+        """Play ``move`` for the side to move: a :class:`Move` or its text as the CLI
+        writes it (``"b2"``, ``"4"`` for a column with gravity). Raises
+        :class:`NotationError` for text that is no move of the board and for a bare
+        ``int`` (:func:`~parallel_mnk.game.moves.as_move`: ``Move(spec, index)`` takes
+        an index), :class:`IllegalMoveError` for a move that is not legal here."""
         spec = self.spec
-        if isinstance(move, str):
-            try:
-                move = parse_move(spec, move)
-            except MnkError as e:
-                raise IllegalMoveError(f"{move!r} is not a move on this board: {e}") from None
-        limit = spec.cols if spec.gravity else spec.cells
-        if isinstance(move, bool) or not isinstance(move, int) or not 0 <= move < limit or \
-                (isinstance(move, Move) and move.spec != spec):
-            raise IllegalMoveError(f"{move!r} is not a move on this board")
-        move = Move(spec, move)
+        move = as_move(spec, move)
+        if not 0 <= move < (spec.cols if spec.gravity else spec.cells):
+            raise IllegalMoveError(f"{int(move)} is the index of no move on this board")
         if self.is_game_over():
-            raise IllegalMoveError(f"{format_move(spec, move)} is played after the game ended")
+            raise IllegalMoveError(f"{move} is played after the game ended")
         mask = self.x | self.o
         if spec.gravity:
             cell = self.cell_of_move(move)
         else:
             cell = int(move)
             if mask >> cell & 1:
-                raise IllegalMoveError(f"cell {format_move(spec, move)} is already taken")
+                raise IllegalMoveError(f"cell {move} is already taken")
         if self.turn == X:
             self.x |= 1 << cell
         else:
@@ -262,6 +322,6 @@ class Position:
         whole board, else ``Position.from_board(GameSpec(...), '...')``: both build
         an equal position (with ``from parallel_mnk import GameSpec, Position``)."""
         if len(self.move_stack) == self.ply:
-            moves = format_move_list(self.spec, self.move_stack)
+            moves = move_list_text(self.spec, self.move_stack)
             return f"Position.from_moves({self.spec!r}, {moves!r})"
         return f"Position.from_board({self.spec!r}, {self.board_text()!r})"

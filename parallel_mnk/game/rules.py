@@ -6,8 +6,10 @@ Conventions (see docs/design.md):
 * Inside the code a cell index is ``row * cols + col`` with row 0 at the **top**.
 * On the outside, cells are algebraic: column letter then row number counted from
   the **bottom** (``a1`` is bottom-left). Gravity moves are column numbers from 1.
-* A *move* is a cell index for free placement and a column index (0-based) with
-  gravity, as :class:`parallel_mnk.game.position.Position` uses them.
+* A move's *index* is its cell index for free placement and its column index
+  (0-based) with gravity, as the engines use it; the functions here turn indexes
+  into text and back (:func:`move_name`, :func:`move_index`). The API's moves are
+  :class:`parallel_mnk.game.moves.Move` (an index that knows its game).
 * Scores are from the side to move: a win completed on ply ``p`` (stones on the
   board after the winning stone) is worth ``(cols*rows + 2 - p) // 2``; a draw 0;
   a loss is minus the opponent's worth. This module is the one home of the score
@@ -47,6 +49,11 @@ class UnsupportedError(MnkError):
 
 class ResourceError(MnkError):
     """Not enough memory for what was asked (a table size), or workers that keep dying."""
+
+
+class OptionError(MnkError):
+    """An argument or option of the wrong type or out of its range (a ``Limit``, an
+    ``Options`` field, what ``solve`` and the others are given)."""
 
 
 @dataclass(frozen=True)
@@ -214,13 +221,15 @@ def parse_cell(spec: GameSpec, text: str) -> int:
 
 
 # ---------------------------------------------------------------- moves
-def format_move(spec: GameSpec, move: int) -> str:
-    """A move in the notation of docs/design.md: column number from 1 (gravity) or a cell name."""
+def move_name(spec: GameSpec, move: int) -> str:
+    """The text of the move of index ``move`` in the notation of docs/design.md:
+    column number from 1 (gravity) or a cell name."""
     return str(move + 1) if spec.gravity else cell_name(spec, move)
 
 
-def parse_move(spec: GameSpec, text: str) -> int:
-    """Parse one move token: a column number from 1 (gravity) or a cell name."""
+def move_index(spec: GameSpec, text: str) -> int:
+    """The index of one move token: a column number from 1 (gravity) or a cell name;
+    :class:`NotationError` for another text."""
     token = text.strip()
     if spec.gravity:
         if not (token.isascii() and token.isdigit()):
@@ -232,8 +241,8 @@ def parse_move(spec: GameSpec, text: str) -> int:
     return parse_cell(spec, token)
 
 
-def parse_move_list(spec: GameSpec, text: str) -> list[int]:
-    """Parse a move list.
+def move_list_indexes(spec: GameSpec, text: str) -> list[int]:
+    """The indexes of a move list.
 
     Gravity: a digit string (``4453``, cols <= 9) or a comma/space separated list
     of column numbers. Free placement: comma/space separated cell names.
@@ -252,12 +261,12 @@ def parse_move_list(spec: GameSpec, text: str) -> list[int]:
     tokens = [t for t in re.split(r"[,\s]+", text) if t]
     if spec.gravity and len(tokens) == 1 and spec.cols <= 9 and tokens[0].isascii() and tokens[0].isdigit():
         tokens = list(tokens[0])
-    return [parse_move(spec, t) for t in tokens]
+    return [move_index(spec, t) for t in tokens]
 
 
-def format_move_list(spec: GameSpec, moves: Sequence[int]) -> str:
-    """Inverse of :func:`parse_move_list` (digit string for gravity with cols <= 9)."""
-    parts = [format_move(spec, m) for m in moves]
+def move_list_text(spec: GameSpec, moves: Sequence[int]) -> str:
+    """Inverse of :func:`move_list_indexes` (digit string for gravity with cols <= 9)."""
+    parts = [move_name(spec, m) for m in moves]
     if spec.gravity and spec.cols <= 9:
         return "".join(parts)
     return ",".join(parts)

@@ -215,7 +215,8 @@ class BigTask:
     """Prove the value of root move ``cell`` of the position ``x``/``o`` of a board
     past 64 cells (:class:`parallel_mnk.engines.exact.big.BigSearch`), weak or exact, fail-soft in
     ``(alpha, beta)`` from the root's view, on the worker's own tables of ``2**bits``
-    entries; ``pv``: with a value inside the window, the line after the move too."""
+    entries; ``pv``: with a value inside the window, the line after the move too;
+    ``node_limit``: nodes it may search before it stops, aborted (0: no limit)."""
 
     task_id: int
     cols: int
@@ -230,6 +231,7 @@ class BigTask:
     beta: int
     bits: int
     pv: bool
+    node_limit: int = 0
 
     live_window = None   # its window is fixed when it is handed out
 
@@ -243,6 +245,7 @@ class BigTask:
         spec = GameSpec(self.cols, self.rows, self.k, self.gravity)
         search = env.big_search(spec, self.bits)
         search.nodes, search.aborted = 0, False
+        search.node_limit = self.node_limit or None
         value = search.window(self.x, self.o, self.alpha, self.beta, self.weak, cell=self.cell)
         line: tuple = ()
         if not search.aborted and value > self.alpha:

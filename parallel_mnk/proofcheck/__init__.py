@@ -76,8 +76,13 @@ class Verdict:
 
     def line(self) -> str:
         """The page's ``verified:`` line."""
-        return (f"verified: {self.attacker} {self.claim} from {self.root} ({self.positions} positions, "
-                f"{self.used} records used, {self.unused} records unused)")
+        return (f"verified: {self.attacker} {self.claim} from {self.root} ({counted(self.positions, 'position')}, "
+                f"{counted(self.used, 'record')} used, {counted(self.unused, 'record')} unused)")
+
+
+def counted(n: int, word: str) -> str:
+    """``n`` and ``word``, in the plural unless ``n`` is 1: ``1 position``, ``2 positions``."""
+    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 # ------------------------------------------------------------------ reading

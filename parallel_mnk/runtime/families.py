@@ -135,9 +135,16 @@ class Loaded:
 
 def load_for_solve(spec: GameSpec, opts: SolveOptions = SolveOptions(), announce: bool = True) -> Loaded:
     """Load every family an exact solve of ``spec`` with ``opts`` runs
-    (:func:`for_solve`; :func:`load`): the one call the front ends make before a solve."""
+    (:func:`for_solve`; :func:`load`): the one call the front ends make before a solve.
+    A compile says that it is not counted in the solve's time limit, if it has one."""
     names = for_solve(spec, opts)
-    return Loaded(tuple(names), load(*names, announce=announce))
+    return Loaded(tuple(names), load(*names, announce=announce, aside=outside_the_limit(opts.limit.time)))
+
+
+def outside_the_limit(seconds: Optional[float]) -> str:
+    """The words a compile's line adds when a search with a time limit of ``seconds``
+    waits for it: the limit starts after it ("" without a limit)."""
+    return "" if seconds is None else f"not counted in the {seconds:g} s time limit"
 
 
 # ------------------------------------------------------------------ the engines' kernels
@@ -199,10 +206,11 @@ def entries(name: str) -> ModuleType:
     return importlib.import_module(family(name).module)
 
 
-def load(*names: str, announce: bool = True) -> float:
+def load(*names: str, announce: bool = True, aside: str = "") -> float:
     """Make the families ``names`` ready in this process: from numba's cache, or
     compiled (the missing ones in parallel processes when there are several,
-    with one line on stderr while it lasts when ``announce``). Once per family
+    with one line on stderr while it lasts when ``announce``, ``aside`` in its
+    parentheses). Once per family
     and process; returns the seconds it took (0 when all were loaded before)."""
     todo = [n for n in dict.fromkeys(names) if n not in _loaded]
     if not todo:
@@ -213,7 +221,7 @@ def load(*names: str, announce: bool = True) -> float:
     known = cached(*todo)
     missing = [n for n in todo if n not in known]
     here, *elsewhere = _share_out(missing, _cpus()) if missing else [[]]
-    line = _Announcement(missing, len(elsewhere) + 1, announce)
+    line = _Announcement(missing, len(elsewhere) + 1, announce, aside)
     children = [_compile_in_child(group) for group in elsewhere]
     try:
         for n in here + [n for n in todo if n not in missing]:
@@ -354,13 +362,13 @@ class _Announcement:
     """The one stderr line of a compile: ``compiling the gravity search kernels
     (first run only)...`` when it starts, ``done in 9.8 s`` when it ends."""
 
-    def __init__(self, missing: list[str], processes: int, show: bool) -> None:
+    def __init__(self, missing: list[str], processes: int, show: bool, aside: str = "") -> None:
         self.stream = (announce_to or sys.stderr) if missing and show else None
         self.started = time.perf_counter()
         if self.stream is not None:
             what = [family(n).what for n in missing]
             names = what[0] if len(what) == 1 else ", ".join(what[:-1]) + " and " + what[-1]
-            extra = f", {processes} processes" if processes > 1 else ""
+            extra = (f", {processes} processes" if processes > 1 else "") + (f"; {aside}" if aside else "")
             self.stream.write(f"compiling the {names} kernels (first run only{extra})... ")
             self.stream.flush()
 

@@ -16,12 +16,12 @@ from __future__ import annotations
 import ctypes
 import mmap
 import os
-import re
 from typing import Optional, Union
 
 import numpy as np
 import psutil
 
+from ..api.options import parse_size
 from ..game.rules import MnkError, ResourceError
 from ..settings import DEFAULT_TT_BITS, DEFAULT_TT_CAP, LIMITED_TT_BITS
 
@@ -32,19 +32,6 @@ MemfdTable = tuple[int, Optional[mmap.mmap], np.ndarray]   # (fd or -1, mapping 
 
 
 # ------------------------------------------------------------------ sizes
-def parse_size(text: str) -> int:
-    """Bytes of a size such as ``512M``, ``2G``, ``1.5g``, ``64KiB`` or ``1048576``
-    (binary units: K = 1024; a B or iB suffix is allowed)."""
-    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([kmgt]?)(i?b)?\s*", str(text).lower())
-    if m is None or (m.group(3) == "ib" and not m.group(2)):
-        raise MnkError(f"bad size {text!r}: give bytes or a number with K, M, G or T (binary units), "
-                       "like 512M or 2G")
-    value = float(m.group(1)) * (1 << (10 * "_kmgt".index(m.group(2) or "_")))
-    if not 0 < value < 2**62:
-        raise MnkError(f"bad size {text!r}: it must be positive")
-    return int(value)
-
-
 def check_table_bits(bits: int) -> None:
     """Refuse (MnkError) a table of ``2**bits`` entries out of the range a table may have."""
     if not MIN_TT_BITS <= bits <= MAX_TT_BITS:

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Optional
 
-from parallel_mnk import PRESETS, Limit, Move, Position, Side, SolveResult, Value, solve
+from parallel_mnk import PRESETS, Limit, Move, Options, Position, Side, SolveResult, Value, solve
 
 position = Position(PRESETS["connect4"])
 for text in "4453":
     position.push(text)
-result: SolveResult = solve(position, Limit(time=60), workers=1)
+result: SolveResult = solve(position, Limit(time=60), options=Options(workers=1))
 value: Value = result.value
 best: Optional[Move] = result.best_move
 turn: Side = position.turn

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterator, Optional
 
 from ...game.geometry import symmetries
+from ...game.moves import Move
 from ...game.position import Position
 from ...game.rules import GameSpec, format_board_text, win_score
 
@@ -18,11 +19,10 @@ from ...game.rules import GameSpec, format_board_text, win_score
 @dataclass(frozen=True)
 class BookAnswer:
     """A book's answer for a position: the exact ``score`` (side to move), a move
-    that keeps it (``best_move``: a column with gravity, else a cell), and the
-    book's ``name``."""
+    that keeps it (``best_move``, a :class:`Move`), and the book's ``name``."""
 
     score: int
-    best_move: int
+    best_move: Move
     name: str
 
 
@@ -94,14 +94,14 @@ class Book(ABC):
         if position.spec != self.spec or position.ply > self.plies or position.is_game_over():
             return None
         best: Optional[tuple[int, int]] = None
-        for move in position.legal_moves():   # (a child it does not cover: nor the position, as a whole)
+        for move in position.legal_moves:   # (a child it does not cover: nor the position, as a whole)
             value = child_score(self.score, position, move)
             if value is None:
                 return None
             if best is None or value > best[0]:
                 best = (value, move)
         assert best is not None
-        return BookAnswer(best[0], best[1], self.name)
+        return BookAnswer(best[0], Move(position.spec, best[1]), self.name)
 
     @property
     def nodes(self) -> int:
@@ -117,10 +117,10 @@ class Book(ABC):
 
 
 def child_score(score_of: Callable[[Position], Optional[int]], position: Position, move: int) -> Optional[int]:
-    """The score, from ``position``'s side to move, of playing ``move``: a win at
+    """The score, from ``position``'s side to move, of playing ``move`` (an index): a win at
     once or a full board by the rules, else minus ``score_of`` the child (a book's
     :meth:`Book.score`; None when it does not know the child)."""
-    position.push(move)
+    position.push(Move(position.spec, move))
     try:
         outcome = position.outcome()
         if outcome is not None:
@@ -141,7 +141,7 @@ def positions_by_ply(spec: GameSpec, plies: int) -> Iterator[tuple[int, list[Pos
             return
         seen: dict[str, Position] = {}
         for pos in layer:
-            for move in pos.legal_moves():
+            for move in pos.legal_moves:
                 child = pos.copy()
                 child.push(move)
                 if child.is_game_over():

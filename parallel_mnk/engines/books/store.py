@@ -25,6 +25,8 @@ import zlib
 from pathlib import Path
 from typing import Iterable, Optional, Union
 
+from ...api.results import counted
+from ...game.moves import Move
 from ...game.position import Position
 from ...game.rules import GameSpec, MnkError
 from .base import Book, BookAnswer, canonical
@@ -82,8 +84,8 @@ class BookFile(Book):
         if existed and meta:
             book = cls._from_meta(path, db, meta)
             if (book.spec, book.plies) != (spec, plies):
-                raise MnkError(f"{path} is a book of {book.spec.describe()} up to {book.plies} plies, "
-                               f"not of {spec.describe()} up to {plies}")
+                raise MnkError(f"{path} is a book of {book.spec.describe()} up to {counted(book.plies, 'ply', 'plies')}, "
+                               f"not of {spec.describe()} up to {counted(plies, 'ply', 'plies')}")
             return book
         rows = {"format": FORMAT, "cols": spec.cols, "rows": spec.rows, "k": spec.k, "gravity": int(spec.gravity),
                 "plies": plies, "complete": 0}
@@ -141,9 +143,9 @@ class BookFile(Book):
             return None
         score, keyed = row
         move = c.move_from_key(self.spec, keyed) if 0 <= keyed < self.spec.cells else None
-        if move not in position.legal_moves():
+        if move is None or move not in {int(m) for m in position.legal_moves}:
             raise MnkError(f"{self.path}: the entry of {c.key} is damaged (its best move is not legal)")
-        return BookAnswer(score, move, self.name)
+        return BookAnswer(score, Move(self.spec, move), self.name)
 
     def damaged(self) -> list[str]:
         """The keys of the entries a lookup would refuse (fields not integers, a ply not the

@@ -24,7 +24,7 @@ from ...game.moves import Move, moves_of
 from ...game.geometry import build_grid_geometry
 from ...game.position import Position
 from ...game.rules import GameSpec, Value, value_of_score
-from ...kernels.core.layout import CTL_SIZE
+from ...kernels.core.layout import CTL_SIZE, TT_EXACT, TT_LOWER, TT_UPPER
 from ...kernels.limited import limited_layout as GL
 from ...kernels.limited.tss import LINE_MAX, scratch_size
 from ...runtime import families, running
@@ -65,6 +65,7 @@ class BigSearch:
         self.node_limit: Optional[int] = None
         self.aborted = False
         self.threat_wins = 0
+        self.root_best = -1   # the root's best move of the last :meth:`score` (-1: none finished)
 
     def table(self, weak: bool) -> LimitedTable:
         """The table of ``weak`` (or exact) scores, made on first use."""
@@ -131,11 +132,76 @@ class BigSearch:
 
     def score(self, x: int, o: int, weak: bool, turn: Optional[int] = None) -> int:
         """The position's score (weak -1/0/1, or exact) for the side to move (``turn``,
-        1 or 2; None: by the counts)."""
+        1 or 2; None: by the counts); :attr:`root_best` is the root's best move the
+        search found (-1: it finished no root move)."""
         lo, hi = self.bounds(x, o, weak)
-        if turn is None:
-            return self.window(x, o, lo - 1, hi + 1, weak)
-        return self._run(self.state(x, o, turn), lo - 1, hi + 1, weak)
+        st = self.state(x, o, turn)
+        score = self._run(st, lo - 1, hi + 1, weak)
+        self.root_best = int(st[GL.S_BEST])
+        return score
+
+    def so_far(self, x: int, o: int, weak: bool) -> tuple[tuple[int, int], int]:
+        """What a stopped search of ``x``/``o`` (not over) proved: the bounds of its
+        score that the table's entries of its children give (a child's upper bound is
+        a lower bound of the move, every child's lower bound an upper bound of the
+        position), and its best move so far (not proved): the move of the best proven
+        bound, else the root's best move of the search (:attr:`root_best`), else a
+        win at once, a block of the opponent's, the first move of the search's order
+        after which the opponent cannot win at once, or the first."""
+        lo, hi = self.bounds(x, o, weak)
+        best, best_cell, highest = lo, -1, lo
+        ply = bin(x).count("1") + bin(o).count("1")
+        tt = self.table(weak)
+        order = self._order(x, o)
+        for cell in order:
+            st = self.state(x, o)
+            if self.board.play(self.geo, st, cell):
+                move_lo = move_hi = 1 if weak else (self.spec.cells + 1 - ply) // 2
+            elif ply + 1 == self.spec.cells:
+                move_lo = move_hi = 0
+            else:
+                key = int(st[GL.S_HASH])
+                slot = key & ((1 << self.bits) - 1)
+                move_lo, move_hi = lo, hi
+                if tt.keys[slot] == key:   # the child's bound, from the opponent's side
+                    child, flag = int(tt.data[2 * slot]), int(tt.data[2 * slot + 1]) & 3
+                    if flag in (TT_UPPER, TT_EXACT):
+                        move_lo = max(lo, -child)
+                    if flag in (TT_LOWER, TT_EXACT):
+                        move_hi = min(hi, -child)
+            highest = max(highest, move_hi)
+            if move_lo > best:
+                best, best_cell = move_lo, cell
+        if best_cell < 0:
+            best_cell = self.root_best if self.root_best >= 0 else self.first_choice(x, o, order)
+        return (best, min(hi, highest)), best_cell
+
+    def _order(self, x: int, o: int) -> list[int]:
+        """The legal cells in the search's static order (its move scores), ties broken by
+        the distance to the board's centre (the empty board: its centre first)."""
+        st = self.state(x, o)
+        turn = int(st[GL.S_TURN])
+        cols, rows = self.spec.cols, self.spec.rows
+
+        def off_centre(c: int) -> float:
+            return abs(c % cols - (cols - 1) / 2) + abs(c // cols - (rows - 1) / 2)
+
+        return sorted(self.legal_cells(x, o),
+                      key=lambda c: (-int(self.board.move_score(self.geo, st, c, turn)), off_centre(c), c))
+
+    def first_choice(self, x: int, o: int, order: Optional[list[int]] = None) -> int:
+        """A win at once, else a block of the opponent's win in one, else the first of
+        ``order`` (None: the search's static order, nearest the centre among equals) that
+        does not let the opponent win at once, else the first (-1: none)."""
+        order = self._order(x, o) if order is None else order
+        st = self.state(x, o)
+        turn = int(st[GL.S_TURN])
+        pair = np.zeros(2, dtype=np.int64)
+        for side in (turn, 3 - turn):
+            if self.board.winning_cells(self.geo, st, side, pair) > 0:
+                return int(pair[0])
+        safe = [c for c in order if not self.loses_at_once(x, o, c)]
+        return (safe or order or [-1])[0]
 
     def legal_cells(self, x: int, o: int) -> list[int]:
         """The cells the side to move may play, in natural order."""
@@ -285,7 +351,9 @@ def solve_big(position: Position, opts: SolveOptions) -> SolveResult:
     elapsed = time.perf_counter() - started
     stats = [WorkerStats(0, 1, search.nodes, time.process_time() - cpu0, 0, 0, search.threat_wins)]
     if result is None:
-        return SolveResult(position.spec, Value.UNKNOWN, None, None, [], search.nodes, elapsed, stats)
+        bounds, cell = search.so_far(x, o, opts.weak)
+        return SolveResult(position.spec, Value.UNKNOWN, None, None if cell < 0 else position.move_of_cell(cell), [],
+                           search.nodes, elapsed, stats, bounds=bounds)
     score, line = result
     value = value_of_score(score)
     proof = "threats" if search.threat_wins and value is Value.WIN else "search"

@@ -112,10 +112,25 @@ class Search:
         return 0 if score is None else score
 
     def move_so_far(self, own: int, opp: int, ply: int) -> int:
-        """The table's move for the position (the best of the last search that
-        stored it: not proved), or -1 when it has none that is legal."""
+        """The best move so far of a search stopped before it proved one (not proved):
+        the table's move for the position (the best of the last search that stored
+        it), else a move that wins at once, else one that blocks the opponent's win
+        in one, else the first of the static order (where the search begins) after
+        which the opponent cannot win at once, else the first; -1 when no move is
+        legal."""
+        legal = self.legal_mask(own, opp)
         cell = stored_move(self.ctx, self.tt, *((own, opp) if ply % 2 == 0 else (opp, own)))
-        return cell if cell >= 0 and self.legal_mask(own, opp) >> cell & 1 else -1
+        if cell >= 0 and legal >> cell & 1:
+            return cell
+        spec = self.spec
+        for stones in (own, opp):   # a win at once, else a block of the opponent's
+            wins = winning_cells(stones, legal, spec.rows, spec.cols, spec.k)
+            if wins:
+                return (wins & -wins).bit_length() - 1
+        order = self.legal_cells(own, opp)
+        safe = [c for c in order if not winning_cells(opp, self.legal_mask(opp, own | 1 << c), spec.rows, spec.cols,
+                                                      spec.k)]
+        return (safe or order or [-1])[0]
 
     def legal_cells(self, own: int, opp: int) -> list[int]:
         """The cells the side to move may play, in the static order (centre first;

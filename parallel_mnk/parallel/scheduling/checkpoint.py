@@ -85,6 +85,7 @@ import zlib
 from pathlib import Path
 from typing import Optional, Sequence
 
+from ...api.results import counted
 from ...game.position import Position
 from ...game.rules import MnkError
 from ...kernels.core.layout import TT_EXACT, TT_LOWER, TT_UPPER
@@ -135,7 +136,7 @@ def _describe(fp: object) -> str:
     try:
         cols, rows, k, gravity = fp["game"]  # type: ignore[index]
         x, o = int(fp["x"]), int(fp["o"])  # type: ignore[index]
-        return f"{cols}x{rows} k={k}{' gravity' if gravity else ''}, {bin(x | o).count('1')} stones"
+        return f"{cols}x{rows} k={k}{' gravity' if gravity else ''}, {counted(bin(x | o).count('1'), 'stone')}"
     except (TypeError, KeyError, ValueError):
         return "a damaged fingerprint"
 

@@ -92,8 +92,9 @@ def solve_big_parallel(position: Position, opts: SolveOptions) -> SolveResult:
     def next_task() -> Optional[BigTask]:
         if not pending or cut[0]:
             return None
+        budget = 0 if limit.nodes is None else max(1, limit.nodes - nodes[0])   # what the finished left
         return BigTask(next(_task_ids), spec.cols, spec.rows, spec.k, spec.gravity, x, o, pending.pop(0), opts.weak,
-                       best[0], hi + 1, bits, opts.pv)
+                       best[0], hi + 1, bits, opts.pv, budget)
 
     def on_result(r: AnyResult) -> None:
         assert isinstance(r, BigTaskResult)
@@ -119,8 +120,11 @@ def solve_big_parallel(position: Position, opts: SolveOptions) -> SolveResult:
     stats = [WorkerStats(0, 0, coordinator_search.nodes)] + list(coordinator.stats)
     decided = best[0] >= ceiling or len(finished) == len(order)
     split = {"split": "root", "root_moves": len(order), "root_moves_proved": len(finished)}
-    if stopped or not decided or not best[2]:
-        return SolveResult(spec, Value.UNKNOWN, None, None, [], nodes[0], elapsed, stats, parallel=split)
+    if stopped or not decided or not best[2]:   # the best root move proved so far: its exact value a lower bound
+        proved = best[1] is not None
+        cell = best[1] if proved else coordinator_search.first_choice(x, o)
+        return SolveResult(spec, Value.UNKNOWN, None, None if cell < 0 else position.move_of_cell(cell), [],
+                           nodes[0], elapsed, stats, parallel=split, bounds=(best[0] if proved else lo, hi))
     value = value_of_score(best[0])
     line = list(best[2])
     return SolveResult(spec, value, None if opts.weak else best[0], Move(spec, line[0]), moves_of(spec, line),

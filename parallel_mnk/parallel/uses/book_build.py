@@ -111,7 +111,7 @@ def build(book: BookFile, *, workers: int, backend: str, address: Optional[str],
 def _from_children(position: Position, stored: dict[str, int]) -> tuple[int, int]:
     """Score and best move of ``position`` from its children's stored scores."""
     best: Optional[tuple[int, int]] = None
-    for move in position.legal_moves():
+    for move in position.legal_moves:
         value = child_score(lambda child: stored.get(canonical(child).key), position, move)
         assert value is not None, "a child below the book's ply is stored before its parent"
         if best is None or value > best[0]:

@@ -12,6 +12,10 @@ a position: two workers may meet a position, and either record proves it (each w
 closed the claim below its own records). The merged records are then walked from the
 root as the checker will walk them, and only those it reaches are written: the file
 holds no record the checker does not use, as the serial walk's does not.
+
+:func:`certify` is the step of ``solve(options=Options(certificate=DIR))`` after the
+solve: the value's certificates, by this walk, the serial one or, past 64 cells,
+:func:`parallel_mnk.engines.provers.big_certificate.extract_big`.
 """
 from __future__ import annotations
 
@@ -22,7 +26,11 @@ import time
 from pathlib import Path
 from typing import Any, Optional
 
-from ...engines.provers.certificate import (Certificate, RecordFile, Walk, frontier, header, load_records, new_certificate)
+from ...api.options import SolveOptions
+from ...api.results import SolveResult
+from ...engines.provers.big_certificate import extract_big
+from ...engines.provers.certificate import (Certificate, RecordFile, Walk, claims_of, extract, frontier, header,
+                                           load_records, new_certificate)
 from ...game.position import Position
 from ...game.rules import parse_cell
 from ...runtime.running import StatusLine
@@ -149,3 +157,26 @@ def extract_parallel(position: Position, attacker: str, claim: str, directory: P
     cert.seconds = time.perf_counter() - started
     records.finish(header(cert))
     return cert
+
+
+def certify(position: Position, result: SolveResult, opts: SolveOptions, folder: Path) -> None:
+    """Write the certificates of ``result``'s value of ``position`` into ``folder`` and
+    list them in ``result.certificates``: one file per claim the value needs
+    (:func:`~parallel_mnk.engines.provers.certificate.claims_of`), on ``opts.workers``
+    processes (one past 64 cells). A value the limit left unknown gets none
+    (``certificates`` empty: nothing proved, nothing written); a finished game
+    needs none (``certificates`` stays None)."""
+    if result.terminal:
+        return
+    result.certificates = []
+    if not result.value.known:
+        return
+    for attacker, claim in claims_of(position, result.value):
+        if not position.spec.exact_solvable:
+            cert = extract_big(position, attacker, claim, folder, opts.tt_bits, opts.progress)
+        elif opts.workers > 1:
+            cert = extract_parallel(position, attacker, claim, folder, min(opts.tt_bits, 24), opts.workers,
+                                    opts.progress)
+        else:
+            cert = extract(position, attacker, claim, folder, min(opts.tt_bits, 24), opts.progress)
+        result.certificates.append(str(cert.path))

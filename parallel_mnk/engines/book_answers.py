@@ -1,0 +1,65 @@
+"""A solve answered by an opening book (:func:`book_result`): the book's score, its
+move, and the perfect line, from the book while it covers the positions of the
+line and by search after its last ply.
+"""
+from __future__ import annotations
+
+import time
+from typing import Callable, Optional
+
+from ..api.options import SolveOptions
+from ..api.results import SolveResult, WorkerStats
+from ..game.moves import Move, moves_of
+from ..game.position import Position
+from ..game.rules import value_of_score
+from ..runtime.ttable import transposition_table
+from ..settings import MOVE_SEARCH_TT_BITS
+from .exact.search import Search
+from .serial import solve_serial
+from .books.base import Book, BookAnswer
+
+
+def book_result(position: Position, book: Book, opts: SolveOptions,
+                load: Callable[[], float]) -> Optional[SolveResult]:
+    """The answer of ``book`` for ``position`` (None when it does not cover it),
+    ``proof`` ``"book"``: the line follows the book, then (``opts.pv``) a search
+    from its last position. ``load()`` makes the kernels ready before a search
+    and returns the seconds that took (the same on later calls): they are left out
+    of ``time_s``."""
+    started = time.perf_counter()
+    answer = book.answer(position)
+    nodes = 0
+    loading = 0.0
+    if answer is None:   # the book may know the score but not its children's (its last ply)
+        known = book.score(position)
+        if known is None:
+            return None
+        loading = load()
+        answer, nodes = _move_by_search(position, known, opts, book.name)
+    line: list[int] = []
+    walk = position.copy()
+    step: Optional[BookAnswer] = answer
+    while step is not None and not walk.is_game_over():
+        move = step.best_move
+        line.append(move)
+        walk.push(move)
+        step = book.answer(walk) if opts.pv else None
+    if opts.pv and not walk.is_game_over():
+        loading = load()
+        tail = solve_serial(walk, SolveOptions(tt_bits=opts.tt_bits, progress=False))
+        line += tail.pv
+        nodes += tail.nodes
+    score = answer.score
+    return SolveResult(position.spec, value_of_score(score), None if opts.weak else score,
+                       Move(position.spec, line[0]), moves_of(position.spec, line if opts.pv else line[:1]), nodes,
+                       time.perf_counter() - started - loading, [WorkerStats(0, nodes=nodes)], proof="book")
+
+
+def _move_by_search(position: Position, score: int, opts: SolveOptions, name: str) -> tuple[BookAnswer, int]:
+    """A move that keeps the book's ``score`` of ``position``, found by null-window
+    searches of its moves (:meth:`Search.best_cell`); and the nodes they took (the
+    kernels loaded)."""
+    search = Search(position.spec, transposition_table(min(opts.tt_bits, MOVE_SEARCH_TT_BITS)))
+    own, opp = position.stones()
+    cell = search.best_cell(own, opp, position.ply, score, weak=False)
+    return BookAnswer(score, position.move_of_cell(cell), name), search.nodes
