@@ -265,8 +265,6 @@ class SolveOptions(Options):
         if self.prover == "pn" and not self.weak:
             raise UnsupportedError("the proof-number prover answers win, draw or loss only: ask a weak solve "
                                    "(--weak)")
-        if self.prover == "pn" and self.checkpoint is not None:
-            raise UnsupportedError("the proof-number prover does not journal yet: no --checkpoint")
         if self.limit.depth is not None:
             raise UnsupportedError("an exact solve has no depth limit (use Limit(time=) or Limit(nodes=); "
                                    "best_move takes a depth)")

@@ -14,6 +14,7 @@ PROOF_NAMES = {"pairing": "pairing certificates (the search cut with them)",
                "threats": "wins by continuous fours (the search closed nodes with them)",
                "search": "alpha-beta search",
                "dfpn": "depth-first proof-number search (df-pn)",
+               "pn": "proof-number search with relevance zones, threats and pairings",
                "book": "opening book (no search)"}
 
 

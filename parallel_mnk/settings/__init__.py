@@ -36,6 +36,7 @@ PN_LINE_MAX_EMPTY = 24         # a proof-number answer's line is completed by al
 PN_JOB_NODES = 1 << 18         # a parallel proof's job: about this many nodes of df-pn on one leaf of the coordinator's tree
 PN_JOB_TT_BITS = 22            # each worker's own table (32-byte entries: 128 MiB), kept from job to job
 PN_OPEN_DEPTH = 2              # the coordinator's tree is split this many plies deep before any job
+PN_SNAPSHOT_S = 300.0          # a journaled proof saves its store this often (a kill loses at most this much)
 PN_SLICE_NODES = 1 << 22       # the serial prover drains its records and reports at least this often
 
 # ------------------------------------------------------------------ the transposition table

@@ -319,6 +319,7 @@ class PnJobSearcher:
         p = self.prover
         p.ctx[L.C_SALT] = salt
         p.wk[PL.W_WRITER] = writer   # (its busy marks: a dead worker's are found by its number)
+        p.wk[PL.W_SHARED] = 1
         p.st = st
         p.wk[PL.W_ST_MASK] = (1 << store_bits) - 1
         p.wk[PL.W_SS_MASK] = 0

@@ -9,10 +9,10 @@ from ..core.table import set_root_hashes
 from .pns_records import canonical_records
 from .pns_search import pns_expand, pns_search, pns_settled
 from .pns_walk import walk_records
-from .store import bury_dead, count_entries
+from .store import bury_dead, count_entries, export_entries, import_entries
 
-__all__ = ["bury_dead", "canonical_records", "count_entries", "pns_expand", "pns_search", "pns_settled",
-           "set_root_hashes", "walk_records"]
+__all__ = ["bury_dead", "canonical_records", "count_entries", "export_entries", "import_entries", "pns_expand",
+           "pns_search", "pns_settled", "set_root_hashes", "walk_records"]
 
 MAPS = types.Array(types.int64, 2, "C")   # the symmetries' cell maps (game.geometry.symmetries)
 
@@ -25,4 +25,6 @@ SIGNATURES = {
     "canonical_records": (MAPS, CTX, i64, i64, CTX),
     "bury_dead": (CTX, u64, i64),
     "count_entries": (CTX, u64),
+    "export_entries": (CTX, u64, CTX),
+    "import_entries": (CTX, u64, CTX, i64),
 }

@@ -89,6 +89,7 @@ W_SCAN_TOP = 26      # the scan's fresh pairing searches try this many of D's mo
 W_SS_MASK = 28       # the shared store's entries - 1 (0: none)
 W_SOFT_LIMIT = 29    # past this many nodes (0: never) every node returns its numbers as they are (a job's end)
 W_WRITER = 30        # this searcher's number in the store's busy marks (0: the coordinator or alone)
+W_SHARED = 31        # 1: other searchers write the store too (a node the table holds open may be settled there)
 W_INIT_WIDTH = 27    # a new child's number of the side that must refute every move: this percentage of
                      # the empty cells (1 when the move just made leaves a completion cell: one forced reply)
 W_COUNTERS = 32

@@ -52,7 +52,7 @@ from .pns_layout import (
     CH_CELL, CH_KEY, CH_NUMS, CH_SYM, CH_WORDS, CH_ZONE, INF, KIND_FIRST, KIND_MOVE, KIND_NONE, KIND_PAIRS,
     OFF_CHILDREN, OFF_VLINE, PLY_WORDS, PT_WORDS, SETTLED_DISPROVEN, SETTLED_PROVEN, STOP_ABORT, STOP_LIMIT,
     STOP_THRESHOLD, W_EVALUATED, W_EXCUSED, W_HALT, W_INIT_WIDTH, W_NODE_LIMIT, W_NODES, W_PAIR_MIN_EMPTY, W_PAIRINGS,
-    W_ROOT_DN, W_ROOT_MOVE, W_ROOT_PN, W_ROOT_ZONE, W_SCAN_ON, W_SCAN_TOP, W_SCAN_TRIES, W_SOFT_LIMIT, W_ST_MASK,
+    W_ROOT_DN, W_ROOT_MOVE, W_ROOT_PN, W_ROOT_ZONE, W_SCAN_ON, W_SCAN_TOP, W_SCAN_TRIES, W_SHARED, W_SOFT_LIMIT, W_ST_MASK,
     W_STOP, W_STORE_FULL, W_STORE_HITS, W_THREAT_CUTS, W_VCF_DISPROOFS, W_VCF_MIN_EMPTY, W_VCF_PROOFS, W_ZONES_ON,
 )
 from .store import pool_alloc, pool_base, store_find, store_put
@@ -429,17 +429,20 @@ def _child(ctx, pt, st, ss, wk, slot):
         return pn, dn
     key = wk[slot + CH_KEY]
     i = _pt_slot(pt, key)
+    zone = ZERO
     if i >= 0:
         pn, dn = _unpack(pt[i + 1])
         zone = pt[i + 2]
-    else:
-        found, info, zone, _ = store_find(wk, st, ss, key)
-        if not found:
+    if i < 0 or (pn != 0 and dn != 0 and wk[W_SHARED] != ZERO):   # (another searcher may have settled it)
+        found, info, szone, _ = store_find(wk, st, ss, key)
+        if found:
+            zone = szone
+            if info & np.uint64(3) == np.uint64(SETTLED_PROVEN):
+                pn, dn = 0, INF
+            else:
+                pn, dn = INF, 0
+        elif i < 0:
             return pn, dn
-        if info & np.uint64(3) == np.uint64(SETTLED_PROVEN):
-            pn, dn = 0, INF
-        else:
-            pn, dn = INF, 0
     wk[slot + CH_NUMS] = _pack(pn, dn)
     if dn == 0:
         wk[slot + CH_ZONE] = from_canonical(ctx, np.int64(wk[slot + CH_SYM]), zone)
@@ -615,7 +618,7 @@ def _mid(ctx, pt, st, ss, wk, ctl, own, opp, ply, thpn, thdn, or_node):
         if pn == 0 or dn == 0:
             return pn, dn
         evaluated = (pt[i + 1] & EVALUATED) != ZERO
-    else:
+    if i < 0 or wk[W_SHARED] != ZERO:   # (another searcher may have settled it)
         found, info, zone, _ = store_find(wk, st, ss, key)
         if found:
             wk[W_STORE_HITS] += ONE

@@ -180,3 +180,48 @@ def count_entries(st, mask):
         if st[i * ST_WORDS] & ONE == ONE:
             n += 1
     return n
+
+
+@entry
+def export_entries(st, mask, out):
+    """Copy every entry of ``st`` (``mask + 1`` slots; dead ones left out) to ``out`` (rows
+    of ``ST_WORDS`` words, room for all); returns how many (a journal's snapshot)."""
+    n = 0
+    for i in range(np.int64(mask) + 1):
+        slot = i * ST_WORDS
+        if st[slot] & ONE == ONE:
+            for w in range(ST_WORDS):
+                out[n * ST_WORDS + w] = st[slot + w]
+            n += 1
+    return n
+
+
+@entry
+def import_entries(st, mask, entries, n):
+    """Insert ``n`` entries (rows of :func:`export_entries`) into ``st`` (``mask + 1``
+    slots) where their keys are not yet; returns how many went in, -1 when full."""
+    count = 0
+    m = np.uint64(mask)
+    for j in range(n):
+        row = j * ST_WORDS
+        tag = entries[row]
+        i = tag & m
+        done = False
+        for _ in range(MAX_PROBES):
+            slot = np.int64(i) * ST_WORDS
+            w = st[slot]
+            if w == tag:
+                done = True
+                break
+            if w == ZERO:
+                st[slot + 1] = entries[row + 1]
+                st[slot + 2] = entries[row + 2]
+                st[slot + 3] = entries[row + 3]
+                st[slot] = tag
+                count += 1
+                done = True
+                break
+            i = (i + ONE) & m
+        if not done:
+            return -1
+    return count

@@ -33,7 +33,7 @@ class PnNode:
     """One node of the tree (``cell``: the move from its parent, -1 at the root)."""
 
     __slots__ = ("x", "o", "ply", "or_node", "cell", "parent", "children", "pn", "dn", "state", "busy", "jobs",
-                 "zone")
+                 "zone", "leaf")
 
     def __init__(self, x: int, o: int, ply: int, or_node: bool, cell: int, parent: Optional["PnNode"],
                  pn: int = 1, dn: int = 1) -> None:
@@ -44,6 +44,7 @@ class PnNode:
         self.busy = False     # a job is under way on it
         self.jobs = 0         # jobs it had
         self.zone = 0         # its zone once disproven (cells)
+        self.leaf = False     # kept a leaf: its children settle it, the store's view not (its jobs will)
 
     def child(self, cell: int, pn: int, dn: int) -> "PnNode":
         """The child after ``cell`` (the side to move's stone)."""
@@ -93,7 +94,7 @@ class PnTree:
         return None
 
     def _expandable(self, node: PnNode) -> bool:
-        return node.jobs > 0 or node.ply - self.root.ply < self.open_depth
+        return not node.leaf and (node.jobs > 0 or node.ply - self.root.ply < self.open_depth)
 
     def _descend(self, node: PnNode) -> Optional[PnNode]:
         """The best leaf below ``node`` with no job (children tried best first)."""
@@ -171,8 +172,9 @@ class PnTree:
                     state = self.settle_cb(node, pn == 0)
                     if state != OPEN:
                         self._set_settled(node, state)
-                    else:   # (the store's view differs: keep it open, searched again)
-                        node.pn, node.dn = max(1, pn), max(1, dn)
+                    else:   # (the store's view differs: a leaf again, its jobs settle it)
+                        node.children, node.leaf = None, True
+                        node.pn, node.dn = 1, 1
                 else:
                     node.pn, node.dn = pn, dn
             node = node.parent

@@ -16,6 +16,11 @@ nodes with the same kernels, once their children settle them.
 A worker that dies mid-job is restarted and its job handed out again; a slot it was
 filling is marked dead (:func:`parallel_mnk.kernels.pns.store.bury_dead`), what it
 stored stays (whole entries only: an entry is published after its words).
+
+With a journal (``--checkpoint``, :mod:`..scheduling.pn_journal`) the store is saved
+every ``PN_SNAPSHOT_S`` seconds, when a question is settled and when the run stops;
+the same command run again loads it and goes on (a settled question is not asked
+again).
 """
 from __future__ import annotations
 
@@ -40,11 +45,12 @@ from ...runtime import running
 from ...runtime.shared_store import SharedStore
 from ...runtime.ttable import new_salt
 from ...settings import (
-    MAX_RESTARTS_PER_WORKER, PN_JOB_NODES, PN_JOB_TT_BITS, PN_OPEN_DEPTH, PN_STORE_MAX_BITS,
+    MAX_RESTARTS_PER_WORKER, PN_JOB_NODES, PN_JOB_TT_BITS, PN_OPEN_DEPTH, PN_SNAPSHOT_S, PN_STORE_MAX_BITS,
     SIDE_POOL_TT_BITS as POOL_TT_BITS,
 )
 from ..pools.backend import Backend, Lost
 from ..scheduling import registry
+from ..scheduling.pn_journal import PnJournal
 from ..scheduling.pn_tree import DISPROVEN, OPEN, PROVEN, Expansion, PnNode, PnTree
 from ..task import PnJob, PnJobResult
 
@@ -64,6 +70,7 @@ class CoordinatorKernels:
         p.st = st
         p.wk[PL.W_ST_MASK] = (1 << store_bits) - 1
         p.wk[PL.W_SS_MASK] = 0
+        p.wk[PL.W_SHARED] = 1
         self.out = np.zeros(2 * L.MAX_CELLS, dtype=np.uint64)
         self.nodes = 0
 
@@ -127,15 +134,17 @@ class QuestionRun:
     certificate: Optional[Path] = None
     tree_nodes: int = 0
     stored: int = 0
+    resumed: int = 0
 
 
 class JobProof:
     """The parallel prover of one position: its questions on ``workers`` processes
     of the pool (made once), each with its own shared store and tree."""
 
-    def __init__(self, position: Position, opts: SolveOptions, rules: PnRules = PnRules()) -> None:
+    def __init__(self, position: Position, opts: SolveOptions, rules: PnRules = PnRules(),
+                 journal: Optional[PnJournal] = None) -> None:
         check_game(position.spec)
-        self.position, self.opts, self.rules = position, opts, rules
+        self.position, self.opts, self.rules, self.journal = position, opts, rules, journal
         self.backend: Backend = registry.get_coordinator(opts.backend, opts.workers, POOL_TT_BITS,
                                                          opts.address).backend
         self.store_bits = max(16, min(PN_STORE_MAX_BITS, opts.tt_bits - 2))
@@ -147,23 +156,39 @@ class JobProof:
             certificate: Optional[Path], status: Callable[[str], None]) -> QuestionRun:
         """Whether the attacker (the side to move, or the other) wins the position."""
         pos, spec = self.position, self.position.spec
-        salt = int(new_salt())
-        store = SharedStore(self.store_bits)
-        path, st = store.path, store.array
         mover = "x" if pos.ply % 2 == 0 else "o"
         attacker = mover if attacker_moves else ("o" if mover == "x" else "x")
+        journal = self.journal
+        salt, jmove, janswer, jnodes = journal.question(attacker) if journal is not None else (None, None, None, None)
+        salt = int(new_salt()) if salt is None else salt
+        if journal is not None:
+            journal.begin(attacker, salt)
+        store = SharedStore(self.store_bits)
+        path, st = store.path, store.array
         question = f"{attacker}-wins@{pos.board_text()}"
         backend = self.backend
+        running_jobs: dict[int, tuple[PnJob, PnNode]] = {}
+        kernels: Optional[CoordinatorKernels] = None
         try:
             kernels = CoordinatorKernels(spec, salt, st, self.store_bits, self.rules)
+            resumed = self._resume(kernels, attacker)
+            if janswer is not None:   # settled in an earlier run: its answer (and certificate, from its store)
+                run = QuestionRun(janswer, jmove, 0, stored=resumed)
+                if certificate is not None:
+                    run.certificate = write_certificate(kernels.prover, st, pos, attacker, janswer, certificate,
+                                                        int(jnodes or 0), 0.0, self.opts.progress)
+                return run
             tree = PnTree(pos.x, pos.o, pos.ply, attacker_moves, kernels.expand, kernels.state_of,
                           kernels.zone_of, kernels.settle, PN_OPEN_DEPTH)
-            run = QuestionRun(None, None, 0)
+            run = QuestionRun(None, None, 0, resumed=resumed)
             started = time.perf_counter()
-            running_jobs: dict[int, tuple[PnJob, PnNode]] = {}
+            next_snapshot = time.monotonic() + PN_SNAPSHOT_S
             backend.begin()
             stopped = False
             while tree.root.state == OPEN:
+                if journal is not None and time.monotonic() >= next_snapshot:
+                    self._snapshot(kernels, attacker, run.nodes)
+                    next_snapshot = time.monotonic() + PN_SNAPSHOT_S
                 for slot in range(1, backend.n + 1):
                     if slot in running_jobs or stopped:
                         continue
@@ -223,20 +248,59 @@ class JobProof:
             run.tree_nodes = tree.nodes
             p = kernels.prover
             run.stored = int(p.kernels.count_entries(st, np.uint64((1 << self.store_bits) - 1)))
+            if journal is not None:
+                self._snapshot(kernels, attacker, run.nodes)
             if tree.root.state == OPEN:
                 return run
             run.wins = tree.root.state == PROVEN
             _, _, move = kernels.lookup(tree.root)
             run.move = None if move < 0 else move
+            if journal is not None:
+                journal.settled(attacker, run.wins, run.move, run.nodes)
             if certificate is not None:
                 run.certificate = write_certificate(p, st, pos, attacker, run.wins, certificate, run.nodes,
                                                     time.perf_counter() - started, self.opts.progress)
             return run
         except BaseException:
             backend.stop_all()
+            if journal is not None and kernels is not None:   # (Ctrl-C, SIGTERM: keep what was settled)
+                self._drain(running_jobs, kernels)
+                self._snapshot(kernels, attacker, 0)
             raise
         finally:
             store.close()
+
+    def _resume(self, kernels: CoordinatorKernels, attacker: str) -> int:
+        """Load the journal's newest snapshot of the question into the store: the entries loaded."""
+        if self.journal is None:
+            return 0
+        snap = self.journal.latest(attacker)
+        if snap is None:
+            return 0
+        _, entries, pool, _ = snap
+        p = kernels.prover
+        mask = (1 << self.store_bits) - 1
+        base = (mask + 1) * PL.ST_WORDS
+        if base + len(pool) > len(p.st):
+            raise MnkError("the journal's store does not fit in this run's: give a table as big as the run that "
+                           "made it (--tt-size)")
+        n = int(p.kernels.import_entries(p.st, np.uint64(mask), entries, len(entries) // PL.ST_WORDS))
+        if n < 0:
+            raise MnkError("the journal's store does not fit in this run's: give a bigger table (--tt-size)")
+        p.st[base:base + len(pool)] = pool
+        return n
+
+    def _snapshot(self, kernels: CoordinatorKernels, attacker: str, nodes: int) -> None:
+        """Write the store to the journal (entries and the used part of the pool)."""
+        assert self.journal is not None
+        p = kernels.prover
+        mask = (1 << self.store_bits) - 1
+        n = int(p.kernels.count_entries(p.st, np.uint64(mask)))
+        out = np.zeros(n * PL.ST_WORDS + PL.ST_WORDS, dtype=np.uint64)
+        n = int(p.kernels.export_entries(p.st, np.uint64(mask), out))
+        base = (mask + 1) * PL.ST_WORDS
+        used = max(1, int(p.st[base]))
+        self.journal.snapshot(attacker, self.store_bits, out[:n * PL.ST_WORDS], p.st[base:base + used].copy(), nodes)
 
     def _drain(self, running_jobs: dict, kernels: CoordinatorKernels) -> None:
         """Wait for the stopped jobs' answers (dropped)."""
@@ -293,7 +357,8 @@ def solve_pn_parallel(position: Position, opts: SolveOptions, certificate: Optio
     started = time.perf_counter()
     limit = opts.limit
     deadline = None if limit.time is None else time.monotonic() + limit.time
-    proof = JobProof(position, opts)
+    journal = None if opts.checkpoint is None else PnJournal(Path(opts.checkpoint), position)
+    proof = JobProof(position, opts, journal=journal)
     line = running.StatusLine(opts.progress)
     runs: list[QuestionRun] = []
 
@@ -320,12 +385,17 @@ def solve_pn_parallel(position: Position, opts: SolveOptions, certificate: Optio
                 value, move = Value.DRAW, second.move
     finally:
         line.finish()
+        if journal is not None:
+            figures_journal = journal.summary()
+            journal.close()
     nodes = sum(r.nodes for r in runs)
     stats = [WorkerStats(0, 0, sum(r.nodes for r in runs) - sum(s.nodes for s in proof.worker_stats.values()))] + \
         [proof.worker_stats[w] for w in sorted(proof.worker_stats)]
     figures = {"jobs": sum(r.jobs for r in runs), "lost": sum(r.lost for r in runs),
                "tree_nodes": sum(r.tree_nodes for r in runs), "stored": sum(r.stored for r in runs),
-               "questions": len(runs)}
+               "resumed": sum(r.resumed for r in runs), "questions": len(runs)}
+    if journal is not None:
+        figures["checkpoint"] = figures_journal
     elapsed = time.perf_counter() - started
     if not value.known:
         bounds = (-1, 0) if runs and runs[0].wins is False else ((0, 1) if position.ply == 0 else (-1, 1))

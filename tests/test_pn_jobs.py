@@ -1,0 +1,124 @@
+"""Proofs of the proof-number prover on the worker pool, by jobs (parallel/uses/pn_jobs):
+the answers of the serial prover and naive.py, certificates the checker verifies, a
+worker killed mid-job, a journal stopped and resumed, and what is refused.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from checks import random_positions
+from naive import naive_score
+
+from parallel_mnk import GameSpec, Limit, Options, solve
+from parallel_mnk.game.position import Position
+from parallel_mnk.game.rules import MnkError, Value
+from parallel_mnk.parallel.scheduling import registry
+from parallel_mnk.proofcheck import check_file
+
+PN2 = Options(workers=2, prover="pn")
+
+
+def _value(score: int) -> Value:
+    return Value.WIN if score > 0 else Value.LOSS if score < 0 else Value.DRAW
+
+
+def test_values_on_the_pool_are_naive_ones():
+    """Weak values by jobs on 2 workers, as naive.py's, on random positions of small boards."""
+    for spec, stones in ((GameSpec(5, 5, 4), (15, 16)), (GameSpec(6, 4, 4), (14, 15)), (GameSpec(4, 4, 3), (5, 8))):
+        for pos in random_positions(spec, 4, stones, seed=31, quiet=True):
+            r = solve(pos, weak=True, options=PN2)
+            assert r.value == _value(naive_score(spec, pos.x, pos.o)), pos.board_text()
+            assert r.proof == "pn"
+
+
+@pytest.mark.parametrize("board", [(7, 7, 5), (8, 6, 5), (4, 7, 4)])
+def test_empty_boards_by_jobs_with_certificates(tmp_path, board):
+    """Empty boards' draws by jobs: the certificate the jobs' store gives verifies."""
+    spec = GameSpec(*board)
+    r = solve(Position(spec), weak=True, options=Options(workers=2, prover="pn", certificate=tmp_path))
+    assert r.value == Value.DRAW
+    assert r.parallel["jobs"] > 0
+    verdicts = [check_file(p) for p in sorted(tmp_path.glob("*.jsonl.xz"))]
+    assert [(v.attacker, v.claim) for v in verdicts] == [("x", "cannot-win")]
+
+
+def test_a_worker_killed_mid_job(tmp_path):
+    """A worker killed while its job runs: the job is handed out again and the answer
+    and the certificate are those of a run without it."""
+    spec = GameSpec(4, 8, 4)
+    pos = Position(spec)
+    options = Options(workers=2, prover="pn", certificate=tmp_path)
+    pool = registry.get_pool(2, 16)
+    killed: list[int] = []
+
+    def killer() -> None:
+        time.sleep(3.0)
+        for pid in pool.pids()[:1]:
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+
+    threading.Thread(target=killer, daemon=True).start()
+    r = solve(pos, weak=True, options=options)
+    assert killed
+    assert r.value == Value.DRAW
+    assert r.parallel["lost"] >= 1
+    assert check_file(tmp_path / "x-cannot-win.jsonl.xz").claim == "cannot-win"
+
+
+def test_journal_stop_and_resume(tmp_path):
+    """A journaled proof stopped by its node limit resumes where it was: what was
+    settled is loaded, the answer is the same, and a third run reads it from the journal."""
+    spec = GameSpec(4, 8, 4)
+    journal = tmp_path / "j.db"
+    first = solve(Position(spec), Limit(nodes=300_000), weak=True,
+                  options=Options(workers=2, prover="pn", checkpoint=journal))
+    assert first.value == Value.UNKNOWN
+    second = solve(Position(spec), weak=True, options=Options(workers=2, prover="pn", checkpoint=journal))
+    assert second.value == Value.DRAW
+    assert second.parallel["resumed"] > 0
+    third = solve(Position(spec), weak=True, options=Options(workers=1, prover="pn", checkpoint=journal))
+    assert third.value == Value.DRAW and third.nodes == 0
+
+
+def test_a_journal_of_another_position_is_refused(tmp_path):
+    journal = tmp_path / "j.db"
+    spec = GameSpec(5, 5, 4)
+    solve(Position(spec), weak=True, options=Options(workers=1, prover="pn", checkpoint=journal))
+    other = Position.from_moves(spec, "c3")
+    with pytest.raises(MnkError, match="another proof"):
+        solve(other, weak=True, options=Options(workers=1, prover="pn", checkpoint=journal))
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "parallel_mnk", *args], capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--game", "connect4", "--moves", "4", "--weak"], "free placement"),
+    (["--cols", "5", "--rows", "5", "--k", "4", "--moves", ""], "weak"),
+    (["--cols", "9", "--rows", "8", "--k", "5", "--moves", "", "--weak"], "at most 64 cells"),
+])
+def test_what_the_prover_cannot_take(args, says):
+    """--prover pn on gravity, without --weak, past 64 cells: one line, exit 2."""
+    done = _cli("solve", *args, "--prover", "pn", "--workers", "1")
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and says in lines[0] and "Traceback" not in done.stderr
+
+
+def test_cli_answer_and_progress_json(tmp_path):
+    """The CLI's pn answer: JSON with the prover, the jobs' figures, the certificate."""
+    done = _cli("solve", "--cols", "6", "--rows", "6", "--k", "5", "--moves", "", "--weak", "--prover", "pn",
+                "--workers", "2", "--json", "--certificate", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    d = json.loads(done.stdout)
+    assert d["value"] == "draw" and d["proof"] == "pn" and d["certified"] == "value"
+    assert check_file(tmp_path / "x-cannot-win.jsonl.xz").claim == "cannot-win"
