@@ -204,7 +204,7 @@ def test_the_best_command_reads_the_book():
 
 @needs_thill
 def test_a_connect_four_book_built_on_thills_leaves(tmp_path):
-    book, report = build_book(C4, 2, tmp_path / "c4.sqlite", options=Options(workers=2, tt_size="512K"))
+    book, report = build_book(C4, 2, tmp_path / "c4.sqlite", options=Options(workers=2, tt_size="512K", book="auto"))
     assert book.stats()["entries_per_ply"] == {"0": 1, "1": 4, "2": 25} and report.leaves == 25
     assert all(nodes == 0 for _, ply, _, _, nodes in book.rows() if ply < 2)   # the lower plies from their children
     assert book.answer(Position(C4)).score == 1 and book.answer(Position(C4)).best_move == 3

@@ -62,7 +62,7 @@ def test_warm_up_compiles_once_says_so_in_one_line_then_finds_the_cache(tmp_path
 def test_warm_up_refuses_an_unknown_family_in_one_line(capsys):
     assert main(["warm-up", "--families", "gravity,nope"], stdout=io.StringIO()) == 2
     err = capsys.readouterr().err
-    assert err == ("parallel-mnk: error: not a kernel family: nope (choose from gravity, free, proofs, limited, big, "
+    assert err == ("parallel-mnk: error: not a kernel family: nope (choose from gravity, free, proofs, pns, limited, big, "
                    "expand, book_search, or gravity@COLSxROWSkK for a board's own build)\n")
 
 

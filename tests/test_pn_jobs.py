@@ -9,8 +9,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
-import time
 
 import pytest
 
@@ -20,7 +18,6 @@ from naive import naive_score
 from parallel_mnk import GameSpec, Limit, Options, solve
 from parallel_mnk.game.position import Position
 from parallel_mnk.game.rules import MnkError, Value
-from parallel_mnk.parallel.scheduling import registry
 from parallel_mnk.proofcheck import check_file
 
 PN2 = Options(workers=2, prover="pn")
@@ -50,23 +47,29 @@ def test_empty_boards_by_jobs_with_certificates(tmp_path, board):
     assert [(v.attacker, v.claim) for v in verdicts] == [("x", "cannot-win")]
 
 
-def test_a_worker_killed_mid_job(tmp_path):
-    """A worker killed while its job runs: the job is handed out again and the answer
-    and the certificate are those of a run without it."""
-    spec = GameSpec(4, 8, 4)
-    pos = Position(spec)
-    options = Options(workers=2, prover="pn", certificate=tmp_path)
-    pool = registry.get_pool(2, 16)
-    killed: list[int] = []
+def test_a_worker_killed_mid_job(tmp_path, monkeypatch):
+    """A worker killed while its job runs (SIGKILL right after its third job is
+    handed out): the job is handed out again, the worker restarted, and the answer and
+    the certificate are those of a run without it."""
+    from parallel_mnk.parallel.uses import pn_jobs
 
-    def killer() -> None:
-        time.sleep(3.0)
-        for pid in pool.pids()[:1]:
+    spec = GameSpec(7, 7, 5)
+    killed: list[int] = []
+    started: list[int] = []
+    hand_out = pn_jobs.JobProof._hand_out
+
+    def hand_out_and_kill(self, tree, running_jobs, *args):
+        before = set(running_jobs)
+        hand_out(self, tree, running_jobs, *args)
+        started.extend(set(running_jobs) - before)
+        if not killed and len(started) >= 3 and running_jobs:
+            slot = started[-1] if started[-1] in running_jobs else next(iter(running_jobs))
+            pid = self.backend.pids()[slot - 1]
             os.kill(pid, signal.SIGKILL)
             killed.append(pid)
 
-    threading.Thread(target=killer, daemon=True).start()
-    r = solve(pos, weak=True, options=options)
+    monkeypatch.setattr(pn_jobs.JobProof, "_hand_out", hand_out_and_kill)
+    r = solve(Position(spec), weak=True, options=Options(workers=2, prover="pn", certificate=tmp_path))
     assert killed
     assert r.value == Value.DRAW
     assert r.parallel["lost"] >= 1

@@ -3,7 +3,7 @@ maps: an anonymous memory file (``memfd``, freed with the last process that hold
 it: nothing is left behind when a solve is killed) that the workers open by its
 path under ``/proc`` (a file in the temporary folder where ``memfd`` does not
 exist); the searchers write it with compare-and-swaps (the prover's kernels,
-:mod:`parallel_mnk.kernels.pns.store`).
+:mod:`parallel_mnk.kernels.pns.pns_store`).
 """
 from __future__ import annotations
 

@@ -88,7 +88,7 @@ def check_game(spec: GameSpec) -> None:
 
 
 def new_store(store_bits: int) -> np.ndarray:
-    """An empty store of ``2**store_bits`` entries and its pairing pool (:mod:`...kernels.pns.store`)."""
+    """An empty store of ``2**store_bits`` entries and its pairing pool (:mod:`...kernels.pns.pns_store`)."""
     return np.zeros((PL.ST_WORDS << store_bits) + PL.pool_words(1 << store_bits), dtype=np.uint64)
 
 

@@ -6,9 +6,9 @@ Each node has a proof number ``pn`` and a disproof number ``dn`` (proven: ``(0,
 INF)``, disproven: ``(INF, 0)``); :func:`_mid` works on a node while its numbers stay
 under the thresholds, always in the most-proving child (Nagai's df-pn, with the
 1 + 1/4 trick against see-saws), keeping the numbers in the table ``pt`` and every
-settled node in the store ``st`` (:mod:`.store`; layouts: :mod:`.pns_layout`).
+settled node in the store ``st`` (:mod:`.pns_store`; layouts: :mod:`.pns_layout`).
 
-A node is settled without children by exact rules only (:func:`_evaluate`): a win
+A node is settled without children by exact rules only (:func:`.pns_rules._evaluate`): a win
 in one; two completion cells of the side not to move; A with no live window left;
 a VCF of the side to move (:mod:`..proofs.threats`: A's proves, D's disproves); a
 pairing certificate of D (:mod:`..proofs.pairing`), at once or (the *scan*) after
@@ -26,7 +26,7 @@ one of D's moves. Three rules cut the moves searched, each exact:
   stone's forced replies (block a completion cell) are the only moves.
 
 Every node settled goes to the store with what its certificate record needs
-(:mod:`.store`): the claimant's move, the defender's pairing, at an A node some of
+(:mod:`.pns_store`): the claimant's move, the defender's pairing, at an A node some of
 whose moves a zone answered the moves walked first; the certificate is written
 from it (:mod:`.pns_walk`). A node is stored by the searcher that settles it first;
 one settled again takes the stored zone and move, so that every record and the
@@ -35,28 +35,22 @@ zones its ancestors used agree.
 import numpy as np
 
 from parallel_mnk.settings import POLL_MASK
-from ..core.bits import lowest_bit_index, popcount
-from ..core.common import insert_descending, stop_requested
+from ..core.bits import popcount
+from ..core.common import stop_requested
 from ..core.jit import called, entry, inlined
-from ..core.layout import (
-    C_BOARD, C_CELLS, C_NLINES, C_WEIGHT, MAX_CELLS, OFF_INVPERM, OFF_LINES, OFF_MOVES, OFF_PERM, OFF_SCORES, OFF_STATIC,
-)
-from ..core.lines import line_move_scores, winning_cells
+from ..core.layout import C_BOARD, MAX_CELLS, OFF_INVPERM, OFF_MOVES, OFF_PERM
+from ..core.lines import winning_cells
 from ..core.table import canonical_key, push_hashes
-from ..proofs.pairing import certificate_holds, ring_reply, search_certificate
-from ..proofs.proofs_layout import (
-    CERT_SIZE, OFF_FOUND, OFF_RING, OFF_VCF_LINE, P_CAP, P_RING_NEXT, P_VCF_MOVES, P_VCF_NODE_CAP, RING,
-)
-from ..proofs.threats import threat_zone, vcf_win
+from ..proofs.threats import threat_zone
 from .pns_layout import (
-    CH_CELL, CH_KEY, CH_NUMS, CH_SYM, CH_WORDS, CH_ZONE, INF, KIND_FIRST, KIND_MOVE, KIND_NONE, KIND_PAIRS,
-    OFF_CHILDREN, OFF_VLINE, PLY_WORDS, PT_WORDS, SETTLED_DISPROVEN, SETTLED_PROVEN, STOP_ABORT, STOP_LIMIT,
-    STOP_THRESHOLD, W_EVALUATED, W_EXCUSED, W_HALT, W_INIT_WIDTH, W_NODE_LIMIT, W_NODES, W_PAIR_MIN_EMPTY, W_PAIRINGS,
-    W_ROOT_DN, W_ROOT_MOVE, W_ROOT_PN, W_ROOT_ZONE, W_SCAN_ON, W_SCAN_TOP, W_SCAN_TRIES, W_SHARED, W_SOFT_LIMIT, W_ST_MASK,
-    W_STOP, W_STORE_FULL, W_STORE_HITS, W_THREAT_CUTS, W_VCF_DISPROOFS, W_VCF_MIN_EMPTY, W_VCF_PROOFS, W_ZONES_ON,
+    CH_CELL, CH_KEY, CH_NUMS, CH_SYM, CH_WORDS, CH_ZONE, INF, KIND_FIRST, KIND_MOVE, KIND_NONE, OFF_CHILDREN,
+    PLY_WORDS, PT_WORDS, SETTLED_PROVEN, STOP_ABORT, STOP_LIMIT, STOP_THRESHOLD, W_EVALUATED, W_EXCUSED, W_HALT,
+    W_INIT_WIDTH, W_NODE_LIMIT, W_NODES, W_ROOT_DN, W_ROOT_MOVE, W_ROOT_PN, W_ROOT_ZONE, W_SHARED, W_SOFT_LIMIT,
+    W_STOP, W_STORE_HITS, W_ZONES_ON,
 )
-from .store import pool_alloc, pool_base, store_find, store_put
-from .zones import from_canonical, hit_once, hit_twice, to_canonical, zone_to_canonical
+from .pns_rules import _evaluate, _live, _order, _put, _threat_entries, _vcf
+from .pns_store import store_find
+from .zones import from_canonical, hit_twice, to_canonical
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
@@ -109,271 +103,7 @@ def _pt_put(pt, key, pn, dn, evaluated, zone, move, work):
     pt[i + 3] = min(np.uint64(work), WORK_MAX) | (np.uint64(move + 1) << np.uint64(32))
 
 
-# ------------------------------------------------------------------ the store's entries
-@inlined
-def _info(ctx, sym, proven, kind, move, pool):
-    """A store entry's word 1: the value, the kind of its record, the move (-1: none)
-    in the canonical frame of ``sym``, the pairing's offset in the pool."""
-    info = np.uint64(SETTLED_PROVEN if proven else SETTLED_DISPROVEN) | (np.uint64(kind) << np.uint64(2))
-    if move >= 0:
-        info |= (ctx[OFF_PERM + sym * MAX_CELLS + move] + ONE) << np.uint64(8)
-    return info | (np.uint64(pool) << np.uint64(16))
-
-
-@called
-def _put(ctx, st, ss, wk, ply, key, sym, proven, kind, zone, move, aux, pool):
-    """Store a settled node (hashes at slot ``ply``; ``zone``, ``move`` and ``aux``, a
-    set of cells, in its frame; ``kind`` what its record is, ``pool`` its pairing's
-    offset) unless it is stored already. Returns ``(mine, zone, move)``: True and the arguments when this call
-    stored it, else False and the stored zone and move in the node's frame (a full
-    store: False and the arguments, ``wk[W_STORE_FULL]`` set)."""
-    czone = zone_to_canonical(ctx, ply, sym, zone)
-    mine, info, szone, _ = store_put(wk, st, ss, key, _info(ctx, sym, proven, kind, move, pool), czone,
-                                     to_canonical(ctx, sym, aux))
-    if mine or info == ZERO:
-        return mine, from_canonical(ctx, sym, czone), move
-    m = np.int64((info >> np.uint64(8)) & np.uint64(255)) - 1
-    return False, from_canonical(ctx, sym, szone), -1 if m < 0 else np.int64(ctx[OFF_INVPERM + sym * MAX_CELLS + m])
-
-
-@called
-def _pool_pairing(ctx, st, wk, cert, stones, sym):
-    """The pairs of the certificate at ``ctx[cert]`` with no stone of ``stones``, copied
-    to the store's pool in the canonical frame of ``sym``: their offset (0: none
-    copied, the pool is full or there are no pairs: an empty pairing)."""
-    n = 0
-    for j in range(np.int64(ctx[cert])):
-        if ctx[cert + 1 + j] & stones == ZERO:
-            n += 1
-    if n == 0 or wk[W_ST_MASK] == ZERO:
-        return 0
-    at = pool_alloc(wk, st, n + 1)
-    if at == 0:
-        return 0
-    base = pool_base(wk[W_ST_MASK]) + at
-    st[base] = np.uint64(n)
-    i = 1
-    for j in range(np.int64(ctx[cert])):
-        pair = ctx[cert + 1 + j]
-        if pair & stones == ZERO:
-            st[base + i] = to_canonical(ctx, sym, pair)
-            i += 1
-    return at
-
-
-# ------------------------------------------------------------------ exact rules
-@inlined
-def _live(ctx, att, dfn):
-    """``(att_live, live_empty)``: whether some window holds no ``dfn`` stone (``att``
-    can still complete it), and the empty cells on a window free of one side's
-    stones (the others are dead: a stone there is a pass)."""
-    empty = ctx[C_BOARD] & ~(att | dfn)
-    att_live = False
-    live_empty = ZERO
-    for i in range(np.int64(ctx[C_NLINES])):
-        line = ctx[OFF_LINES + i]
-        if line & dfn == ZERO:
-            att_live = True
-            live_empty |= line & empty
-        elif line & att == ZERO:
-            live_empty |= line & empty
-    return att_live, live_empty
-
-
-@called
-def _pairing(ctx, att, dfn, defender, cap):
-    """The offset in ``ctx`` of a pairing certificate of the side ``defender`` (stones
-    ``dfn``) against ``att`` in this position: a remembered one that holds, or one a
-    fresh search capped at ``cap`` nodes finds (then remembered); -1 when none is known."""
-    ring = OFF_RING + defender * RING * CERT_SIZE
-    for r in range(RING):
-        cert = ring + r * CERT_SIZE
-        if ctx[cert] != ZERO and certificate_holds(ctx, cert, att, dfn):
-            return cert
-    n = search_certificate(ctx, att, dfn, cap)
-    if n < 0:
-        return -1
-    slot = np.int64(ctx[P_RING_NEXT + defender])
-    ctx[P_RING_NEXT + defender] = np.uint64((slot + 1) % RING)
-    dst = ring + slot * CERT_SIZE
-    for j in range(n + 1):
-        ctx[dst + j] = ctx[OFF_FOUND + j]
-    return dst
-
-
-@inlined
-def _vcf(ctx, wk, own, opp, ply):
-    """Plies of a VCF win of ``own`` (to move) found within the caps, 0 when none
-    (only at nodes with at least ``wk[W_VCF_MIN_EMPTY]`` empty cells)."""
-    if wk[W_VCF_MIN_EMPTY] == ZERO or np.int64(ctx[C_CELLS]) - ply < np.int64(wk[W_VCF_MIN_EMPTY]):
-        return 0
-    return vcf_win(ctx, own, opp, np.int64(ctx[P_VCF_MOVES]), np.int64(ctx[P_VCF_NODE_CAP]))
-
-
-@inlined
-def _pairs_here(ctx, wk, ply):
-    """Whether pairings are tried at a node of ``ply`` stones."""
-    return wk[W_PAIR_MIN_EMPTY] != ZERO and np.int64(ctx[C_CELLS]) - ply >= np.int64(wk[W_PAIR_MIN_EMPTY])
-
-
-@called
-def _line_entries(ctx, st, ss, wk, own, opp, ply, plies, proven):
-    """Store the claimant's (``own``, to move) later positions along the VCF line at
-    ``ctx[OFF_VCF_LINE:]`` of ``plies`` plies, each with its move (the first position
-    is the caller's), proven (A's line) or disproven (D's; zone: its empty cells);
-    stops at one stored before (the line from there is stored already)."""
-    for i in range(plies):   # (the line outlives the searches below: keep it)
-        wk[OFF_VLINE + i] = ctx[OFF_VCF_LINE + i]
-    player = ply & 1
-    a, b, p = own, opp, ply
-    for i in range(0, plies - 1, 2):
-        cell = np.int64(wk[OFF_VLINE + i])
-        if i > 0:
-            key, sym = canonical_key(ctx, p)
-            mine, _, _ = _put(ctx, st, ss, wk, p, key, sym, proven, KIND_MOVE,
-                              ZERO if proven else ctx[C_BOARD] & ~(a | b), cell, ZERO, 0)
-            if not mine:
-                return
-        reply = np.int64(wk[OFF_VLINE + i + 1])
-        push_hashes(ctx, p, cell, player)
-        push_hashes(ctx, p + 1, reply, 1 - player)
-        a |= ONE << np.uint64(cell)
-        b |= ONE << np.uint64(reply)
-        p += 2
-
-
-@inlined
-def _settled(proven, zone, move):
-    """``(pn, dn, zone, move, kind)`` of a node settled at once."""
-    if proven:
-        return 0, INF, ZERO, move, 1
-    return INF, 0, zone, move, 2
-
-
-@called
-def _evaluate(ctx, st, ss, wk, own, opp, ply, or_node, key, sym):
-    """The exact rules of a node met for the first time (module docstring), with the
-    store entries its record needs (hashes at slot ``ply``, its canonical ``key`` and
-    ``sym``). Returns ``(pn, dn, zone, move, kind)``: ``kind`` 0 when they do not
-    settle it (then ``(1, 1)``), 1 proven, 2 disproven (``zone`` in the node's frame);
-    ``move`` the settling move (-1: none)."""
-    empty = ctx[C_BOARD] & ~(own | opp)
-    player = ply & 1
-    mine_wins = winning_cells(ctx, own, empty)
-    if mine_wins != ZERO:   # the side to move completes a line (the checker's rule 2: no record)
-        if or_node == 1:
-            return _settled(True, ZERO, np.int64(lowest_bit_index(mine_wins)))
-        return _settled(False, mine_wins | hit_once(ctx, wk, opp, own), -1)
-    theirs = winning_cells(ctx, opp, empty)
-    if theirs & (theirs - ONE) != ZERO:   # two completion cells of the side not to move (no record)
-        if or_node == 1:
-            return _settled(False, theirs | hit_twice(ctx, wk, own, opp), -1)
-        return _settled(True, ZERO, -1)
-    att, dfn = (own, opp) if or_node == 1 else (opp, own)
-    att_live, live_empty = _live(ctx, att, dfn)
-    if not att_live:   # A cannot win: the empty pairing (after one D move when D is to move)
-        if or_node == 1:
-            _, zone, move = _put(ctx, st, ss, wk, ply, key, sym, False, KIND_PAIRS, ZERO, -1, ZERO, 0)
-            return _settled(False, zone, move)
-        first = lowest_bit_index(to_canonical(ctx, sym, empty))   # D: the first empty cell of the canonical frame
-        cell = np.int64(ctx[OFF_INVPERM + sym * MAX_CELLS + first])
-        push_hashes(ctx, ply, cell, player)
-        akey, asym = canonical_key(ctx, ply + 1)
-        _put(ctx, st, ss, wk, ply + 1, akey, asym, False, KIND_PAIRS, ZERO, -1, ZERO, 0)
-        _, zone, move = _put(ctx, st, ss, wk, ply, key, sym, False, KIND_MOVE, ONE << np.uint64(cell), cell, ZERO, 0)
-        return _settled(False, zone, move)
-    plies = _vcf(ctx, wk, own, opp, ply)
-    if plies > 0:   # the side to move wins by continuous fours
-        first = np.int64(ctx[OFF_VCF_LINE])
-        proven = or_node == 1
-        wk[W_VCF_PROOFS if proven else W_VCF_DISPROOFS] += ONE
-        mine, zone, move = _put(ctx, st, ss, wk, ply, key, sym, proven, KIND_MOVE, ZERO if proven else empty, first,
-                                ZERO, 0)
-        if mine:
-            _line_entries(ctx, st, ss, wk, own, opp, ply, plies, proven)
-        return _settled(proven, zone, move)
-    if not _pairs_here(ctx, wk, ply):
-        return 1, 1, ZERO, -1, 0
-    if or_node == 1:
-        cert = _pairing(ctx, own, opp, 1 - player, np.int64(ctx[P_CAP]))
-        if cert >= 0:
-            wk[W_PAIRINGS] += ONE
-            pool = _pool_pairing(ctx, st, wk, cert, own | opp, sym)
-            _, zone, move = _put(ctx, st, ss, wk, ply, key, sym, False, KIND_PAIRS, _pair_cells(ctx, cert, own | opp),
-                                 -1, ZERO, pool)
-            return _settled(False, zone, move)
-        return 1, 1, ZERO, -1, 0
-    cert = _pairing(ctx, opp, own, player, np.int64(ctx[P_CAP]))
-    if cert >= 0:   # D holds a pairing: it plays one of its cells (any cell, when no pair is left)
-        pair_cells = _pair_cells(ctx, cert, own | opp)
-        cell = np.int64(lowest_bit_index(pair_cells if pair_cells != ZERO else empty))
-        return _pairing_reply(ctx, st, ss, wk, own, opp, ply, cell, cert, key, sym)
-    if wk[W_SCAN_ON] != ZERO:   # the scan: a D move after which D holds one
-        cand = theirs if theirs != ZERO else empty & live_empty
-        cell, cert = ring_reply(ctx, opp, own, player, cand)
-        if cell >= 0:
-            return _pairing_reply(ctx, st, ss, wk, own, opp, ply, cell, cert, key, sym)
-        n = _order(ctx, own, opp, cand, ply)
-        mbase = OFF_MOVES + ply * MAX_CELLS
-        for i in range(min(n, np.int64(wk[W_SCAN_TOP]))):
-            cell = np.int64(ctx[mbase + i])
-            wk[W_SCAN_TRIES] += ONE
-            cert = _pairing(ctx, opp, own | (ONE << np.uint64(cell)), player, np.int64(ctx[P_CAP]))
-            if cert >= 0:
-                return _pairing_reply(ctx, st, ss, wk, own, opp, ply, cell, cert, key, sym)
-    return 1, 1, ZERO, -1, 0
-
-
-@inlined
-def _pair_cells(ctx, cert, stones):
-    """The cells of the pairs of the certificate at ``ctx[cert]`` with no stone of ``stones``."""
-    cells = ZERO
-    for j in range(np.int64(ctx[cert])):
-        if ctx[cert + 1 + j] & stones == ZERO:
-            cells |= ctx[cert + 1 + j]
-    return cells
-
-
-@called
-def _pairing_reply(ctx, st, ss, wk, own, opp, ply, cell, cert, key, sym):
-    """D (``own``, to move) plays ``cell``, after which the certificate at ``ctx[cert]``
-    holds against A: settled disproven; the position after the move is stored first
-    with its pairing (one stored before keeps its own), then the node with its move."""
-    wk[W_PAIRINGS] += ONE
-    bit = ONE << np.uint64(cell)
-    after = own | bit
-    push_hashes(ctx, ply, cell, ply & 1)
-    akey, asym = canonical_key(ctx, ply + 1)
-    found, _, _, _ = store_find(wk, st, ss, akey)
-    azone = _pair_cells(ctx, cert, opp | after)
-    if found:
-        _, azone, _ = _put(ctx, st, ss, wk, ply + 1, akey, asym, False, KIND_PAIRS, azone, -1, ZERO, 0)
-    else:
-        pool = _pool_pairing(ctx, st, wk, cert, opp | after, asym)
-        _, azone, _ = _put(ctx, st, ss, wk, ply + 1, akey, asym, False, KIND_PAIRS, azone, -1, ZERO, pool)
-    _, zone, move = _put(ctx, st, ss, wk, ply, key, sym, False, KIND_MOVE, azone | bit, cell, ZERO, 0)
-    return _settled(False, zone, move)
-
-
 # ------------------------------------------------------------------ the children
-@called
-def _order(ctx, own, opp, cand, ply):
-    """Write the cells of ``cand`` best first to ``ctx[OFF_MOVES + ply * MAX_CELLS:]``
-    (by the live lines through them, then nearness to the centre) and return how many."""
-    sbase = OFF_SCORES + ply * 2 * MAX_CELLS   # ctx's scratch of this ply: per-cell scores, then sorted ones
-    mbase = OFF_MOVES + ply * MAX_CELLS
-    line_move_scores(ctx, own, opp, cand, C_WEIGHT, sbase)
-    n = 0
-    c = cand
-    while c != ZERO:
-        cell = lowest_bit_index(c)
-        c &= c - ONE
-        score = ctx[sbase + cell] * np.uint64(64) + ctx[OFF_STATIC + cell]
-        insert_descending(ctx, ctx, mbase, sbase + MAX_CELLS, n, np.uint64(cell), score)
-        n += 1
-    return n
-
-
 @called
 def _expand(ctx, wk, own, opp, ply, or_node):
     """Write the node's children (its candidate moves, best first) to its slots in
@@ -544,42 +274,6 @@ def _settle(ctx, pt, st, ss, wk, own, opp, ply, or_node, n, pruned, plies, key, 
     return INF, 0
 
 
-@called
-def _threat_entries(ctx, st, ss, wk, own, opp, ply, pruned, plies):
-    """Store A's wins after each D move of ``pruned`` (D, ``own``, to move): the VCF
-    line ``V`` that wins were D to pass, found again (the same search on the same
-    position finds the same line), played after each such move: every position of A
-    on it with its move."""
-    found = vcf_win(ctx, opp, own, np.int64(ctx[P_VCF_MOVES]), np.int64(ctx[P_VCF_NODE_CAP]))
-    if found != plies:
-        wk[W_STORE_FULL] = ONE   # (cannot happen: the search is deterministic; the certificate would lack them)
-        return
-    wk[W_THREAT_CUTS] += np.uint64(popcount(pruned))
-    for i in range(plies):
-        wk[OFF_VLINE + i] = ctx[OFF_VCF_LINE + i]
-    player = ply & 1
-    c = pruned
-    while c != ZERO:
-        cell = np.int64(lowest_bit_index(c))
-        c &= c - ONE
-        a, b = opp, own | (ONE << np.uint64(cell))   # A to move, D with the extra stone
-        push_hashes(ctx, ply, cell, player)
-        p = ply + 1
-        for i in range(0, plies - 1, 2):
-            m = np.int64(wk[OFF_VLINE + i])
-            key, sym = canonical_key(ctx, p)
-            mine, _, _ = _put(ctx, st, ss, wk, p, key, sym, True, KIND_MOVE, ZERO, m, ZERO, 0)
-            if not mine:
-                break
-            reply = np.int64(wk[OFF_VLINE + i + 1])
-            push_hashes(ctx, p, m, 1 - player)
-            push_hashes(ctx, p + 1, reply, player)
-            a |= ONE << np.uint64(m)
-            b |= ONE << np.uint64(reply)
-            p += 2
-
-
-# ------------------------------------------------------------------ the search
 @inlined
 def _halted(wk, ctl):
     """Poll the stop conditions every POLL_MASK + 1 nodes; True once the search must unwind."""

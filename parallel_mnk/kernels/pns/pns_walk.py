@@ -1,5 +1,5 @@
 """The certificate walk of the proof-number prover: the records of a settled
-question, read from its store (:mod:`.store`) by walking the positions the
+question, read from its store (:mod:`.pns_store`) by walking the positions the
 checker will walk (``docs/proof-format.md``, mnk-proof/2), no search.
 
 From the root, depth first, memoised by canonical key: a position the checker's
@@ -28,8 +28,8 @@ from .pns_layout import (
     KIND_FIRST, KIND_PAIRS, REC_FIRST, REC_MOVE, REC_PAIRS, STOP_BUFFER, STOP_DONE, W_RECORDS, W_STORE_FULL,
     W_ST_MASK, W_WALK_MISSING,
 )
-from .pns_search import _live
-from .store import pool_base, store_find
+from .pns_rules import _live
+from .pns_store import pool_base, store_find
 from .zones import from_canonical
 
 ZERO = np.uint64(0)

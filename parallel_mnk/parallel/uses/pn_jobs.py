@@ -14,7 +14,7 @@ agrees with the zones its ancestors used. The coordinator settles the tree's own
 nodes with the same kernels, once their children settle them.
 
 A worker that dies mid-job is restarted and its job handed out again; a slot it was
-filling is marked dead (:func:`parallel_mnk.kernels.pns.store.bury_dead`), what it
+filling is marked dead (:func:`parallel_mnk.kernels.pns.pns_store.bury_dead`), what it
 stored stays (whole entries only: an entry is published after its words).
 
 With a journal (``--checkpoint``, :mod:`..scheduling.pn_journal`) the store is saved
@@ -189,21 +189,8 @@ class JobProof:
                 if journal is not None and time.monotonic() >= next_snapshot:
                     self._snapshot(kernels, attacker, run.nodes)
                     next_snapshot = time.monotonic() + PN_SNAPSHOT_S
-                for slot in range(1, backend.n + 1):
-                    if slot in running_jobs or stopped:
-                        continue
-                    node = tree.select()
-                    if node is None:
-                        break
-                    job = PnJob(next(_job_ids), spec.cols, spec.rows, spec.k, question, salt, str(path),
-                                self.store_bits, node.x, node.o, node.ply, node.or_node, PN_JOB_NODES,
-                                self.worker_tt_bits, self.rules)
-                    tree.begin_job(node)
-                    if not backend.start(slot, job):
-                        tree.end_job(node, -2, 1, 1)
-                        self._restart(slot, "its pipe closed", kernels)
-                        continue
-                    running_jobs[slot] = (job, node)
+                if not stopped:
+                    self._hand_out(tree, running_jobs, kernels, question, salt, str(path))
                 if tree.root.state != OPEN:
                     break
                 if not running_jobs:
@@ -211,26 +198,7 @@ class JobProof:
                         break
                     raise MnkError("the proof's tree has no open leaf to hand out (an internal error)")
                 wait = 0.05 if deadline is None else max(0.0, min(0.05, deadline - time.monotonic()))
-                for slot, event in backend.collect(wait):
-                    if slot not in running_jobs:
-                        continue
-                    job, node = running_jobs.pop(slot)
-                    if isinstance(event, Lost):
-                        run.lost += 1
-                        tree.end_job(node, -2, 1, 1)
-                        self._restart(slot, event.how, kernels)
-                        continue
-                    assert isinstance(event, PnJobResult)
-                    run.nodes += event.nodes
-                    self._account(event)
-                    if event.stats.get("full"):
-                        raise MnkError(f"the shared store of 2**{self.store_bits} entries is full: give a bigger "
-                                       "table (--tt-size)")
-                    if event.stopped:
-                        tree.end_job(node, -2, 1, 1)
-                        continue
-                    run.jobs += 1
-                    tree.end_job(node, event.found, event.pn, event.dn)
+                self._collect(tree, running_jobs, kernels, run, wait)
                 status(self._status(tree, run, started))
                 late = deadline is not None and time.monotonic() >= deadline
                 over = node_limit is not None and run.nodes >= node_limit
@@ -269,6 +237,50 @@ class JobProof:
             raise
         finally:
             store.close()
+
+    def _hand_out(self, tree: PnTree, running_jobs: dict, kernels: CoordinatorKernels, question: str, salt: int,
+                  path: str) -> None:
+        """Start a job on every idle worker: the tree's most-proving open leaves."""
+        spec, backend = self.position.spec, self.backend
+        for slot in range(1, backend.n + 1):
+            if slot in running_jobs:
+                continue
+            node = tree.select()
+            if node is None:
+                break
+            job = PnJob(next(_job_ids), spec.cols, spec.rows, spec.k, question, salt, path, self.store_bits,
+                        node.x, node.o, node.ply, node.or_node, PN_JOB_NODES, self.worker_tt_bits, self.rules)
+            tree.begin_job(node)
+            if not backend.start(slot, job):
+                tree.end_job(node, -2, 1, 1)
+                self._restart(slot, "its pipe closed", kernels)
+                continue
+            running_jobs[slot] = (job, node)
+
+    def _collect(self, tree: PnTree, running_jobs: dict, kernels: CoordinatorKernels, run: QuestionRun,
+                 wait: float) -> None:
+        """Take the jobs that ended within ``wait`` seconds into the tree: a lost
+        worker's job back to its leaf (the worker restarted), a stopped job's too."""
+        for slot, event in self.backend.collect(wait):
+            if slot not in running_jobs:
+                continue
+            job, node = running_jobs.pop(slot)
+            if isinstance(event, Lost):
+                run.lost += 1
+                tree.end_job(node, -2, 1, 1)
+                self._restart(slot, event.how, kernels)
+                continue
+            assert isinstance(event, PnJobResult)
+            run.nodes += event.nodes
+            self._account(event)
+            if event.stats.get("full"):
+                raise MnkError(f"the shared store of 2**{self.store_bits} entries is full: give a bigger "
+                               "table (--tt-size)")
+            if event.stopped:
+                tree.end_job(node, -2, 1, 1)
+                continue
+            run.jobs += 1
+            tree.end_job(node, event.found, event.pn, event.dn)
 
     def _resume(self, kernels: CoordinatorKernels, attacker: str) -> int:
         """Load the journal's newest snapshot of the question into the store: the entries loaded."""
