@@ -17,13 +17,14 @@ import time
 from pathlib import Path
 
 from bench import (common, plots, suite_big, suite_books, suite_boards, suite_certificates, suite_cluster,
-                   suite_connect4, suite_gravity, suite_many_cores, suite_scaling, suite_seed, suite_startup)
+                   suite_connect4, suite_gravity, suite_many_cores, suite_provers, suite_scaling, suite_seed,
+                   suite_startup)
 from bench.peers import Peer
 from parallel_mnk.game.rules import MnkError
 from parallel_mnk.runtime.ttable import parse_size
 
 SUITES = ["startup", "connect4", "gravity", "boards", "scaling", "seed1", "seed2", "connect4-empty", "cluster", "books",
-          "certificates", "many-cores", "big"]
+          "certificates", "many-cores", "big", "provers"]
 QUICK_SUITES = ["startup", "connect4", "boards", "scaling", "seed1", "seed2"]
 
 
@@ -145,6 +146,8 @@ def main(argv=None) -> int:
         elif suite == "big":
             rows += suite_big.run(quick=args.quick, workers=max(args.workers) if args.workers != [1, 2] else 1,
                                   log=log)
+        elif suite == "provers":
+            rows += suite_provers.run(quick=args.quick, workers_list=args.workers, log=log)
         elif suite == "many-cores":
             counts = args.workers if args.workers != [1, 2] else suite_many_cores.WORKERS
             rows += suite_many_cores.run(counts, peers=args.peer, tt_size=args.tt_size, log=log)
@@ -202,6 +205,10 @@ def main(argv=None) -> int:
                                 ["case", "claim", "solve_s", "records", "pairing_records", "positions", "rule_leaves",
                                  "depth", "bytes", "extract_s", "check_s", "check_positions_per_s", "check_peak_mb",
                                  "error"]))
+    print()
+    print(common.markdown_table([r for r in rows if r["suite"] == "provers"],
+                                ["case", "prover", "workers", "value", "nodes", "time_s", "wall_s", "peak_mb", "proof",
+                                 "jobs", "error"]))
     print()
     print(common.markdown_table(suite_big.summary(rows), ["case", "positions", "ok", "median_s", "max_s",
                                                           "median_bytes", "max_check_s"]))

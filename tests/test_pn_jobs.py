@@ -108,9 +108,11 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
     (["--game", "connect4", "--moves", "4", "--weak"], "free placement"),
     (["--cols", "5", "--rows", "5", "--k", "4", "--moves", ""], "weak"),
     (["--cols", "9", "--rows", "8", "--k", "5", "--moves", "", "--weak"], "at most 64 cells"),
+    (["--cols", "5", "--rows", "5", "--k", "4", "--moves", "", "--weak", "--backend", "ray"], "process backend only"),
+    (["--cols", "5", "--rows", "5", "--k", "4", "--moves", "", "--weak", "--backend", "thread"], "process backend only"),
 ])
 def test_what_the_prover_cannot_take(args, says):
-    """--prover pn on gravity, without --weak, past 64 cells: one line, exit 2."""
+    """--prover pn on gravity, without --weak, past 64 cells, on Ray or threads: one line, exit 2."""
     done = _cli("solve", *args, "--prover", "pn", "--workers", "1")
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()

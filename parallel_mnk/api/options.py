@@ -265,6 +265,9 @@ class SolveOptions(Options):
         if self.prover == "pn" and not self.weak:
             raise UnsupportedError("the proof-number prover answers win, draw or loss only: ask a weak solve "
                                    "(--weak)")
+        if self.prover == "pn" and self.backend != "process":
+            raise UnsupportedError(f"the proof-number prover runs its jobs on the process backend only (its "
+                                   f"workers map one settled store in this machine's memory), not {self.backend}")
         if self.limit.depth is not None:
             raise UnsupportedError("an exact solve has no depth limit (use Limit(time=) or Limit(nodes=); "
                                    "best_move takes a depth)")

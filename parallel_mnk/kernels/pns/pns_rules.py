@@ -15,7 +15,8 @@ from ..core.bits import lowest_bit_index, popcount
 from ..core.common import insert_descending
 from ..core.jit import called, inlined
 from ..core.layout import (
-    C_BOARD, C_CELLS, C_NLINES, C_WEIGHT, MAX_CELLS, OFF_INVPERM, OFF_LINES, OFF_MOVES, OFF_PERM, OFF_SCORES, OFF_STATIC,
+    C_BOARD, C_CELLS, C_NLINES, C_WEIGHT, MAX_CELLS, OFF_INVPERM, OFF_LINES, OFF_MOVES, OFF_PERM, OFF_SCORES,
+    OFF_STATIC,
 )
 from ..core.lines import line_move_scores, winning_cells
 from ..core.table import canonical_key, push_hashes
