@@ -48,7 +48,7 @@ def _solve(cols: int, rows: int, k: int, moves: str, prover: str, workers: int, 
         errors.seek(0)
         err = errors.read()
     wall = time.perf_counter() - t
-    if p.returncode != 0:
+    if p.returncode not in (0, 3):   # (3: unknown within the time limit, still a JSON answer)
         return {"error": (err.strip().splitlines() or ["exit %d" % p.returncode])[-1], "wall_s": wall}
     answer = json.loads(out)
     workers_rss = sum(w.get("peak_rss", 0) for w in answer.get("workers", [])[1:])   # the pool's processes

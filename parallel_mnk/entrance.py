@@ -41,7 +41,7 @@ from .parallel.scheduling.driver import solve_parallel
 from .parallel.uses.big import solve_big_parallel
 from .parallel.uses.book_build import BuildReport, build
 from .parallel.uses.certify import certify
-from .parallel.uses.pn_jobs import solve_pn_parallel
+from .parallel.uses.pn_jobs import solve_pn
 from .parallel.uses.limited import best_move_parallel
 from .runtime import families
 from .runtime.ttable import LIMITED_TT_BITS, resolve_tt_bits, tt_bits_for_size
@@ -116,9 +116,9 @@ def _answerers(spec: GameSpec, opts: SolveOptions, kernels: "KernelLoad") -> lis
     (:func:`~parallel_mnk.parallel.scheduling.driver.solve_parallel`, where
     ``opts.parallel``), and with a certificate folder the value's certificates after it
     (:func:`~parallel_mnk.parallel.uses.certify.certify`); or, where the options ask the
-    proof-number prover, that prover (serial, or by jobs on the pool:
-    :mod:`parallel_mnk.parallel.uses.pn_jobs`), which writes its own certificates from
-    what it proved."""
+    proof-number prover, that prover (by jobs, on one thread of this process with one
+    worker, else on the pool: :mod:`parallel_mnk.parallel.uses.pn_jobs`), which writes
+    its own certificates from what it proved."""
     if not spec.exact_solvable:
         search: Answerer = solve_big_parallel if opts.workers > 1 else solve_big
     else:
@@ -128,7 +128,7 @@ def _answerers(spec: GameSpec, opts: SolveOptions, kernels: "KernelLoad") -> lis
         kernels.load()
         folder = None if opts.certificate is None else Path(opts.certificate)
         if opts.pn_first(position) and spec.exact_solvable:   # (the proof-number prover writes its certificates)
-            return solve_pn_parallel(position, opts, folder) if opts.parallel else solve_serial(position, opts, folder)
+            return solve_pn(position, opts, folder)
         result = search(position, opts)
         if result is not None and folder is not None:
             certify(position, result, opts, folder)

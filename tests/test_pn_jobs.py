@@ -108,11 +108,10 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
     (["--game", "connect4", "--moves", "4", "--weak"], "free placement"),
     (["--cols", "5", "--rows", "5", "--k", "4", "--moves", ""], "weak"),
     (["--cols", "9", "--rows", "8", "--k", "5", "--moves", "", "--weak"], "at most 64 cells"),
-    (["--cols", "5", "--rows", "5", "--k", "4", "--moves", "", "--weak", "--backend", "ray"], "process backend only"),
-    (["--cols", "5", "--rows", "5", "--k", "4", "--moves", "", "--weak", "--backend", "thread"], "process backend only"),
+    (["--cols", "5", "--rows", "5", "--k", "4", "--moves", "", "--weak", "--backend", "ray"], "not on Ray"),
 ])
 def test_what_the_prover_cannot_take(args, says):
-    """--prover pn on gravity, without --weak, past 64 cells, on Ray or threads: one line, exit 2."""
+    """--prover pn on gravity, without --weak, past 64 cells, on Ray: one line, exit 2."""
     done = _cli("solve", *args, "--prover", "pn", "--workers", "1")
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
@@ -127,3 +126,30 @@ def test_cli_answer_and_progress_json(tmp_path):
     d = json.loads(done.stdout)
     assert d["value"] == "draw" and d["proof"] == "pn" and d["certified"] == "value"
     assert check_file(tmp_path / "x-cannot-win.jsonl.xz").claim == "cannot-win"
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_auto_answers_big_free_boards_by_the_pn_prover(workers):
+    """prover='auto' on a weak solve of a free board of 50-64 cells is the pn prover's
+    (on one worker serial, on two by jobs), with the value alpha-beta gives; on 49
+    cells and on exact scores it stays alpha-beta."""
+    spec = GameSpec(10, 5, 4)
+    pos = Position.from_moves(spec, "e3 f3 e2 f4")
+    auto = solve(pos, weak=True, options=Options(workers=workers))
+    search = solve(pos, weak=True, options=Options(workers=workers, prover="search"))
+    assert auto.proof == "pn" and auto.value == search.value and auto.value.known
+    assert auto.best_move is not None
+    assert solve(pos, options=Options(workers=workers)).proof != "pn"
+    assert solve(Position.from_moves(GameSpec(7, 7, 5), "d4 d5"), weak=True,
+                 options=Options(workers=workers)).proof != "pn"
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_stopped_pn_solve_has_bounds_and_a_move(workers):
+    """Stopped by its node limit, the pn prover answers unknown with the bounds of the
+    empty board (the first player never loses) and a legal move, not proved."""
+    pos = Position(GameSpec(8, 8, 5))
+    r = solve(pos, Limit(nodes=20_000), weak=True, options=Options(workers=workers, prover="pn"))
+    assert not r.value.known
+    assert r.bounds == (0, 1)
+    assert r.best_move is not None and r.best_move in pos.legal_moves

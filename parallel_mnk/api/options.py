@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Union
 
 from ..game.rules import GameSpec, OptionError, UnsupportedError
-from ..settings import DFPN_AUTO_MIN_EMPTY, LOCAL_WORKERS_PER_CPU, MAX_CLUSTER_WORKERS
+from ..settings import DFPN_AUTO_MIN_EMPTY, LOCAL_WORKERS_PER_CPU, MAX_CLUSTER_WORKERS, PN_AUTO_MIN_CELLS
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only
     from ..game.position import Position
@@ -265,9 +265,9 @@ class SolveOptions(Options):
         if self.prover == "pn" and not self.weak:
             raise UnsupportedError("the proof-number prover answers win, draw or loss only: ask a weak solve "
                                    "(--weak)")
-        if self.prover == "pn" and self.backend != "process":
-            raise UnsupportedError(f"the proof-number prover runs its jobs on the process backend only (its "
-                                   f"workers map one settled store in this machine's memory), not {self.backend}")
+        if self.prover == "pn" and self.backend == "ray":
+            raise UnsupportedError("the proof-number prover runs its jobs on this machine's processes (its workers "
+                                   "map one settled store in its memory), not on Ray")
         if self.limit.depth is not None:
             raise UnsupportedError("an exact solve has no depth limit (use Limit(time=) or Limit(nodes=); "
                                    "best_move takes a depth)")
@@ -288,13 +288,21 @@ class SolveOptions(Options):
     def may_ask_pn(self, spec: GameSpec) -> bool:
         """Whether a solve of a position of ``spec`` with these options may use the
         proof-number prover (:meth:`pn_first`), so needs its kernels."""
-        return self.prover == "pn" and not spec.gravity
+        return not spec.gravity and (self.prover == "pn" or self._pn_by_default(spec))
+
+    def _pn_by_default(self, spec: GameSpec) -> bool:
+        """``prover="auto"`` answers by the proof-number prover: a weak solve of a
+        free-placement board of ``PN_AUTO_MIN_CELLS`` to 64 cells, off Ray (there the
+        trees are deep and alpha-beta's order stops settling them: bench/README.md,
+        "Which prover wins where")."""
+        return (self.prover == "auto" and self.weak and not spec.gravity and self.backend != "ray"
+                and PN_AUTO_MIN_CELLS <= spec.cells <= 64)
 
     def pn_first(self, position: Position) -> bool:
-        """Whether the solve of ``position`` asks the proof-number prover
-        (``prover="pn"``: a weak solve of free placement; on workers by jobs when
-        :attr:`parallel`)."""
-        return self.prover == "pn"
+        """Whether the solve of ``position`` asks the proof-number prover: with
+        ``prover="pn"`` (a weak solve of free placement) and, with ``"auto"``, on the
+        boards of :meth:`_pn_by_default`; on workers by jobs when :attr:`parallel`."""
+        return self.prover == "pn" or self._pn_by_default(position.spec)
 
     def dfpn_first(self, position: Position) -> bool:
         """Whether the serial solve of ``position`` asks df-pn first: always with
@@ -305,7 +313,7 @@ class SolveOptions(Options):
         spec = position.spec
         if self.prover == "dfpn":
             return True
-        return (self.prover == "auto" and self.weak and not spec.gravity and position.ply > 0
+        return (self.prover == "auto" and not self._pn_by_default(spec) and self.weak and not spec.gravity and position.ply > 0
                 and spec.cells - position.ply >= DFPN_AUTO_MIN_EMPTY)
 
 

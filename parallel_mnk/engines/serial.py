@@ -1,14 +1,15 @@
 """A serial exact solve: value, exact score, best move and perfect line of a
 position in this process (:func:`solve_serial`), by the ladder of null-window
 probes of :class:`~.exact.search.Search`, or by df-pn first (:func:`solve_dfpn`)
-where the options ask it (:meth:`~parallel_mnk.api.options.SolveOptions.dfpn_first`).
+where the options ask it (:meth:`~parallel_mnk.api.options.SolveOptions.dfpn_first`);
+the line of a proof-number answer (:func:`pn_line`) and a losing side's move
+(:func:`loss_move`), for the proof-number prover (:mod:`parallel_mnk.parallel.uses.pn_jobs`).
 
 It drives the exact search and the proofs, so it sits above both.
 """
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Optional
 
 from ..api.options import SolveOptions
@@ -22,25 +23,20 @@ from ..runtime import running
 from ..runtime.ttable import transposition_table
 from .exact.search import Search, answer_with_line, terminal_result
 from .provers.dfpn import Dfpn, DfpnResult, weak_value
-from .provers.pns import PnProver, pn_value
-from ..settings import DFPN_AUTO_BUDGET, PN_LINE_MAX_EMPTY, PN_STORE_MAX_BITS
+from ..settings import DFPN_AUTO_BUDGET, PN_LINE_MAX_EMPTY
 
 # df-pn's budget a question under prover="auto": past it alpha-beta answers (df-pn's table has the
 # bytes of alpha-beta's, half the entries: a bigger budget re-expands more than it saves)
 
 
-def solve_serial(position: Position, opts: SolveOptions, certificate: Optional[Path] = None) -> SolveResult:
+def solve_serial(position: Position, opts: SolveOptions) -> SolveResult:
     """:func:`parallel_mnk.solve` in this process (``opts.workers == 1``); see there.
-    Where ``opts.pn_first(position)``, the proof-number prover answers
-    (:func:`solve_pn`; with ``certificate``, a folder, its certificates are written
-    there as it proves); where ``opts.dfpn_first(position)``, df-pn answers first
+    Where ``opts.dfpn_first(position)``, df-pn answers first
     (:func:`solve_dfpn`), and alpha-beta after it when its budget stopped it
     (``prover="auto"``)."""
     started = time.perf_counter()
     if position.is_game_over():
         return terminal_result(position, started)
-    if opts.pn_first(position):
-        return solve_pn(position, opts, started, certificate)
     search = Search(position.spec, transposition_table(opts.tt_bits))
     if opts.dfpn_first(position):
         settled = solve_dfpn(position, opts, search, started)
@@ -160,49 +156,19 @@ def _dfpn_line(search: Search, position: Position, value: Value, cells: list[int
     return None if rest is None else moves + rest
 
 
-def solve_pn(position: Position, opts: SolveOptions, started: float,
-             certificate: Optional[Path] = None) -> SolveResult:
-    """The weak value by the proof-number prover (:func:`.provers.pns.pn_value`), within
-    the limits, ``proof`` ``"pn"``; its table takes ``opts.tt_bits`` of 8-byte entries'
-    bytes, its store as much again. The best move is the prover's (a win's winning
-    move; a draw's drawing move, from the question of the other side's win; a
-    loss's: the forced block if any, else the first legal move); with ``opts.pv`` the
-    line is completed by alpha-beta when at most ``PN_LINE_MAX_EMPTY`` cells are
-    left after it (beyond, the line is the move: completing it would be another
-    solve). With ``certificate`` the value's certificates are written there as
-    found (mnk-proof/2). ``unknown`` when a limit stopped it, with the bounds proved."""
-    bits = max(4, opts.tt_bits - 2)   # (32-byte entries: the bytes of alpha-beta's table)
-    prover = PnProver(position.spec, bits, max(4, min(PN_STORE_MAX_BITS, opts.tt_bits - 2)))
-    cpu0 = time.process_time()
-    found = pn_value(prover, position, node_limit=opts.limit.nodes, time_limit=opts.limit.time,
-                     certificate=certificate, progress=opts.progress, watch=opts.watch,
-                     need_move=True)
-    stats = [WorkerStats(0, 1, found.nodes, time.process_time() - cpu0, 0,
-                         sum(a.stats.get("pairings", 0) for a in found.answers),
-                         sum(a.stats.get("vcf_proofs", 0) + a.stats.get("vcf_disproofs", 0) for a in found.answers))]
-    if not found.value.known:
-        elapsed = time.perf_counter() - started
-        first = found.answers[0].wins if found.answers else None
-        bounds = (-1, 0) if first is False else ((0, 1) if position.ply == 0 else (-1, 1))
-        return SolveResult(position.spec, Value.UNKNOWN, None, None, [], found.nodes, elapsed, stats, bounds=bounds)
-    cell = found.move if found.move is not None else loss_move(position)
-    line = [position.move_of_cell(cell)]
-    nodes = found.nodes
-    if opts.pv:
-        after = position.copy()
-        after.push(line[0])
-        if not after.is_game_over() and position.spec.cells - after.ply <= PN_LINE_MAX_EMPTY:
-            search = Search(position.spec, transposition_table(min(opts.tt_bits, 20)))
-            score = {Value.WIN: -1, Value.DRAW: 0, Value.LOSS: 1}[found.value]
-            rest = answer_with_line(search, after, score, True, True)
-            nodes += search.nodes
-            line += rest or []
-    elapsed = time.perf_counter() - started
-    result = SolveResult(position.spec, found.value, None, line[0], moves_of(position.spec, line), nodes, elapsed,
-                         stats, proof="pn")
-    if certificate is not None:
-        result.certificates = [str(p) for p in found.certificates]
-    return result
+def pn_line(position: Position, value: Value, cell: int, opts: SolveOptions) -> tuple[list[int], int]:
+    """The line of a proof-number answer that plays ``cell`` (its cells) and the nodes
+    it took: the move, completed by alpha-beta when ``opts.pv`` and at most
+    ``PN_LINE_MAX_EMPTY`` cells are left after it (beyond, the line is the move:
+    completing it would be another solve)."""
+    after = position.copy()
+    after.push(position.move_of_cell(cell))
+    if not opts.pv or after.is_game_over() or position.spec.cells - after.ply > PN_LINE_MAX_EMPTY:
+        return [cell], 0
+    search = Search(position.spec, transposition_table(min(opts.tt_bits, 20)))
+    score = {Value.WIN: -1, Value.DRAW: 0, Value.LOSS: 1}[value]
+    rest = answer_with_line(search, after, score, True, True)
+    return [cell] + [int(m) for m in rest or []], search.nodes
 
 
 def loss_move(position: Position) -> int:

@@ -14,7 +14,7 @@ from ..engines.limited import DEFAULT_DEPTH, MAX_DEPTH
 from ..game.rules import PRESETS
 from ..runtime import families, running
 from ..runtime.ttable import DEFAULT_TT_BITS
-from ..settings import DFPN_AUTO_MIN_EMPTY
+from ..settings import DFPN_AUTO_MIN_EMPTY, PN_AUTO_MIN_CELLS
 from .book_cli import add_book_arg, add_book_parser
 from .parser import PROG, Parser
 from .verify_cli import add_certificate_arg, add_verify_parser
@@ -91,9 +91,11 @@ def _add_solve_parser(sub, command: Command) -> None:
                         "(SIGINT) exits 130, SIGTERM 143: both stop the workers and commit the journal first")
     p.add_argument("--prover", choices=PROVERS, default="auto",
                    help="what settles the value: 'search' (alpha-beta), 'dfpn' (depth-first proof-number search: "
-                        "with --weak, one process), or 'auto' (default): df-pn first, capped, for --weak serial "
-                        "solves of free-placement positions past the first move with "
-                        f"{DFPN_AUTO_MIN_EMPTY} or more empty cells, else alpha-beta")
+                        "with --weak, one process), 'pn' (the proof-number prover with relevance zones: with "
+                        "--weak, free placement up to 64 cells, by jobs on the workers, mnk-proof/2 certificates), "
+                        f"or 'auto' (default): with --weak on free boards of {PN_AUTO_MIN_CELLS} to 64 cells pn; "
+                        "else df-pn first, capped, for --weak serial solves of free-placement positions past the "
+                        f"first move with {DFPN_AUTO_MIN_EMPTY} or more empty cells; else alpha-beta")
     p.add_argument("--json", action="store_true", help="one JSON object per position")
     add_book_arg(p)
     add_certificate_arg(p)

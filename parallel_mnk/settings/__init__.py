@@ -26,6 +26,7 @@ DFPN_AUTO_BUDGET = 1 << 19     # and caps it at this many nodes a question (then
 MOVE_SEARCH_TT_BITS = 20       # the table of a book answer's best-move search: small (a big new table costs page faults)
 
 # ------------------------------------------------------------------ the proof-number prover (kernels/pns)
+PN_AUTO_MIN_CELLS = 50        # prover "auto" answers weak solves of free boards of this many cells (to 64) by the pn prover
 PN_PAIRING_MIN_EMPTY = 8       # pairings (and the scan) at nodes with this many empty cells or more
 PN_VCF_MIN_EMPTY = 8           # wins by continuous fours looked for from here (a node's first visit)
 PN_SCAN_TOP = 3                # the scan's fresh pairing searches: this many of D's moves, best first (all: 3-5x the time)

@@ -113,6 +113,22 @@ class PnTree:
         live = self.live_children(node)
         return sorted(live, key=(lambda c: c.pn) if node.or_node else (lambda c: c.dn))
 
+    def best_cell(self) -> Optional[int]:
+        """The root move the proof leans to so far, not proved (None before the root
+        is split): for the attacker to move, a proven child, else the most-proving
+        open one (least pn, then most dn); for the defender, a disproven child, else
+        the open one hardest to prove (most pn, then least dn); else the first."""
+        children = self.root.children
+        if not children:
+            return None
+        if self.root.or_node:
+            done = [c for c in children if c.state == PROVEN]
+            best = min((c for c in children if c.state == OPEN), key=lambda c: (c.pn, -c.dn), default=None)
+        else:
+            done = [c for c in children if c.state == DISPROVEN]
+            best = max((c for c in children if c.state == OPEN), key=lambda c: (c.pn, -c.dn), default=None)
+        return (done[0] if done else best if best is not None else children[0]).cell
+
     def live_children(self, node: PnNode) -> list[PnNode]:
         """The open children of ``node`` no disproven sibling's zone answers."""
         assert node.children is not None

@@ -21,6 +21,10 @@ With a journal (``--checkpoint``, :mod:`..scheduling.pn_journal`) the store is s
 every ``PN_SNAPSHOT_S`` seconds, when a question is settled and when the run stops;
 the same command run again loads it and goes on (a settled question is not asked
 again).
+
+With one worker the jobs run on one thread of this process (the thread backend): the
+tree at the top and df-pn below it, as on many workers. From the root alone df-pn
+needed up to 6x the nodes (empty (9,6,5): 2.9 M against 0.50 M; bench/README.md).
 """
 from __future__ import annotations
 
@@ -35,7 +39,7 @@ import numpy as np
 from ...api.options import SolveOptions
 from ...api.results import SolveResult, WorkerStats
 from ...engines.provers.pns import PnProver, PnRules, check_game, write_certificate
-from ...engines.serial import loss_move
+from ...engines.serial import loss_move, pn_line
 from ...game.moves import Move, moves_of
 from ...game.position import Position
 from ...game.rules import GameSpec, MnkError, Value
@@ -73,6 +77,12 @@ class CoordinatorKernels:
         p.wk[PL.W_SHARED] = 1
         self.out = np.zeros(2 * L.MAX_CELLS, dtype=np.uint64)
         self.nodes = 0
+        self.stored_before = 0   # entries it stored before its counters' last reset
+
+    @property
+    def stored(self) -> int:
+        """The store entries this searcher wrote."""
+        return self.stored_before + int(self.prover.wk[PL.W_ST_USED])
 
     def _at(self, node: PnNode) -> tuple[int, int]:
         p = self.prover
@@ -113,6 +123,7 @@ class CoordinatorKernels:
         the children in the store): its entry. The state they reach."""
         p = self.prover
         own, opp = self._at(node)
+        self.stored_before = self.stored
         p.reset_counters()
         p.wk[PL.W_SOFT_LIMIT] = SETTLE_BUDGET
         found = int(p.kernels.pns_search(p.ctx, p.pt, p.st, p.ss, p.wk, p.ctl, np.uint64(own), np.uint64(opp),
@@ -135,6 +146,7 @@ class QuestionRun:
     tree_nodes: int = 0
     stored: int = 0
     resumed: int = 0
+    guess: Optional[int] = None   # stopped: the root move the proof leans to (not proved)
 
 
 class JobProof:
@@ -145,8 +157,8 @@ class JobProof:
                  journal: Optional[PnJournal] = None) -> None:
         check_game(position.spec)
         self.position, self.opts, self.rules, self.journal = position, opts, rules, journal
-        self.backend: Backend = registry.get_coordinator(opts.backend, opts.workers, POOL_TT_BITS,
-                                                         opts.address).backend
+        backend = "thread" if opts.workers == 1 else opts.backend   # (one worker: a thread of this process)
+        self.backend: Backend = registry.get_coordinator(backend, opts.workers, POOL_TT_BITS, opts.address).backend
         self.store_bits = max(16, min(PN_STORE_MAX_BITS, opts.tt_bits - 2))
         self.worker_tt_bits = max(12, min(PN_JOB_TT_BITS, opts.tt_bits - 2 - (opts.workers - 1).bit_length()))
         self.restarts: dict[int, int] = {}
@@ -215,10 +227,11 @@ class JobProof:
             run.nodes += kernels.nodes
             run.tree_nodes = tree.nodes
             p = kernels.prover
-            run.stored = int(p.kernels.count_entries(st, np.uint64((1 << self.store_bits) - 1)))
+            run.stored += kernels.stored   # (counted as written: a scan of the store took 0.2 s a question)
             if journal is not None:
                 self._snapshot(kernels, attacker, run.nodes)
             if tree.root.state == OPEN:
+                run.guess = tree.best_cell()
                 return run
             run.wins = tree.root.state == PROVEN
             _, _, move = kernels.lookup(tree.root)
@@ -272,6 +285,7 @@ class JobProof:
                 continue
             assert isinstance(event, PnJobResult)
             run.nodes += event.nodes
+            run.stored += event.stats.get("stored", 0)
             self._account(event)
             if event.stats.get("full"):
                 raise MnkError(f"the shared store of 2**{self.store_bits} entries is full: give a bigger "
@@ -361,11 +375,16 @@ class JobProof:
                 f"{elapsed:.0f} s")
 
 
-def solve_pn_parallel(position: Position, opts: SolveOptions, certificate: Optional[Path] = None) -> SolveResult:
+def solve_pn(position: Position, opts: SolveOptions, certificate: Optional[Path] = None) -> SolveResult:
     """The weak value of ``position`` by the proof-number prover on ``opts.workers``
     workers (module docstring): "does the side to move win?", then (unless it does,
     and past the empty board) "does the other side win?"; with ``certificate``, the
-    value's certificates (mnk-proof/2) written there from what the jobs settled."""
+    value's certificates (mnk-proof/2) written there from what the jobs settled.
+    ``proof`` ``"pn"``; the best move is the prover's (a win's winning move, a draw's
+    drawing move, a loss's block of a completion cell or else the first empty cell),
+    its line completed by alpha-beta near the end (:func:`~parallel_mnk.engines.serial.pn_line`).
+    Stopped by a limit: ``unknown``, the bounds the answered question proves, and the
+    move the unanswered question's tree leans to (not proved)."""
     started = time.perf_counter()
     limit = opts.limit
     deadline = None if limit.time is None else time.monotonic() + limit.time
@@ -384,13 +403,13 @@ def solve_pn_parallel(position: Position, opts: SolveOptions, certificate: Optio
 
         first = ask(True, certificate)
         if first.wins is None:
-            value, move = Value.UNKNOWN, None
+            value, move = Value.UNKNOWN, first.guess
         elif first.wins:
             value, move = Value.WIN, first.move
         else:
             second = ask(False, None if position.ply == 0 else certificate)
             if second.wins is None:
-                value, move = Value.UNKNOWN, None
+                value, move = Value.UNKNOWN, second.guess
             elif second.wins:
                 value, move = Value.LOSS, None
             else:
@@ -411,12 +430,14 @@ def solve_pn_parallel(position: Position, opts: SolveOptions, certificate: Optio
     elapsed = time.perf_counter() - started
     if not value.known:
         bounds = (-1, 0) if runs and runs[0].wins is False else ((0, 1) if position.ply == 0 else (-1, 1))
-        return SolveResult(position.spec, Value.UNKNOWN, None, None, [], nodes, elapsed, stats, bounds=bounds,
+        guess = None if move is None else Move(position.spec, move)
+        return SolveResult(position.spec, Value.UNKNOWN, None, guess, [], nodes, elapsed, stats, bounds=bounds,
                            parallel=figures)
     if move is None:   # (a loss: any move; the block of a completion cell first)
         move = loss_move(position)
-    result = SolveResult(position.spec, value, None, Move(position.spec, move), moves_of(position.spec, [move]), nodes,
-                         elapsed, stats, proof="pn", parallel=figures)
+    line, line_nodes = pn_line(position, value, move, opts)
+    result = SolveResult(position.spec, value, None, Move(position.spec, move), moves_of(position.spec, line),
+                         nodes + line_nodes, time.perf_counter() - started, stats, proof="pn", parallel=figures)
     if certificate is not None:
         result.certificates = [str(r.certificate) for r in runs if r.certificate is not None]
     return result
