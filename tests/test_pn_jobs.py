@@ -91,6 +91,42 @@ def test_journal_stop_and_resume(tmp_path):
     assert third.value == Value.DRAW and third.nodes == 0
 
 
+def test_snapshots_while_workers_write(tmp_path, monkeypatch):
+    """Snapshots taken every 0.05 s while both workers settle nodes into the store
+    (more entries than counted when the snapshot began: the export stops where its
+    buffer ends), and a run resumed from the last one: the same value, and a
+    certificate that verifies."""
+    from parallel_mnk.parallel.uses import pn_jobs
+
+    monkeypatch.setattr(pn_jobs, "PN_SNAPSHOT_S", 0.05)
+    spec = GameSpec(4, 8, 4)
+    journal = tmp_path / "j.db"
+    first = solve(Position(spec), Limit(nodes=400_000), weak=True,
+                  options=Options(workers=2, prover="pn", checkpoint=journal))
+    assert first.value == Value.UNKNOWN
+    second = solve(Position(spec), weak=True, options=Options(workers=2, prover="pn", checkpoint=journal,
+                                                              certificate=tmp_path))
+    assert second.value == Value.DRAW and second.parallel["resumed"] > 0
+    assert check_file(tmp_path / "x-cannot-win.jsonl.xz").claim == "cannot-win"
+
+
+def test_a_store_export_stops_where_its_buffer_ends():
+    """export_entries copies at most the rows its buffer holds (a snapshot taken while
+    workers write may meet more entries than it counted)."""
+    import numpy as np
+    from parallel_mnk.engines.provers.pns import PnProver
+    from parallel_mnk.kernels.pns import pns_layout as PL
+
+    prover = PnProver(GameSpec(5, 5, 4), 12, 12)
+    pos = Position.from_moves(GameSpec(5, 5, 4), "c3 b2")
+    prover.ask(pos, True)
+    mask = np.uint64((1 << 12) - 1)
+    stored = int(prover.kernels.count_entries(prover.st, mask))
+    assert stored > 3
+    out = np.zeros(3 * PL.ST_WORDS + PL.ST_WORDS - 1, dtype=np.uint64)   # room for 3 rows, not 4
+    assert int(prover.kernels.export_entries(prover.st, mask, out)) == 3
+
+
 def test_a_journal_of_another_position_is_refused(tmp_path):
     journal = tmp_path / "j.db"
     spec = GameSpec(5, 5, 4)

@@ -76,12 +76,19 @@ def _wait(st, slot):
 
 
 @inlined
+def _home(key, mask):
+    """The first slot probed for ``key`` (or its tag: the lowest bit is not used, so
+    that an entry exported by its tag goes back where its key finds it)."""
+    return (key >> ONE) & mask
+
+
+@inlined
 def _find(st, mask, key):
     """``(found, info, zone, aux)`` of ``key`` in the store ``st`` of ``mask + 1`` entries."""
     if mask == ZERO:
         return False, ZERO, ZERO, ZERO
     tag = _tag(key)
-    i = key & mask
+    i = _home(key, mask)
     for _ in range(MAX_PROBES):
         slot = np.int64(i) * ST_WORDS
         w = _wait(st, slot)
@@ -115,7 +122,7 @@ def store_put(wk, st, ss, key, info, zone, aux):
     if mask == ZERO:
         return True, info, zone, aux
     tag = _tag(key)
-    i = key & mask
+    i = _home(key, mask)
     for _ in range(MAX_PROBES):
         slot = np.int64(i) * ST_WORDS
         w = _wait(st, slot)
@@ -184,11 +191,15 @@ def count_entries(st, mask):
 
 @entry
 def export_entries(st, mask, out):
-    """Copy every entry of ``st`` (``mask + 1`` slots; dead ones left out) to ``out`` (rows
-    of ``ST_WORDS`` words, room for all); returns how many (a journal's snapshot)."""
+    """Copy the entries of ``st`` (``mask + 1`` slots; dead ones left out) to ``out`` (rows
+    of ``ST_WORDS`` words) until it is full; returns how many (a journal's snapshot: while
+    workers write, more entries may come than were counted; those stay for the next)."""
     n = 0
+    rows = len(out) // ST_WORDS
     for i in range(np.int64(mask) + 1):
         slot = i * ST_WORDS
+        if n == rows:
+            break
         if st[slot] & ONE == ONE:
             for w in range(ST_WORDS):
                 out[n * ST_WORDS + w] = st[slot + w]
@@ -205,7 +216,7 @@ def import_entries(st, mask, entries, n):
     for j in range(n):
         row = j * ST_WORDS
         tag = entries[row]
-        i = tag & m
+        i = _home(tag, m)   # (the tag is the key with its lowest bit set: the same home)
         done = False
         for _ in range(MAX_PROBES):
             slot = np.int64(i) * ST_WORDS

@@ -59,6 +59,7 @@ from ..scheduling.pn_tree import DISPROVEN, OPEN, PROVEN, Expansion, PnNode, PnT
 from ..task import PnJob, PnJobResult
 
 _job_ids = itertools.count(1)
+_question_runs = itertools.count(1)
 SETTLE_BUDGET = 1 << 12   # nodes the coordinator's own search may take to settle a tree node its children settle
 
 
@@ -177,7 +178,9 @@ class JobProof:
             journal.begin(attacker, salt)
         store = SharedStore(self.store_bits)
         path, st = store.path, store.array
-        question = f"{attacker}-wins@{pos.board_text()}"
+        # one name a run of a question: a worker keeps its searcher (its table, its map of the store) by it,
+        # and the next run's store may get this one's /proc path (a journal gives it the same salt too)
+        question = f"{attacker}-wins@{pos.board_text()}#{next(_question_runs)}"
         backend = self.backend
         running_jobs: dict[int, tuple[PnJob, PnNode]] = {}
         kernels: Optional[CoordinatorKernels] = None
@@ -196,12 +199,15 @@ class JobProof:
             started = time.perf_counter()
             next_snapshot = time.monotonic() + PN_SNAPSHOT_S
             backend.begin()
-            stopped = False
+            stopped = due = False
             while tree.root.state == OPEN:
-                if journal is not None and time.monotonic() >= next_snapshot:
+                # a snapshot is of a store no job writes to: jobs are not handed out once it is due, and it is
+                # taken when the last one has ended (taken while they wrote, it held parents without children)
+                due = due or (journal is not None and time.monotonic() >= next_snapshot)
+                if due and not running_jobs:
                     self._snapshot(kernels, attacker, run.nodes)
-                    next_snapshot = time.monotonic() + PN_SNAPSHOT_S
-                if not stopped:
+                    due, next_snapshot = False, time.monotonic() + PN_SNAPSHOT_S
+                if not stopped and not due:
                     self._hand_out(tree, running_jobs, kernels, question, salt, str(path))
                 if tree.root.state != OPEN:
                     break
@@ -322,7 +328,7 @@ class JobProof:
         p = kernels.prover
         mask = (1 << self.store_bits) - 1
         n = int(p.kernels.count_entries(p.st, np.uint64(mask)))
-        out = np.zeros(n * PL.ST_WORDS + PL.ST_WORDS, dtype=np.uint64)
+        out = np.zeros((n + n // 8 + 1) * PL.ST_WORDS, dtype=np.uint64)   # (room for entries written meanwhile)
         n = int(p.kernels.export_entries(p.st, np.uint64(mask), out))
         base = (mask + 1) * PL.ST_WORDS
         used = max(1, int(p.st[base]))
