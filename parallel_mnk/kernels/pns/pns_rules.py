@@ -35,6 +35,13 @@ from .zones import from_canonical, hit_once, hit_twice, to_canonical, zone_to_ca
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
+# typed constants for kernel-to-kernel calls (numba types a plain int or bool argument as a
+# literal: a compile of the callee for each value)
+FALSE, TRUE = np.bool_(False), np.bool_(True)
+I0 = np.int64(0)
+NO_MOVE = np.int64(-1)
+T_KIND_MOVE = np.int64(KIND_MOVE)
+T_KIND_PAIRS = np.int64(KIND_PAIRS)
 
 
 # ------------------------------------------------------------------ the store's entries
@@ -158,8 +165,8 @@ def _line_entries(ctx, st, ss, wk, own, opp, ply, plies, proven):
         cell = np.int64(wk[OFF_VLINE + i])
         if i > 0:
             key, sym = canonical_key(ctx, p)
-            mine, _, _ = _put(ctx, st, ss, wk, p, key, sym, proven, KIND_MOVE,
-                              ZERO if proven else ctx[C_BOARD] & ~(a | b), cell, ZERO, 0)
+            mine, _, _ = _put(ctx, st, ss, wk, p, key, sym, proven, T_KIND_MOVE,
+                              ZERO if proven else ctx[C_BOARD] & ~(a | b), cell, ZERO, I0)
             if not mine:
                 return
         reply = np.int64(wk[OFF_VLINE + i + 1])
@@ -190,33 +197,33 @@ def _evaluate(ctx, st, ss, wk, own, opp, ply, or_node, key, sym):
     mine_wins = winning_cells(ctx, own, empty)
     if mine_wins != ZERO:   # the side to move completes a line (the checker's rule 2: no record)
         if or_node == 1:
-            return _settled(True, ZERO, np.int64(lowest_bit_index(mine_wins)))
-        return _settled(False, mine_wins | hit_once(ctx, wk, opp, own), -1)
+            return _settled(TRUE, ZERO, np.int64(lowest_bit_index(mine_wins)))
+        return _settled(FALSE, mine_wins | hit_once(ctx, wk, opp, own), NO_MOVE)
     theirs = winning_cells(ctx, opp, empty)
     if theirs & (theirs - ONE) != ZERO:   # two completion cells of the side not to move (no record)
         if or_node == 1:
-            return _settled(False, theirs | hit_twice(ctx, wk, own, opp), -1)
-        return _settled(True, ZERO, -1)
+            return _settled(FALSE, theirs | hit_twice(ctx, wk, own, opp), NO_MOVE)
+        return _settled(TRUE, ZERO, NO_MOVE)
     att, dfn = (own, opp) if or_node == 1 else (opp, own)
     att_live, live_empty = _live(ctx, att, dfn)
     if not att_live:   # A cannot win: the empty pairing (after one D move when D is to move)
         if or_node == 1:
-            _, zone, move = _put(ctx, st, ss, wk, ply, key, sym, False, KIND_PAIRS, ZERO, -1, ZERO, 0)
-            return _settled(False, zone, move)
+            _, zone, move = _put(ctx, st, ss, wk, ply, key, sym, FALSE, T_KIND_PAIRS, ZERO, NO_MOVE, ZERO, I0)
+            return _settled(FALSE, zone, move)
         first = lowest_bit_index(to_canonical(ctx, sym, empty))   # D: the first empty cell of the canonical frame
         cell = np.int64(ctx[OFF_INVPERM + sym * MAX_CELLS + first])
         push_hashes(ctx, ply, cell, player)
         akey, asym = canonical_key(ctx, ply + 1)
-        _put(ctx, st, ss, wk, ply + 1, akey, asym, False, KIND_PAIRS, ZERO, -1, ZERO, 0)
-        _, zone, move = _put(ctx, st, ss, wk, ply, key, sym, False, KIND_MOVE, ONE << np.uint64(cell), cell, ZERO, 0)
-        return _settled(False, zone, move)
+        _put(ctx, st, ss, wk, ply + 1, akey, asym, FALSE, T_KIND_PAIRS, ZERO, NO_MOVE, ZERO, I0)
+        _, zone, move = _put(ctx, st, ss, wk, ply, key, sym, FALSE, T_KIND_MOVE, ONE << np.uint64(cell), cell, ZERO, I0)
+        return _settled(FALSE, zone, move)
     plies = _vcf(ctx, wk, own, opp, ply)
     if plies > 0:   # the side to move wins by continuous fours
         first = np.int64(ctx[OFF_VCF_LINE])
         proven = or_node == 1
         wk[W_VCF_PROOFS if proven else W_VCF_DISPROOFS] += ONE
-        mine, zone, move = _put(ctx, st, ss, wk, ply, key, sym, proven, KIND_MOVE, ZERO if proven else empty, first,
-                                ZERO, 0)
+        mine, zone, move = _put(ctx, st, ss, wk, ply, key, sym, proven, T_KIND_MOVE, ZERO if proven else empty, first,
+                                ZERO, I0)
         if mine:
             _line_entries(ctx, st, ss, wk, own, opp, ply, plies, proven)
         return _settled(proven, zone, move)
@@ -227,9 +234,9 @@ def _evaluate(ctx, st, ss, wk, own, opp, ply, or_node, key, sym):
         if cert >= 0:
             wk[W_PAIRINGS] += ONE
             pool = _pool_pairing(ctx, st, wk, cert, own | opp, sym)
-            _, zone, move = _put(ctx, st, ss, wk, ply, key, sym, False, KIND_PAIRS, _pair_cells(ctx, cert, own | opp),
-                                 -1, ZERO, pool)
-            return _settled(False, zone, move)
+            _, zone, move = _put(ctx, st, ss, wk, ply, key, sym, FALSE, T_KIND_PAIRS, _pair_cells(ctx, cert, own | opp),
+                                 NO_MOVE, ZERO, pool)
+            return _settled(FALSE, zone, move)
         return 1, 1, ZERO, -1, 0
     cert = _pairing(ctx, opp, own, player, np.int64(ctx[P_CAP]))
     if cert >= 0:   # D holds a pairing: it plays one of its cells (any cell, when no pair is left)
@@ -275,12 +282,12 @@ def _pairing_reply(ctx, st, ss, wk, own, opp, ply, cell, cert, key, sym):
     found, _, _, _ = store_find(wk, st, ss, akey)
     azone = _pair_cells(ctx, cert, opp | after)
     if found:
-        _, azone, _ = _put(ctx, st, ss, wk, ply + 1, akey, asym, False, KIND_PAIRS, azone, -1, ZERO, 0)
+        _, azone, _ = _put(ctx, st, ss, wk, ply + 1, akey, asym, FALSE, T_KIND_PAIRS, azone, NO_MOVE, ZERO, I0)
     else:
         pool = _pool_pairing(ctx, st, wk, cert, opp | after, asym)
-        _, azone, _ = _put(ctx, st, ss, wk, ply + 1, akey, asym, False, KIND_PAIRS, azone, -1, ZERO, pool)
-    _, zone, move = _put(ctx, st, ss, wk, ply, key, sym, False, KIND_MOVE, azone | bit, cell, ZERO, 0)
-    return _settled(False, zone, move)
+        _, azone, _ = _put(ctx, st, ss, wk, ply + 1, akey, asym, FALSE, T_KIND_PAIRS, azone, NO_MOVE, ZERO, pool)
+    _, zone, move = _put(ctx, st, ss, wk, ply, key, sym, FALSE, T_KIND_MOVE, azone | bit, cell, ZERO, I0)
+    return _settled(FALSE, zone, move)
 
 
 @called
@@ -307,7 +314,7 @@ def _threat_entries(ctx, st, ss, wk, own, opp, ply, pruned, plies):
         for i in range(0, plies - 1, 2):
             m = np.int64(wk[OFF_VLINE + i])
             key, sym = canonical_key(ctx, p)
-            mine, _, _ = _put(ctx, st, ss, wk, p, key, sym, True, KIND_MOVE, ZERO, m, ZERO, 0)
+            mine, _, _ = _put(ctx, st, ss, wk, p, key, sym, TRUE, T_KIND_MOVE, ZERO, m, ZERO, I0)
             if not mine:
                 break
             reply = np.int64(wk[OFF_VLINE + i + 1])
@@ -327,7 +334,7 @@ def _order(ctx, own, opp, cand, ply):
     (by the live lines through them, then nearness to the centre) and return how many."""
     sbase = OFF_SCORES + ply * 2 * MAX_CELLS   # ctx's scratch of this ply: per-cell scores, then sorted ones
     mbase = OFF_MOVES + ply * MAX_CELLS
-    line_move_scores(ctx, own, opp, cand, C_WEIGHT, sbase)
+    line_move_scores(ctx, own, opp, cand, np.int64(C_WEIGHT), sbase)
     n = 0
     c = cand
     while c != ZERO:

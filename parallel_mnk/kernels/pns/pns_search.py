@@ -54,6 +54,13 @@ from .zones import from_canonical, hit_twice, to_canonical
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
+# typed constants for kernel-to-kernel calls (numba types a plain int or bool argument as a
+# literal: a compile of the callee for each value)
+FALSE, TRUE = np.bool_(False), np.bool_(True)
+I0, I1 = np.int64(0), np.int64(1)
+NO_MOVE = np.int64(-1)
+T_KIND_MOVE = np.int64(KIND_MOVE)
+T_KIND_NONE = np.int64(KIND_NONE)
 ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 NUM_MASK = np.uint64(INF)
 EVALUATED = np.uint64(1) << np.uint64(60)
@@ -143,7 +150,7 @@ def _expand(ctx, wk, own, opp, ply, or_node):
         # a new child's numbers: the side that must answer every move of the other needs about
         # ``width`` of them, one when the move leaves a completion cell (a forced reply)
         wide = 1 if winning_cells(ctx, own | bit, empty & ~bit) != ZERO else width
-        wk[slot + CH_NUMS] = _pack(wide, 1) if or_node == 1 else _pack(1, wide)
+        wk[slot + CH_NUMS] = _pack(wide, I1) if or_node == 1 else _pack(I1, wide)
         wk[slot + CH_ZONE] = ZERO
     return n, pruned, plies
 
@@ -247,14 +254,14 @@ def _settle(ctx, pt, st, ss, wk, own, opp, ply, or_node, n, pruned, plies, key, 
     if (or_node == 1 and proven_child >= 0) or (or_node == 0 and disproven_child < 0):
         if or_node == 1:
             move = np.int64(wk[base + proven_child * CH_WORDS + CH_CELL])
-            mine, _, move = _put(ctx, st, ss, wk, ply, key, sym, True, KIND_MOVE, ZERO, move, ZERO, 0)
+            mine, _, move = _put(ctx, st, ss, wk, ply, key, sym, TRUE, T_KIND_MOVE, ZERO, move, ZERO, I0)
         else:
             move = -1
-            mine, _, _ = _put(ctx, st, ss, wk, ply, key, sym, True, KIND_NONE, ZERO, -1, ZERO, 0)
+            mine, _, _ = _put(ctx, st, ss, wk, ply, key, sym, TRUE, T_KIND_NONE, ZERO, NO_MOVE, ZERO, I0)
             if mine and pruned != ZERO:
                 _threat_entries(ctx, st, ss, wk, own, opp, ply, pruned, plies)
-        _pt_put(pt, key, 0, INF, True, ZERO, -1 if move < 0 else np.int64(ctx[OFF_PERM + sym * MAX_CELLS + move]),
-                work)
+        _pt_put(pt, key, I0, np.int64(INF), TRUE, ZERO,
+                -1 if move < 0 else np.int64(ctx[OFF_PERM + sym * MAX_CELLS + move]), work)
         return 0, INF
     if or_node == 1:
         zone = union
@@ -263,13 +270,13 @@ def _settle(ctx, pt, st, ss, wk, own, opp, ply, or_node, n, pruned, plies, key, 
             zone |= theirs | hit_twice(ctx, wk, own, opp)
         if excused > 0:
             wk[W_EXCUSED] += np.uint64(excused)
-        mine, zone, move = _put(ctx, st, ss, wk, ply, key, sym, False, KIND_FIRST if excused > 0 else KIND_NONE, zone,
-                                -1, walked if excused > 0 else ZERO, 0)
+        mine, zone, move = _put(ctx, st, ss, wk, ply, key, sym, FALSE, KIND_FIRST if excused > 0 else KIND_NONE, zone,
+                                NO_MOVE, walked if excused > 0 else ZERO, I0)
     else:
         move = np.int64(wk[base + disproven_child * CH_WORDS + CH_CELL])
         zone = wk[base + disproven_child * CH_WORDS + CH_ZONE] | (ONE << np.uint64(move))
-        mine, zone, move = _put(ctx, st, ss, wk, ply, key, sym, False, KIND_MOVE, zone, move, ZERO, 0)
-    _pt_put(pt, key, INF, 0, True, to_canonical(ctx, sym, zone),
+        mine, zone, move = _put(ctx, st, ss, wk, ply, key, sym, FALSE, T_KIND_MOVE, zone, move, ZERO, I0)
+    _pt_put(pt, key, np.int64(INF), I0, TRUE, to_canonical(ctx, sym, zone),
             -1 if move < 0 else np.int64(ctx[OFF_PERM + sym * MAX_CELLS + move]), work)
     return INF, 0
 
@@ -318,16 +325,16 @@ def _mid(ctx, pt, st, ss, wk, ctl, own, opp, ply, thpn, thdn, or_node):
             wk[W_STORE_HITS] += ONE
             m = np.int64((info >> np.uint64(8)) & np.uint64(255)) - 1
             if info & np.uint64(3) == np.uint64(SETTLED_PROVEN):
-                _pt_put(pt, key, 0, INF, True, ZERO, m, 1)
+                _pt_put(pt, key, I0, np.int64(INF), TRUE, ZERO, m, I1)
                 return 0, INF
-            _pt_put(pt, key, INF, 0, True, zone, m, 1)
+            _pt_put(pt, key, np.int64(INF), I0, TRUE, zone, m, I1)
             return INF, 0
     if not evaluated:
         wk[W_EVALUATED] += ONE
         pn, dn, zone, move, kind = _evaluate(ctx, st, ss, wk, own, opp, ply, or_node, key, sym)
         if kind != 0:
             m = -1 if move < 0 else np.int64(ctx[OFF_PERM + sym * MAX_CELLS + move])
-            _pt_put(pt, key, pn, dn, True, to_canonical(ctx, sym, zone), m, 1)
+            _pt_put(pt, key, pn, dn, TRUE, to_canonical(ctx, sym, zone), m, I1)
             return pn, dn
     n, pruned, plies = _expand(ctx, wk, own, opp, ply, or_node)
     base = OFF_CHILDREN + ply * PLY_WORDS
@@ -361,7 +368,7 @@ def _mid(ctx, pt, st, ss, wk, ctl, own, opp, ply, thpn, thdn, or_node):
             else:   # (its entry was replaced below it: the store has it)
                 _, _, z, _ = store_find(wk, st, ss, wk[slot + CH_KEY])
                 wk[slot + CH_ZONE] = from_canonical(ctx, np.int64(wk[slot + CH_SYM]), z)
-    _pt_put(pt, key, pn, dn, True, ZERO, -1, wk[W_NODES] - nodes0)
+    _pt_put(pt, key, pn, dn, TRUE, ZERO, NO_MOVE, wk[W_NODES] - nodes0)
     return pn, dn
 
 
@@ -419,7 +426,7 @@ def pns_expand(ctx, st, ss, wk, own, opp, ply, or_node, out):
     pn, dn, zone, move, kind = _evaluate(ctx, st, ss, wk, np.uint64(own), np.uint64(opp), np.int64(ply),
                                          np.int64(or_node), key, sym)
     if kind != 0:   # (rule leaves without a record too: the coordinator reads zones from the store)
-        _put(ctx, st, ss, wk, ply, key, sym, kind == 1, KIND_NONE, zone, move, ZERO, 0)
+        _put(ctx, st, ss, wk, ply, key, sym, kind == 1, T_KIND_NONE, zone, move, ZERO, I0)
         return -1 if kind == 1 else -2
     n, _, _ = _expand(ctx, wk, np.uint64(own), np.uint64(opp), np.int64(ply), np.int64(or_node))
     base = OFF_CHILDREN + ply * PLY_WORDS

@@ -34,6 +34,9 @@ from .zones import from_canonical
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
+# typed constants for kernel-to-kernel calls (numba types a plain int or bool argument as a
+# literal: a compile of the callee for each value)
+I1 = np.int64(1)
 RECORD_ROOM = 3 + 2 * MAX_CELLS   # the most words one record takes
 
 
@@ -121,7 +124,7 @@ def walk_records(ctx, st, ss, wk, rb, stk, memo, attacker, wins):
                 wk[W_WALK_MISSING] += ONE
                 continue
             cell = np.int64(ctx[OFF_INVPERM + sym * MAX_CELLS + m])
-            at = _record(wk, rb, REC_MOVE, 1, x, o)
+            at = _record(wk, rb, np.int64(REC_MOVE), I1, x, o)
             rb[at] = np.uint64(cell)
             bit = ONE << np.uint64(cell)
             _push(stk, x | bit if mover == 0 else x, o | bit if mover == 1 else o)
@@ -129,7 +132,7 @@ def walk_records(ctx, st, ss, wk, rb, stk, memo, attacker, wins):
         if wins == 0 and found and kind == KIND_PAIRS:
             at_pool = np.int64(info >> np.uint64(16))
             count = 0 if at_pool == 0 else np.int64(st[pool + at_pool])
-            at = _record(wk, rb, REC_PAIRS, count, x, o)
+            at = _record(wk, rb, np.int64(REC_PAIRS), count, x, o)
             for j in range(count):
                 rb[at + j] = from_canonical(ctx, sym, st[pool + at_pool + 1 + j])
             continue
@@ -142,7 +145,7 @@ def walk_records(ctx, st, ss, wk, rb, stk, memo, attacker, wins):
             continue
         if wins == 0 and found and kind == KIND_FIRST:
             first = from_canonical(ctx, sym, aux)
-            at = _record(wk, rb, REC_FIRST, popcount(first), x, o)
+            at = _record(wk, rb, np.int64(REC_FIRST), popcount(first), x, o)
             c = first
             j = 0
             while c != ZERO:

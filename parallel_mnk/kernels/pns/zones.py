@@ -34,6 +34,9 @@ from .pns_layout import OFF_RINGS, RING_WORDS
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
+# typed constants for kernel-to-kernel calls (numba types a plain int or bool argument as a
+# literal: a compile of the callee for each value)
+I1, I2 = np.int64(1), np.int64(2)
 
 
 @inlined
@@ -52,7 +55,7 @@ def _map(ctx, base, sym, mask):
 @inlined
 def to_canonical(ctx, sym, mask):
     """``mask`` (a node's frame) in the canonical frame of symmetry ``sym``."""
-    return _map(ctx, OFF_PERM, sym, mask)
+    return _map(ctx, np.int64(OFF_PERM), sym, mask)
 
 
 @inlined
@@ -62,17 +65,17 @@ def zone_to_canonical(ctx, ply, sym, zone):
     position to its canonical form (module docstring)."""
     base = OFF_HASH + ply * MAX_SYM
     h = ctx[base + sym]
-    out = _map(ctx, OFF_PERM, sym, zone)
+    out = _map(ctx, np.int64(OFF_PERM), sym, zone)
     for s in range(np.int64(ctx[C_NSYM])):
         if s != sym and ctx[base + s] == h:
-            out |= _map(ctx, OFF_PERM, s, zone)
+            out |= _map(ctx, np.int64(OFF_PERM), s, zone)
     return out
 
 
 @inlined
 def from_canonical(ctx, sym, mask):
     """``mask`` (canonical frame of symmetry ``sym``) in the node's frame."""
-    return _map(ctx, OFF_INVPERM, sym, mask)
+    return _map(ctx, np.int64(OFF_INVPERM), sym, mask)
 
 
 @inlined
@@ -102,7 +105,7 @@ def hit_once(ctx, wk, att, dfn):
     """Cells meeting every window live for ``att`` (the equivariant choice of
     :func:`_hits`): with ``att`` stones on every empty cell outside them, ``att``
     completes no window."""
-    return _hits(ctx, wk, att, dfn, 1)
+    return _hits(ctx, wk, att, dfn, I1)
 
 
 @inlined
@@ -110,4 +113,4 @@ def hit_twice(ctx, wk, att, dfn):
     """Cells holding two empty cells of every window live for ``att`` that has two (or
     all it has): with ``att`` stones on every empty cell outside them, ``att`` gets no
     window with one empty cell that it did not have."""
-    return _hits(ctx, wk, att, dfn, 2)
+    return _hits(ctx, wk, att, dfn, I2)
