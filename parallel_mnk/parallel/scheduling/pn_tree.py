@@ -78,6 +78,7 @@ class PnTree:
         self.expand_cb, self.state_of, self.zone_of, self.settle_cb = expand, state_of, zone_of, settle
         self.open_depth = open_depth
         self.nodes = 1
+        self.zone_wait = True   # jobs below an attacker's node go to its best move alone until one is disproven
 
     # ------------------------------------------------------------ choosing a leaf
     def select(self) -> Optional[PnNode]:
@@ -102,7 +103,12 @@ class PnTree:
             return None
         if node.children is None:
             return node
-        for child in self._ranked(node):
+        ranked = self._ranked(node)
+        if node.or_node and self.zone_wait and not any(c.state == DISPROVEN for c in node.children):
+            # the attacker's node before its first disproven child: that child's zone may answer the other
+            # moves, so jobs go below the best move alone until then
+            ranked = ranked[:1]
+        for child in ranked:
             found = self._descend(child)
             if found is not None:
                 return found
