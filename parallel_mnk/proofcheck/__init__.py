@@ -25,7 +25,7 @@ import lzma
 import sys
 from sys import intern
 from pathlib import Path
-from typing import Iterator, Optional, TextIO
+from typing import Iterator, Optional, TextIO, cast
 
 from .checked_game import Board
 from .verdicts import Failed, Unreadable, Verdict, counted, printable   # noqa: F401 (the package's names)
@@ -208,7 +208,7 @@ class Walk:
             return [self._play(flat, x, o, mover, self._record_move(flat, rec[1], moves, perm.index))]
         if rec is not None and rec[0] == "pairs":   # 3. the refuter to move: a pairing
             self.used += 1
-            self._pairing(flat, canon, rec[1])
+            self._pairing(flat, canon, cast(str, rec[1]))
             return []
         if dead:   # 12.1: moves on dead cells are not walked
             self.rules["dead moves not walked"] += len(moves)
@@ -369,13 +369,13 @@ class ZoneWalk(Walk):
             return _Node(canon, x, o, key, sym, self.defender, [cell], 1, plus=1 << cell)
         if rec is not None and rec[0] == "pairs":   # 3. a pairing: its cells are the zone
             self.used += 1
-            self.zones[key] = self._pairing(canon, canon, rec[1])
+            self.zones[key] = self._pairing(canon, canon, cast(str, rec[1]))
             return self.zones[key]
         first: tuple[int, ...] = ()
         if rec is not None:   # a first record
             self.used += 1
             self.rules["first records used"] += 1
-            first = rec[1]
+            first = cast(tuple[int, ...], rec[1])
             for cell in first:
                 if canon[cell] != ".":
                     raise Failed(b.text(canon), f"the first record's move {b.name(cell)} is not legal")

@@ -194,7 +194,7 @@ class PnProver:
                                "(a bigger table gets a bigger store)")
             mover = "x" if position.ply % 2 == 0 else "o"
             attacker = mover if attacker_moves else ("o" if mover == "x" else "x")
-            answer.certificate = write_certificate(self, self.st, position, attacker, answer.wins, Path(certificate),
+            answer.certificate = write_certificate(self, self.st, position, attacker, found == 1, Path(certificate),
                                                    nodes, seconds)
         return answer
 

@@ -428,7 +428,7 @@ def solve_pn(position: Position, opts: SolveOptions, certificate: Optional[Path]
     nodes = sum(r.nodes for r in runs)
     stats = [WorkerStats(0, 0, sum(r.nodes for r in runs) - sum(s.nodes for s in proof.worker_stats.values()))] + \
         [proof.worker_stats[w] for w in sorted(proof.worker_stats)]
-    figures = {"jobs": sum(r.jobs for r in runs), "lost": sum(r.lost for r in runs),
+    figures: dict[str, object] = {"jobs": sum(r.jobs for r in runs), "lost": sum(r.lost for r in runs),
                "tree_nodes": sum(r.tree_nodes for r in runs), "stored": sum(r.stored for r in runs),
                "resumed": sum(r.resumed for r in runs), "questions": len(runs)}
     if journal is not None:
@@ -441,8 +441,8 @@ def solve_pn(position: Position, opts: SolveOptions, certificate: Optional[Path]
                            parallel=figures)
     if move is None:   # (a loss: any move; the block of a completion cell first)
         move = loss_move(position)
-    line, line_nodes = pn_line(position, value, move, opts)
-    result = SolveResult(position.spec, value, None, Move(position.spec, move), moves_of(position.spec, line),
+    cells, line_nodes = pn_line(position, value, move, opts)
+    result = SolveResult(position.spec, value, None, Move(position.spec, move), moves_of(position.spec, cells),
                          nodes + line_nodes, time.perf_counter() - started, stats, proof="pn", parallel=figures)
     if certificate is not None:
         result.certificates = [str(r.certificate) for r in runs if r.certificate is not None]
