@@ -99,9 +99,10 @@ def test_snapshots_while_workers_write(tmp_path, monkeypatch):
     from parallel_mnk.parallel.uses import pn_jobs
 
     monkeypatch.setattr(pn_jobs, "PN_SNAPSHOT_S", 0.05)
-    spec = GameSpec(4, 8, 4)
+    monkeypatch.setattr(pn_jobs, "PN_JOB_NODES", 1 << 12)   # (many short jobs: many snapshots, quickly)
+    spec = GameSpec(7, 7, 5)
     journal = tmp_path / "j.db"
-    first = solve(Position(spec), Limit(nodes=400_000), weak=True,
+    first = solve(Position(spec), Limit(nodes=4_000), weak=True,
                   options=Options(workers=2, prover="pn", checkpoint=journal))
     assert first.value == Value.UNKNOWN
     second = solve(Position(spec), weak=True, options=Options(workers=2, prover="pn", checkpoint=journal,
@@ -182,10 +183,10 @@ def test_auto_answers_big_free_boards_by_the_pn_prover(workers):
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_stopped_pn_solve_has_bounds_and_a_move(workers):
-    """Stopped by its node limit, the pn prover answers unknown with the bounds of the
+    """Stopped by its time limit, the pn prover answers unknown with the bounds of the
     empty board (the first player never loses) and a legal move, not proved."""
     pos = Position(GameSpec(8, 8, 5))
-    r = solve(pos, Limit(nodes=20_000), weak=True, options=Options(workers=workers, prover="pn"))
+    r = solve(pos, Limit(time=1.0), weak=True, options=Options(workers=workers, prover="pn"))   # (unsettled anywhere)
     assert not r.value.known
     assert r.bounds == (0, 1)
     assert r.best_move is not None and r.best_move in pos.legal_moves
