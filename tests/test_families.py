@@ -170,14 +170,7 @@ def _kernel_packages() -> list[str]:
     return sorted(info.name for info in pkgutil.iter_modules(kernels.__path__) if info.ispkg)
 
 
-# kernels/pns (the proof-number prover, being worked on in another branch) still passes
-# 41 constants (its _put's False, _hits' 1 and 2, ...): strict, so that the mark must go
-# once they are typed
-PENDING = {"pns": "kernels/pns passes 41 literal arguments (to be typed where the prover is worked on)"}
-
-
-@pytest.mark.parametrize("package", [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=PENDING[p]))
-                                     if p in PENDING else p for p in _kernel_packages()])
+@pytest.mark.parametrize("package", _kernel_packages())
 def test_no_kernel_passes_a_literal_to_another(package):
     """numba types a constant argument of a kernel-to-kernel call as a literal: one more
     compile of the callee for every value, and, where the callee is an entry point of
