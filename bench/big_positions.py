@@ -9,12 +9,14 @@ cells (bench/README.md, "Big boards").
 * :func:`threes_positions`: the same with no win by fours, but one by fours and
   one or two threes (threat-space search).
 * :func:`endgames`: random positions with a given number of empty cells (gravity
-  boards: 9x8, 8x9, 10x7), the game not over.
+  boards: 9x8, 8x9, 10x7), the game not over; :func:`mixed_endgames`, those of
+  each value a test wants.
 """
 from __future__ import annotations
 
+import itertools
 import random
-from typing import Optional
+from typing import Callable, Iterator, Optional
 
 import numpy as np
 
@@ -104,15 +106,12 @@ def threes_positions(size: int, count: int, seed: int, stones: tuple[int, int] =
     return out
 
 
-def endgames(spec: GameSpec, count: int, seed: int, empty: tuple[int, int] = (9, 13)) -> list[Position]:
-    """``count`` distinct positions of ``spec`` by random play with ``empty`` empty
-    cells left (drawn in that range), the game not over and neither side with a line
-    to complete at once (so that the value takes a search); reproducible by ``seed``."""
+def _endgame_stream(spec: GameSpec, seed: int, empty: tuple[int, int]) -> Iterator[Position]:
+    """:func:`endgames`' positions, one after another, without end."""
     search = BigSearch(spec, 10)
     rng = random.Random(seed)
-    out: list[Position] = []
     seen: set[tuple[int, int]] = set()
-    while len(out) < count:
+    while True:
         left = rng.randint(*empty)
         pos = Position(spec)
         while pos.ply < spec.cells - left and not pos.is_game_over():
@@ -128,5 +127,29 @@ def endgames(spec: GameSpec, count: int, seed: int, empty: tuple[int, int] = (9,
         if pos.ply == spec.cells - left and not pos.is_game_over() and (pos.x, pos.o) not in seen \
                 and not _in_one(search, pos):
             seen.add((pos.x, pos.o))
-            out.append(pos)
-    return out
+            yield pos
+
+
+def endgames(spec: GameSpec, count: int, seed: int, empty: tuple[int, int] = (9, 13)) -> list[Position]:
+    """``count`` distinct positions of ``spec`` by random play with ``empty`` empty
+    cells left (drawn in that range), the game not over and neither side with a line
+    to complete at once (so that the value takes a search); reproducible by ``seed``."""
+    return list(itertools.islice(_endgame_stream(spec, seed, empty), count))
+
+
+def mixed_endgames(spec: GameSpec, seed: int, empty: tuple[int, int], want: dict[int, int],
+                   score: Callable[[Position], int]) -> list[tuple[Position, int]]:
+    """:func:`endgames`' positions of ``seed`` kept while their value is wanted:
+    ``want[v]`` positions of each value ``v`` (1 win, 0 draw, -1 loss for the side to
+    move, by ``score``: a reference's exact score), with that score, in the order drawn."""
+    left = dict(want)
+    out: list[tuple[Position, int]] = []
+    for pos in _endgame_stream(spec, seed, empty):
+        s = score(pos)
+        v = (s > 0) - (s < 0)
+        if left.get(v, 0) > 0:
+            left[v] -= 1
+            out.append((pos, s))
+            if not any(left.values()):
+                return out
+    raise AssertionError("unreachable: the stream has no end")

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PYTEST = f"{sys.executable} -m pytest -x -q -p no:cacheprovider -m 'not slow'"
+PYTEST = f"{sys.executable} -m pytest -x -q -p no:cacheprovider -m 'not slow' -n 0"
 # name -> (module, the tests of the default run that cover it)
 TARGETS = {
     "rules": ("parallel_mnk/game/rules.py", "tests/test_rules.py tests/test_position.py"),

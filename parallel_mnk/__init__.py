@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import moved
 from .api.options import Limit, Options, Watch
 from .api.results import Analysis, LimitedResult, MoveAnalysis, SolveResult, WorkerStats
 from .game.moves import Move, Side, format_move, format_move_list, parse_move, parse_move_list
@@ -34,7 +33,6 @@ __all__ = ["GameSpec", "PRESETS", "Position", "LegalMoves", "Move", "Side", "Out
            "MnkError", "IllegalMoveError", "InvalidPositionError", "NotationError", "OptionError", "ResourceError",
            "UnsupportedError"]
 __version__ = "0.1.0"
-moved.install()   # the module paths from before the layer folders, with a deprecation warning
 
 _LAZY = ("solve", "analyze", "best_move", "build_book")   # they load numba: imported on first use
 

@@ -1,7 +1,9 @@
 """Fixtures of every test module.
 
 * ``warm_kernels`` (session, autouse): load (or compile) every family of numba
-  kernels once, before the first test, so that no test's time includes it;
+  kernels once, before the first test, so that no test's time includes it; the
+  test run's processes (pytest-xdist's workers, ``-n 2`` in pyproject.toml) take
+  turns, so that the first compiles into numba's cache and the others load it;
 * ``stop_pools`` (module, autouse): stop the process's worker pool (and Ray
   backend) at the end of each module, so that no module leaves processes to
   the next (the package keeps one pool per worker count and table size between
@@ -16,7 +18,12 @@ Shared helpers are in checks.py, the reference solver in naive.py.
 """
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import os
 import signal
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -28,9 +35,14 @@ if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
 def warm_kernels():
     """Load every family of kernels once per session, compiling what numba's
     cache lacks in parallel processes (:func:`parallel_mnk.runtime.families.load_all`)."""
+    import parallel_mnk
     from parallel_mnk.runtime import families
 
-    families.load_all()
+    where = f"{Path(parallel_mnk.__file__).resolve().parent}|{os.environ.get('NUMBA_CACHE_DIR', '')}"
+    lock = Path(tempfile.gettempdir()) / f"parallel-mnk-warm-up-{hashlib.sha1(where.encode()).hexdigest()[:12]}.lock"
+    with open(lock, "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)   # (released when the file closes)
+        families.load_all()
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -2,7 +2,11 @@
 
 Plain memoised minimax over *all* legal moves, with no pruning of any kind and
 its own win check (every k-cell line is listed and tested), written
-independently of ``parallel_mnk.game.geometry`` and the kernels.
+independently of ``parallel_mnk.game.geometry`` and the kernels. A position
+given is tested against every line; inside the search, a child of a position
+that is not over only against the lines through its new stone (no other line
+can have been completed), which tests/test_naive.py checks against the plain
+definition, :func:`plain_score`.
 
 Conventions are docs/design.md's:
 
@@ -48,11 +52,17 @@ class NaiveSolver:
         self.cells = spec.cols * spec.rows
         self.full = (1 << self.cells) - 1
         self.lines = all_lines(spec.cols, spec.rows, spec.k)
+        self.through = [[line for line in self.lines if line >> cell & 1] for cell in range(self.cells)]
         self.score = lru_cache(maxsize=None)(self._score)
+        self.open_score = lru_cache(maxsize=None)(self._open_score)
 
     # -------------------------------------------------------------- rules
     def has_line(self, bits: int) -> bool:
         return any(bits & line == line for line in self.lines)
+
+    def completes(self, bits: int, cell: int) -> bool:
+        """Whether ``bits`` holds a line through ``cell``."""
+        return any(bits & line == line for line in self.through[cell])
 
     def worth(self, ply: int) -> int:
         """What a win completed on ``ply`` is worth to the winner."""
@@ -87,14 +97,26 @@ class NaiveSolver:
             return -self.worth(ply)  # the last mover has won
         if x | o == self.full:
             return 0
+        return self.open_score(x, o)
+
+    def _open_score(self, x: int, o: int) -> int:
+        """The score of ``(x, o)``, a position that is not over (no line, an empty
+        cell): a child is over when its new stone completes a line (through that
+        cell: the mover's worth) or fills the board (0)."""
+        ply = bin(x | o).count("1")
         x_to_move = ply % 2 == 0
         best = None
         for _, cell in self.moves(x, o):
             if x_to_move:
-                child = (x | 1 << cell, o)
+                child, mine = (x | 1 << cell, o), x | 1 << cell
             else:
-                child = (x, o | 1 << cell)
-            value = -self.score(*child)
+                child, mine = (x, o | 1 << cell), o | 1 << cell
+            if self.completes(mine, cell):
+                value = self.worth(ply + 1)
+            elif child[0] | child[1] == self.full:
+                value = 0
+            else:
+                value = -self.open_score(*child)
             if best is None or value > best:
                 best = value
         return best
@@ -113,3 +135,17 @@ def naive_solver(spec: GameSpec) -> NaiveSolver:
 def naive_score(spec: GameSpec, x: int, o: int) -> int:
     """docs/design.md score of the position ``(x, o)`` from the side to move."""
     return naive_solver(spec).score(x, o)
+
+
+def plain_score(solver: NaiveSolver, x: int, o: int) -> int:
+    """The score by the definition alone: every line tested at every node (slow; the
+    check of :meth:`NaiveSolver.score`'s shortcut, tests/test_naive.py)."""
+    @lru_cache(maxsize=None)
+    def score(x: int, o: int) -> int:
+        ply = bin(x | o).count("1")
+        if solver.has_line(x) or solver.has_line(o):
+            return -solver.worth(ply)
+        if x | o == solver.full:
+            return 0
+        return max(-score(*solver.play(x, o, move)) for move, _ in solver.moves(x, o))
+    return score(x, o)

@@ -9,6 +9,7 @@ import random
 
 import pytest
 
+import big_cases
 from bench.big_positions import endgames, fours_positions, threes_positions
 from checks import check_fail_soft, random_positions, sign, spec_id
 from naive import naive_solver
@@ -21,6 +22,12 @@ from parallel_mnk import Options, Watch
 SMALL = [GameSpec(4, 4, 3), GameSpec(4, 4, 4), GameSpec(4, 3, 3), GameSpec(3, 5, 3), GameSpec(4, 4, 3, True),
          GameSpec(5, 3, 3, True), GameSpec(4, 4, 4, True)]
 WIDE = [GameSpec(9, 8, 4, True), GameSpec(8, 9, 4, True), GameSpec(10, 7, 4, True)]
+
+
+def recorded(spec: GameSpec, count: int, seed: int, empty: tuple[int, int]) -> list[Position]:
+    """``endgames(spec, count, seed, empty)`` as tests/big_cases.py records them (the
+    slow test_the_recorded_positions_are_the_generators draws them again)."""
+    return [Position.from_board(spec, text) for text in big_cases.ENDGAMES[spec_id(spec), count, seed, empty]]
 
 
 def run(argv: list[str]) -> tuple[int, str]:
@@ -74,7 +81,7 @@ def test_wide_gravity_endgames_match_naive(spec, workers):
     """9x8, 8x9, 10x7 Connect Four positions with 9 empty cells (quiet: no line to
     complete at once): solve's value, score, best move and line as naive.py's
     minimax says (the target's boards), on one process and split at the root over two."""
-    for pos in endgames(spec, 1, seed=3, empty=(9, 9)):
+    for pos in recorded(spec, 1, 3, (9, 9)):
         _check_line(pos, solve(pos, options=Options(tt_size="2M", workers=workers)), weak=False)
         _check_line(pos, solve(pos, weak=True, options=Options(tt_size="2M", workers=workers)), weak=True)
 
@@ -91,11 +98,38 @@ def test_more_wide_gravity_endgames_match_naive(spec):
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_free_big_board_endgames_match_naive(workers):
-    """9x8 k=5 (free placement, 72 cells) with 6-7 empty cells: weak and exact."""
+    """9x8 k=5 (free placement, 72 cells) with 5-7 empty cells: two draws, two wins and,
+    after a winner's best move, a loss for the side to move, by naive.py (a solver that
+    always said draw, or always win, fails): weak and exact."""
     spec = GameSpec(9, 8, 5)
-    for pos in endgames(spec, 4, seed=5, empty=(6, 7)):
+    naive = naive_solver(spec)
+    cases = []
+    for text, score in big_cases.MIXED:
+        pos = Position.from_board(spec, text)
+        assert naive.score(pos.x, pos.o) == score, text
+        cases.append(pos)
+    win = next(p for p in cases if naive.score(p.x, p.o) > 0)
+    scores = naive.child_scores(win.x, win.o)
+    loss = win.copy()
+    loss.push(win.move_of_cell(max(scores, key=scores.__getitem__)))   # (no line completed at once: not over)
+    cases.append(loss)
+    assert {sign(naive.score(p.x, p.o)) for p in cases} == {1, 0, -1}
+    for pos in cases:
         _check_line(pos, solve(pos, options=Options(tt_size="2M", workers=workers)), weak=False)
         _check_line(pos, solve(pos, weak=True, options=Options(tt_size="2M", workers=workers)), weak=True)
+
+
+@pytest.mark.slow
+def test_the_recorded_positions_are_the_generators():
+    """tests/big_cases.py holds what bench/big_positions.py draws."""
+    from bench.big_positions import mixed_endgames
+    for (name, count, seed, empty), texts in big_cases.ENDGAMES.items():
+        spec = next(s for s in WIDE if spec_id(s) == name)
+        assert [p.board_text() for p in endgames(spec, count, seed, empty)] == texts, (name, count, seed, empty)
+    spec = GameSpec(9, 8, 5)
+    naive = naive_solver(spec)
+    drawn = mixed_endgames(spec, 5, (6, 7), {1: 2, 0: 2}, lambda p: naive.score(p.x, p.o))
+    assert [(p.board_text(), s) for p, s in drawn] == big_cases.MIXED
 
 
 @pytest.mark.parametrize("size", [9, 15, 19])
@@ -138,7 +172,7 @@ def test_wins_by_threats_are_certified(tmp_path):
 
 def test_gravity_values_past_64_cells_are_certified(tmp_path):
     """Wins, losses and draws of 9x8 endgames: the certificates of each value pass the checker."""
-    for i, pos in enumerate(endgames(GameSpec(9, 8, 4, True), 2, seed=9, empty=(8, 8))):
+    for i, pos in enumerate(recorded(GameSpec(9, 8, 4, True), 2, 9, (8, 8))):
         folder = tmp_path / f"{i}"
         result = solve(pos, weak=True, options=Options(certificate=folder, tt_size="2M"))
         assert result.certificates
@@ -197,7 +231,7 @@ def test_a_stopped_big_solve_answers_bounds_that_hold_and_a_legal_move(workers):
     nodes: unknown, nothing proved, a central move."""
     spec = WIDE[0]
     naive = naive_solver(spec)
-    pos = endgames(spec, 1, seed=21, empty=(11, 11))[0]
+    pos = recorded(spec, 1, 21, (11, 11))[0]
     truth = naive.score(pos.x, pos.o)
     for weak in (False, True):
         watch = Watch()
@@ -251,7 +285,7 @@ def test_analyze_wide_gravity_matches_naive():
     """analyze on 9x8 endgames: every move's exact score as naive.py's, all proved."""
     from parallel_mnk import analyze
     spec = GameSpec(9, 8, 4, True)
-    for pos in endgames(spec, 2, seed=13, empty=(9, 9)):
+    for pos in recorded(spec, 2, 13, (9, 9)):
         a = analyze(pos, options=Options(tt_size="2M"))
         assert a.complete
         truth = naive_solver(spec).child_scores(pos.x, pos.o)
@@ -278,7 +312,7 @@ def test_serve_solves_past_64_cells():
     import http.client
     import json
     from checks import web_server
-    pos = endgames(GameSpec(9, 8, 4, True), 1, seed=17, empty=(9, 9))[0]
+    pos = recorded(GameSpec(9, 8, 4, True), 1, 17, (9, 9))[0]
     truth = naive_solver(pos.spec).score(pos.x, pos.o)
     want = "win" if truth > 0 else "loss" if truth < 0 else "draw"
     with web_server(max_time=30, book="none") as server:

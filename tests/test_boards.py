@@ -147,3 +147,18 @@ def test_an_unwritable_builds_folder_leaves_the_generic_build(monkeypatch, tmp_p
     spec = GameSpec(8, 7, 4, True)
     assert boards.wanted(spec) and not boards.available(spec)
     assert families.exact_family(spec) == "gravity"
+
+
+def test_two_checkouts_keep_their_builds_apart(monkeypatch, tmp_path):
+    """Builds of other kernel sources are removed only in the checkout's own folder:
+    two checkouts (a worktree beside the main one) do not delete each other's builds,
+    and their compiled code with them, while the other runs."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    here = boards.builds_root()
+    monkeypatch.setattr(boards, "KERNELS_DIR", tmp_path / "elsewhere" / "parallel_mnk" / "kernels")
+    there = boards.builds_root()
+    assert here != there and here.parent == there.parent == tmp_path / "parallel_mnk-boards"
+    older = there / f"pmnk_gravity_{boards.board_tag(GameSpec(7, 6, 4, True))}_000000000000"
+    (older / "gravity").mkdir(parents=True)
+    boards._remove_older(here, GameSpec(7, 6, 4, True), "pmnk_gravity_7x6k4_111111111111")
+    assert older.is_dir()

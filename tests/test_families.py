@@ -125,3 +125,64 @@ def test_play_loads_both_engines_before_the_first_move(tmp_path, spec, expected)
     proc = run_python(code, tmp_path, NUMBA_DISABLE_JIT="1")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == expected
+
+
+def _literal_calls(module) -> list[str]:
+    """Calls in ``module``'s kernels of another kernel (not pasted by numba, see
+    kernels/core/jit.py) with a Python int or bool as an argument: a constant
+    (``3``, ``-1``, ``False``) or a module's global holding one (``TT_LOWER``)."""
+    import ast
+    import inspect
+
+    from numba.core.registry import CPUDispatcher
+
+    def value(node):
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            node = node.operand
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Name):
+            return getattr(module, node.id, None)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            return getattr(getattr(module, node.value.id, None), node.attr, None)
+        return None
+
+    found = []
+    for node in ast.walk(ast.parse(inspect.getsource(module))):
+        if not isinstance(node, ast.Call):
+            continue
+        callee = value(node.func)
+        if not isinstance(callee, CPUDispatcher) or callee.targetoptions.get("inline", "never") == "always":
+            continue
+        for arg in node.args:
+            v = value(arg)
+            if isinstance(v, (bool, int)) and not isinstance(v, np.generic):
+                found.append(f"{module.__name__}:{node.lineno} {ast.unparse(node)[:80]}")
+                break
+    return found
+
+
+def _kernel_packages() -> list[str]:
+    """The kernel folders (kernels/core, kernels/free, ...), by name."""
+    import pkgutil
+
+    import parallel_mnk.kernels as kernels
+    return sorted(info.name for info in pkgutil.iter_modules(kernels.__path__) if info.ispkg)
+
+
+@pytest.mark.parametrize("package", _kernel_packages())
+def test_no_kernel_passes_a_literal_to_another(package):
+    """numba types a constant argument of a kernel-to-kernel call as a literal: one more
+    compile of the callee for every value, and, where the callee is an entry point of
+    another family, a second signature (the limited family's candidate_moves, called
+    with False by the big-board search) that the one-signature test sees only in some
+    orders of compiling. Every such argument is typed (np.int64(3), np.bool_(False))."""
+    import importlib
+    import pkgutil
+
+    folder = importlib.import_module(f"parallel_mnk.kernels.{package}")
+    found = []
+    for info in pkgutil.walk_packages(folder.__path__, folder.__name__ + "."):
+        if not info.name.endswith("board_constant"):   # (a per-board build's; the same calls as board.py)
+            found += _literal_calls(importlib.import_module(info.name))
+    assert not found, "\n".join(found)

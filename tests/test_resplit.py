@@ -251,4 +251,7 @@ def test_running_tasks_are_split_and_answers_agree(monkeypatch, spec, backend):
             check_accounting(r, 4)
             splits += r.parallel["splits"]
             assert r.parallel["helper_tasks"] == 0   # (gravity boards: idle workers take split tasks instead)
-    assert splits > 0
+    # a split needs a task still running when the coordinator looks: on 5x4 (solves of a few ms)
+    # a race that a loaded machine loses (0 splits in these 12 solves 2 runs of 5 at load 3 on 2
+    # cores, 0 in 42 solves once): there the answers are checked, the splits on 6x5 (3-9 a run)
+    assert splits > 0 or spec.cells < 30

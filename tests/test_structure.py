@@ -36,7 +36,7 @@ LAYERS = [
     ["engines"],
     ["parallel"],
     ["entrance"],                # the library's functions: solve, analyze, best_move, build_book
-    ["frontends", "__main__", "moved"],
+    ["frontends", "__main__"],
 ]
 
 

@@ -271,13 +271,10 @@ def cmd_warm_up(args, stdin: TextIO, stdout: TextIO) -> int:
     command that needs them (in parallel processes, one per core): every family, or those named
     with --families. Prints each family and whether it was compiled or found in the cache."""
     names = families.all_names() if args.families is None else [n for n in args.families.split(",") if n]
-    unknown = [n for n in names if not families.is_family(families.RENAMED.get(n, n))]
+    unknown = [n for n in names if not families.is_family(n)]
     if unknown or not names:
         raise MnkError(f"not a kernel family: {', '.join(unknown) or repr(args.families)} "
                        f"(choose from {', '.join(families.FAMILIES)}, or gravity@COLSxROWSkK for a board's own build)")
-    for old in [n for n in names if n in families.RENAMED]:
-        sys.stderr.write(f"{PROG}: note: the kernel family {old!r} is called {families.RENAMED[old]!r} now\n")
-    names = [families.RENAMED.get(n, n) for n in names]
     cached = families.cached(*names)
     seconds = families.load(*names)
     for name in names:

@@ -4,7 +4,7 @@ limit, with the CLI's one-line messages. Both front ends call these, so that a
 request to ``parallel-mnk serve`` fails with the words ``parallel-mnk`` uses.
 
 The JSON of each command is the result's own ``to_dict`` (:class:`SolveResult`,
-:class:`~parallel_mnk.frontends.analysis.Analysis`, :class:`LimitedResult`).
+:class:`~parallel_mnk.api.results.Analysis`, :class:`LimitedResult`).
 """
 from __future__ import annotations
 

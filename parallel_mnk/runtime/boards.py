@@ -21,13 +21,16 @@ generic build serves the others. ``PARALLEL_MNK_BOARD_KERNELS`` overrides it:
 
 Where builds live (:func:`builds_root`): ``$NUMBA_CACHE_DIR/parallel_mnk-boards``
 when numba's cache is redirected (so that an empty cache means everything is
-compiled again), else ``$XDG_CACHE_HOME/parallel_mnk/boards`` (``~/.cache``).
+compiled again), else ``$XDG_CACHE_HOME/parallel_mnk/boards`` (``~/.cache``), in a
+folder of each checkout of the package (as numba keeps the caches of each source
+folder apart): two checkouts of other sources never remove each other's builds.
 A build's package name carries a fingerprint of the kernel sources it copies:
 an edited kernel gives a new package, and the builds of older sources of the
-same board are removed when it is made.
+same board (in the same checkout's folder) are removed when it is made.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import sys
@@ -108,12 +111,13 @@ def spec_of(name: str) -> GameSpec:
 
 
 def builds_root() -> Path:
-    """The folder the per-board packages are generated in (module docstring)."""
+    """The folder the per-board packages of this checkout are generated in (module docstring)."""
+    checkout = hashlib.sha256(str(KERNELS_DIR).encode()).hexdigest()[:12]
     numba_dir = os.environ.get("NUMBA_CACHE_DIR")
     if numba_dir:
-        return Path(numba_dir) / "parallel_mnk-boards"
+        return Path(numba_dir) / "parallel_mnk-boards" / checkout
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "parallel_mnk" / "boards"
+    return Path(base) / "parallel_mnk" / "boards" / checkout
 
 
 def _folders() -> list[Path]:

@@ -67,8 +67,6 @@ FAMILIES = {f.name: f for f in (
     Family("book_search", "book search", "parallel_mnk.kernels.book_search.book_search_entry", 2.0),
 )}
 
-RENAMED = {"pool": "expand", "book": "book_search"}   # old family names -> today's (warm-up still takes them)
-
 CONNECT_FOUR = GameSpec(7, 6, 4, True)   # its per-board build is part of load_all (warm-up, tests)
 
 _board_families: dict[str, Family] = {}   # the per-board builds met in this process

@@ -7,6 +7,6 @@
 * :mod:`.store`: our own books, one SQLite file each (:class:`~.store.BookFile`);
 * :mod:`.choose`: which book a command uses (``--book FILE|auto|none``).
 
-Building a book (many independent solves on the pool) is the front end's
-(:func:`parallel_mnk.frontends.solver.build_book`).
+Building a book (many independent solves on the pool) is the entrance's
+(:func:`parallel_mnk.entrance.build_book`).
 """

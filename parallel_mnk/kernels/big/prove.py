@@ -100,7 +100,7 @@ def prove(geo, st, tt_keys, tt_data, ctl, alpha, beta, weak, fours, line, fail, 
     if weak and fours > 0 and geo[G_GRAVITY] == 0 and beta > 0:
         # exact argument types: a cached recursive kernel called with other types segfaults (numba issue 6713)
         if vcf(geo, st, ctl, np.int64(turn), np.int64(fours), line, np.int64(0), fail) > 0:
-            _store(tt_keys, tt_data, key, 1, TT_LOWER, line[0])
+            _store(tt_keys, tt_data, key, np.int64(1), np.int64(TT_LOWER), line[0])
             if sply == 0:
                 st[S_BEST] = line[0]
             return 1
@@ -113,7 +113,7 @@ def prove(geo, st, tt_keys, tt_data, ctl, alpha, beta, weak, fours, line, fail, 
         st[moves] = forced
         n = 1
     else:
-        n = candidate_moves(geo, st, False, st[moves:moves + cells])
+        n = candidate_moves(geo, st, np.bool_(False), st[moves:moves + cells])
         for j in range(n):
             cell = st[moves + j]
             insert_descending(st, st, moves, mscore, j, cell,

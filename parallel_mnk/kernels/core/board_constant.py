@@ -8,73 +8,73 @@ board's own context (the layout's slots, so both builds agree by construction).
 from .board_values import (  # type: ignore[import-not-found]  # generated in a per-board build only
     BOARD, BOARD_MASK, BOTTOM, CELLS, COLS, EVEN, K, NSYM, PRE, ROWS, SHIFT, STATIC,
 )
-from .jit import inlined
+from .jit import expanded
 from .layout import MAX_CELLS
 
 __all__ = ["BOARD"]
 
 
-@inlined
+@expanded
 def cols(ctx):
     """Columns (uint64: a shift by one row)."""
     return COLS
 
 
-@inlined
+@expanded
 def rows(ctx):
     """Rows."""
     return ROWS
 
 
-@inlined
+@expanded
 def k(ctx):
     """Stones in a row that win."""
     return K
 
 
-@inlined
+@expanded
 def cells(ctx):
     """Cells of the board."""
     return CELLS
 
 
-@inlined
+@expanded
 def nsym(ctx):
     """Symmetries the table keys are canonical under (1, 2, 4 or 8)."""
     return NSYM
 
 
-@inlined
+@expanded
 def board(ctx):
     """Mask of every cell."""
     return BOARD_MASK
 
 
-@inlined
+@expanded
 def bottom(ctx):
     """Mask of the bottom row."""
     return BOTTOM
 
 
-@inlined
+@expanded
 def even(ctx):
     """Mask of the cells on an even row counted from the bottom (1-based)."""
     return EVEN
 
 
-@inlined
+@expanded
 def pre(ctx, d, way, j):
     """The cells a shift by ``j`` along (``way`` 0) or against (1) direction ``d`` keeps."""
     return PRE[(d * 2 + way) * (MAX_CELLS + 1) + j]
 
 
-@inlined
+@expanded
 def shift(ctx, d, j):
     """The bit distance of ``j`` cells along direction ``d``."""
     return SHIFT[d * (MAX_CELLS + 1) + j]
 
 
-@inlined
+@expanded
 def static_bonus(ctx, cell):
     """Static move-ordering bonus of ``cell`` (< 64, centre first)."""
     return STATIC[cell]

@@ -7,6 +7,8 @@ A window ``(alpha, beta)`` is open when ``alpha < beta``; fail-soft results are 
 against it: ``v <= alpha`` an upper bound, ``v >= beta`` a lower bound, else exact.
 Kinds are the table's flags: ``TT_LOWER``, ``TT_UPPER``, ``TT_EXACT``.
 """
+import numpy as np
+
 from .jit import inlined
 
 from .layout import TT_EXACT, TT_LOWER, TT_UPPER
@@ -46,10 +48,10 @@ def table_bound(flag, tt_score, alpha, beta, lower, upper):
     ``flag``; an exact entry is an answer by itself). Returns ``(alpha, beta, lower,
     upper, kind, value)`` with ``kind``/``value`` as for :func:`narrow`."""
     if flag == TT_LOWER:
-        alpha, beta, kind, value = narrow(alpha, beta, tt_score, NO_SCORE)
+        alpha, beta, kind, value = narrow(alpha, beta, tt_score, np.int64(NO_SCORE))
         return alpha, beta, max(lower, tt_score), upper, kind, value
     if flag == TT_UPPER:
-        alpha, beta, kind, value = narrow(alpha, beta, -NO_SCORE, tt_score)
+        alpha, beta, kind, value = narrow(alpha, beta, np.int64(-NO_SCORE), tt_score)
         return alpha, beta, lower, min(upper, tt_score), kind, value
     return alpha, beta, lower, upper, 0, 0
 
@@ -85,10 +87,10 @@ def node_kind(best, best_exact, beta, lower, upper):
     (``best_exact``), else an upper bound; a bound that meets the node's known
     ``[lower, upper]`` is exact (:func:`result_kind`)."""
     if best >= beta:
-        return result_kind(TT_LOWER, best, lower, upper)
+        return result_kind(np.int64(TT_LOWER), best, lower, upper)
     if best_exact:
         return TT_EXACT
-    return result_kind(TT_UPPER, best, lower, upper)
+    return result_kind(np.int64(TT_UPPER), best, lower, upper)
 
 
 @inlined

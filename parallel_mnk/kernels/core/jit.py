@@ -9,11 +9,12 @@ compile therefore depends on its kind (bench/README.md, "Cold start"):
   numba types and lowers it once per signature, however many callers it has. The
   default for helpers.
 * :data:`expanded`: a helper that numba pastes into its caller's IR before typing
-  (``inline="always"``): its front end runs again at every call site, so only for a
-  few small helpers where it measured faster per node (the table's, the line
-  kernels' inner steps), and for a search's root step that calls the recursive
-  search (as an inlined helper it would be a library of its own carrying another
-  copy of the whole search).
+  (``inline="always"``): its front end runs again at every call site, so only for
+  the board's one-read accessors (:mod:`.board`: as inlined helpers, a library each
+  and one more for every literal argument), a few small helpers where it measured
+  faster per node (the table's, the line kernels' inner steps), and a search's
+  root step that calls the recursive search (as an inlined helper it would be a
+  library of its own carrying another copy of the whole search).
 * :data:`called`: a function of its own that stays a call (the recursive searches,
   paths too rare or too big to paste). ``forceinline=False`` is explicit: numba
   lets a function compiled from inside an inlined helper inherit that helper's

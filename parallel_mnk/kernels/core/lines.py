@@ -99,10 +99,10 @@ def _winning_cells_along(ctx, b, d, k):
     f1, f2, r1, r2 = _steps(ctx, b, d)
     if k == 3:
         return (f1 & (f2 | r1)) | (r1 & r2)
-    f3, r3 = _step(ctx, b, d, 3)
+    f3, r3 = _step(ctx, b, d, np.int64(3))
     if k == 4:
         return (f1 & f2 & (f3 | r1)) | (r1 & r2 & (f1 | r3))
-    f4, r4 = _step(ctx, b, d, 4)
+    f4, r4 = _step(ctx, b, d, np.int64(4))
     return (f1 & f2 & ((f3 & (f4 | r1)) | (r1 & r2))) | (r1 & r2 & r3 & (f1 | r4))
 
 
@@ -122,15 +122,15 @@ def winning_cells(ctx, b, empty):
     if k == 4:
         for d in range(4):
             if d != 1 or vertical:
-                w |= _winning_cells_along(ctx, b, d, 4)
+                w |= _winning_cells_along(ctx, b, d, np.int64(4))
     elif k == 5:
         for d in range(4):
             if d != 1 or vertical:
-                w |= _winning_cells_along(ctx, b, d, 5)
+                w |= _winning_cells_along(ctx, b, d, np.int64(5))
     elif k == 3:
         for d in range(4):
             if d != 1 or vertical:
-                w |= _winning_cells_along(ctx, b, d, 3)
+                w |= _winning_cells_along(ctx, b, d, np.int64(3))
     else:
         w = _winning_cells_any_k(ctx, b, k)
     return w & empty

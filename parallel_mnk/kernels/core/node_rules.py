@@ -40,8 +40,8 @@ def order_moves(ctx, tt, own, opp, cand, ply, tt_move, gravity):
     obase = sbase + MAX_CELLS                  # scores of the sorted move list
     mask = own | opp
     if not gravity:
-        line_move_scores(ctx, own, opp, cand, C_WEIGHT, sbase)
-    n = 0
+        line_move_scores(ctx, own, opp, cand, np.int64(C_WEIGHT), sbase)
+    n = np.int64(0)
     c = cand
     while c != ZERO:
         cell = lowest_bit_index(c)

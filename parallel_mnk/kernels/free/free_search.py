@@ -96,7 +96,7 @@ def _table_and_proofs(ctx, tt, own, opp, cand, ply, flag, tt_score, alpha, beta,
     add to the known bounds and the window; returns as :func:`_proofs`."""
     alpha, beta, lower, upper, kind, value = table_bound(flag, tt_score, alpha, beta, lower, upper)
     if kind != 0:
-        _count(ctx, ply, PROF_TABLE)
+        _count(ctx, ply, np.int64(PROF_TABLE))
     elif (ctx[P_MIN_EMPTY] | ctx[P_VCF_MIN_EMPTY]) != ZERO:
         return _proofs(ctx, tt, own, opp, cand, ply, alpha, beta, lower, upper)
     return alpha, beta, lower, upper, kind, value
@@ -149,7 +149,7 @@ def _threat_zone_of(ctx, own, opp, ply, alpha):
     cells = np.int64(ctx[C_CELLS])
     if ctx[P_ZONE_ON] == ZERO or ctx[P_VCF_MIN_EMPTY] == ZERO or cells - ply < np.int64(ctx[P_VCF_MIN_EMPTY]):
         return ctx[C_BOARD], 0
-    if -win_in(cells, ply + 1, 1) > alpha:
+    if -win_in(cells, ply + 1, np.int64(1)) > alpha:
         return ctx[C_BOARD], 0   # (no win of the opponent's could be worth that little)
     plies = vcf_win(ctx, opp, own, np.int64(ctx[P_VCF_MOVES]), np.int64(ctx[P_VCF_NODE_CAP]))
     ctx[P_VCF_TOTAL] += ctx[P_VCF_NODES]
@@ -186,19 +186,19 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     #    that meets one of them is exact, whatever window it was searched with)
     cand, lower, upper = node_prelude(ctx, own, opp, ply)
     if cand == ZERO:
-        _count(ctx, ply, PROF_PRELUDE)
+        _count(ctx, ply, np.int64(PROF_PRELUDE))
         ctx[C_RESULT_KIND] = TT_EXACT
         return lower
     alpha, beta, kind, value = narrow(alpha, beta, lower, upper)
     if kind != 0:
-        _count(ctx, ply, PROF_PRELUDE)
+        _count(ctx, ply, np.int64(PROF_PRELUDE))
         ctx[C_RESULT_KIND] = result_kind(kind, value, lower, upper)
         return value
     # 2. the table's bound, then proofs (a VCF, pairing certificates)
     key, sym = canonical_key(ctx, ply)
     flag, tt_score, tt_move = probe(ctx, tt, key, sym)
     if flag == TT_EXACT:
-        _count(ctx, ply, PROF_TABLE)
+        _count(ctx, ply, np.int64(PROF_TABLE))
         ctx[C_RESULT_KIND] = TT_EXACT
         return tt_score
     alpha, beta, lower, upper, kind, value = _table_and_proofs(ctx, tt, own, opp, cand, ply, flag, tt_score,

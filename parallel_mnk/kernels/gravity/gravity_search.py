@@ -170,7 +170,7 @@ def _resolve_children(ctx, tt, own, opp, ply, alpha, beta, tt_move):
         c &= c - ONE
         key, _ = canonical_key(ctx, ply + 1)
         prefetch(tt, np.int64(key & np.uint64(len(tt) - 2)))
-    n = n_open = 0
+    n = n_open = np.int64(0)
     while cand != ZERO:
         cell = lowest_bit_index(cand)
         cand &= cand - ONE
@@ -217,7 +217,7 @@ def gravity_negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     n_open, best, best_move, best_exact, lo, hi, cut = _resolve_children(ctx, tt, own, opp, ply, alpha, beta, tt_move)
     lower, upper = max(lower, lo), min(upper, hi)
     if cut:
-        ctx[C_RESULT_KIND] = result_kind(TT_LOWER, best, lower, upper)
+        ctx[C_RESULT_KIND] = result_kind(np.int64(TT_LOWER), best, lower, upper)
         return best
     alpha, beta, kind, value = narrow(alpha, beta, lower, upper)
     if kind != 0:
@@ -302,13 +302,13 @@ def gravity_task(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     empty = B.board(ctx) & ~mask
     if winning_cells(ctx, own, playable_cells(ctx, mask)) != ZERO:
         ctx[C_RESULT_KIND] = TT_EXACT
-        return win_in(cells, ply, 1)
+        return win_in(cells, ply, np.int64(1))
     if ply & 1 == 0:
         set_root_hashes(ctx, own, opp, ply)
     else:
         set_root_hashes(ctx, opp, own, ply)
     rec = OFF_GCHILD + ply * np.int64(B.cols(ctx)) * GC_SIZE
-    settled = resolve(ctx, tt, own, opp, ply, winning_cells(ctx, opp, empty), rec, True, alpha, beta)
+    settled = resolve(ctx, tt, own, opp, ply, winning_cells(ctx, opp, empty), rec, np.bool_(True), alpha, beta)
     lo = np.int64(ctx[rec + GC_LO]) - SCORE_BIAS
     hi = np.int64(ctx[rec + GC_HI]) - SCORE_BIAS
     f_ply = np.int64(ctx[rec + GC_PLY])

@@ -88,7 +88,7 @@ def evens_bound(ctx, own, opp, ply):
         height += 1
     last = cells - (rows - height)
     last -= last & 1   # the second player's stones complete on even plies
-    return -win_in(cells, last, 0)
+    return -win_in(cells, last, np.int64(0))
 
 
 @inlined
@@ -106,8 +106,8 @@ def open_bounds(ctx, own, opp, ply, alpha, beta):
     ``(alpha, beta)``: a bound that could not narrow that window is not worked out."""
     cells = B.cells(ctx)
     rules = ctx[C_RULES]
-    lo = -win_in(cells, ply, 4)
-    hi = win_in(cells, ply, 3)
+    lo = -win_in(cells, ply, np.int64(4))
+    hi = win_in(cells, ply, np.int64(3))
     if rules & np.uint64(RULE_EVENS) and (ply & 1) == 0 and (B.rows(ctx) & 1) == 0 and hi > lo:
         hi = min(hi, evens_bound(ctx, own, opp, ply))
     return lo, max(lo, hi)
@@ -142,7 +142,7 @@ def resolve(ctx, tt, own, opp, ply, opp_threats, rec, etc, alpha, beta):
         now = threats & play
         safe = play & ~(threats << cols)
         if (now != ZERO and (now & (now - ONE)) != ZERO) or (now & ~safe) != ZERO or safe == ZERO:
-            lo = hi = -win_in(cells, ply, 2)   # the opponent wins with its next stone
+            lo = hi = -win_in(cells, ply, np.int64(2))   # the opponent wins with its next stone
             settled = True
             break
         forced = now if now != ZERO else (safe if (safe & (safe - ONE)) == ZERO else ZERO)

@@ -95,7 +95,7 @@ def _evaluate(ctx, own, opp, ply, or_node):
     if ctx[P_MIN_EMPTY] != ZERO and cells - ply >= np.int64(ctx[P_MIN_EMPTY]):
         att, dfn = (own, opp) if or_node else (opp, own)
         defender = (ply + (1 if or_node else 0)) & 1
-        if defender_has_certificate(ctx, att, dfn, defender, True):
+        if defender_has_certificate(ctx, att, dfn, defender, np.bool_(True)):
             return INF, 0, ZERO
     return 1, 1, cand
 
@@ -155,7 +155,7 @@ def _mid(ctx, pt, ctl, own, opp, ply, thpn, thdn, or_node):
         ctx[mbase] = np.uint64(lowest_bit_index(cand))
         n = 1
     else:   # the search's order (live-line scores): it breaks ties between equal numbers
-        n = order_moves(ctx, pt, own, opp, cand, ply, -1, False)
+        n = order_moves(ctx, pt, own, opp, cand, ply, np.int64(-1), np.bool_(False))
     local = OFF_SCORES + ply * 2 * MAX_CELLS   # (the ordering's scratch, no longer needed)
     for i in range(n):
         ctx[local + i] = ZERO

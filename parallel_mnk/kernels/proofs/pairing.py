@@ -81,7 +81,7 @@ def _narrowest_window(ctx, base):
 def _push_candidates(ctx, base, free):
     """Write every pair of the cells ``free`` to stack level ``base``, covering most
     uncovered windows first; returns how many."""
-    n = 0
+    n = np.int64(0)
     x = free
     while x != ZERO:
         a = lowest_bit_index(x)
@@ -174,10 +174,10 @@ def _empty_pairs_cover(ctx, cert, stones):
         cells |= pair
         a = lowest_bit_index(pair)
         b = lowest_bit_index(pair & (pair - ONE))
-        c0 |= _pair_covers(ctx, a, b, 0)
-        c1 |= _pair_covers(ctx, a, b, 1)
-        c2 |= _pair_covers(ctx, a, b, 2)
-        c3 |= _pair_covers(ctx, a, b, 3)
+        c0 |= _pair_covers(ctx, a, b, np.int64(0))
+        c1 |= _pair_covers(ctx, a, b, np.int64(1))
+        c2 |= _pair_covers(ctx, a, b, np.int64(2))
+        c3 |= _pair_covers(ctx, a, b, np.int64(3))
     return cells, c0, c1, c2, c3
 
 
@@ -308,10 +308,10 @@ def pairing_bounds(ctx, own, opp, cand, ply, alpha, beta, lower, upper):
     if np.int64(ctx[C_CELLS]) - ply < np.int64(ctx[P_MIN_EMPTY]):
         return lower, upper
     player = ply & 1
-    if upper > 0 and alpha >= 0 and defender_has_certificate(ctx, own, opp, 1 - player, True):
+    if upper > 0 and alpha >= 0 and defender_has_certificate(ctx, own, opp, 1 - player, np.bool_(True)):
         upper = 0
     if lower < 0 and beta <= 0:
-        if defender_has_certificate(ctx, opp, own, player, True) or certificate_move(ctx, own, opp, ply, cand) >= 0:
+        if defender_has_certificate(ctx, opp, own, player, np.bool_(True)) or certificate_move(ctx, own, opp, ply, cand) >= 0:
             lower = 0
     return lower, upper
 
@@ -328,6 +328,6 @@ def certificate_move(ctx, own, opp, ply, cand):
     while c != ZERO:
         cell = lowest_bit_index(c)
         c &= c - ONE
-        if defender_has_certificate(ctx, opp, own | (ONE << np.uint64(cell)), player, True):
+        if defender_has_certificate(ctx, opp, own | (ONE << np.uint64(cell)), player, np.bool_(True)):
             return cell
     return -1

@@ -118,7 +118,7 @@ def vcf_bound(ctx, own, opp, ply, lower):
     cells = np.int64(ctx[C_CELLS])
     if ctx[P_VCF_MIN_EMPTY] == ZERO or cells - ply < np.int64(ctx[P_VCF_MIN_EMPTY]):
         return lower
-    if win_in(cells, ply, 3) <= lower:
+    if win_in(cells, ply, np.int64(3)) <= lower:
         return lower   # no VCF could be worth more than what is known
     d = vcf_win(ctx, own, opp, np.int64(ctx[P_VCF_MOVES]), np.int64(ctx[P_VCF_NODE_CAP]))
     ctx[P_VCF_TOTAL] += ctx[P_VCF_NODES]
