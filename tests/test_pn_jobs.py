@@ -128,6 +128,28 @@ def test_a_store_export_stops_where_its_buffer_ends():
     assert int(prover.kernels.export_entries(prover.st, mask, out)) == 3
 
 
+def test_a_store_exported_and_imported_is_the_same_store():
+    """A journal's round trip: the entries of a store exported and imported into an
+    empty one land in the very slots they had (where the kernels' find looks first),
+    word for word."""
+    import numpy as np
+    from parallel_mnk.engines.provers.pns import PnProver, new_store
+    from parallel_mnk.kernels.pns import pns_layout as PL
+
+    spec = GameSpec(5, 5, 4)
+    prover = PnProver(spec, 14, 14)
+    prover.ask(Position.from_moves(spec, "c3"), False)
+    mask = np.uint64((1 << 14) - 1)
+    n = int(prover.kernels.count_entries(prover.st, mask))
+    assert n > 100
+    out = np.zeros((n + 1) * PL.ST_WORDS, dtype=np.uint64)
+    assert int(prover.kernels.export_entries(prover.st, mask, out)) == n
+    again = new_store(14)
+    assert int(prover.kernels.import_entries(again, mask, out[:n * PL.ST_WORDS], n)) == n
+    slots = (1 << 14) * PL.ST_WORDS
+    assert np.array_equal(again[:slots], prover.st[:slots])
+
+
 def test_a_journal_of_another_position_is_refused(tmp_path):
     journal = tmp_path / "j.db"
     spec = GameSpec(5, 5, 4)
