@@ -1,0 +1,74 @@
+"""The coordinator's best-first tree (parallel/scheduling/pn_tree.py) on a made-up
+game, no kernels: which leaf the next job goes to, the zone wait at the attacker's
+nodes, how the numbers back up, and a zone answering the attacker's other moves."""
+from __future__ import annotations
+
+from parallel_mnk.parallel.scheduling.pn_tree import DISPROVEN, INF, OPEN, PROVEN, PnTree
+
+# a node's children by the cells from the root: (cell, pn, dn) each
+CHILDREN = {
+    (): [(0, 3, 2), (1, 5, 2), (2, 9, 2)],          # the attacker's node
+    (0,): [(3, 2, 4), (4, 1, 6)],                   # the defender's
+}
+
+
+def tree() -> PnTree:
+    return PnTree(0, 0, 0, True, expand=lambda n: CHILDREN[tuple(n.path())], state_of=lambda n: OPEN,
+                  zone_of=lambda n: -1, settle=lambda n, proven: PROVEN if proven else DISPROVEN, open_depth=1)
+
+
+def test_jobs_go_to_the_most_proving_leaves_the_busy_ones_passed_over():
+    t = tree()
+    leaf = t.select()
+    assert leaf.path() == [0] and (t.root.pn, t.root.dn) == (3, 6)
+    t.begin_job(leaf)
+    assert t.select() is None                       # zone wait: the attacker's other moves wait for a disproof
+    t.zone_wait = False
+    second = t.select()                             # the next best, as if the busy one were worse
+    assert second.path() == [1]
+    t.begin_job(second)
+    t.begin_job(t.select())
+    assert t.select() is None                       # every open leaf has a job
+
+
+def test_a_leaf_is_expanded_after_its_first_job_and_the_defender_picks_the_least_disproof():
+    t = tree()
+    leaf = t.select()
+    t.begin_job(leaf)
+    t.end_job(leaf, -1, 3, 2)
+    leaf = t.select()
+    assert leaf.path() == [0, 3]                    # the defender's node: its child of least dn (4 against 6)
+    node = leaf.parent
+    assert (node.pn, node.dn) == (2 + 1, 4)         # AND: the sum of pn, the least dn
+    assert (t.root.pn, t.root.dn) == (3, 4 + 2 + 2)  # OR: the least pn, the sum of dn
+
+
+def test_a_proven_move_proves_the_attackers_node():
+    t = tree()
+    leaf = t.select()
+    t.begin_job(leaf)
+    t.end_job(leaf, 1, 0, INF)
+    assert t.root.state == PROVEN and t.root.pn == 0
+
+
+def test_a_lost_job_leaves_its_leaf_as_it_was():
+    t = tree()
+    leaf = t.select()
+    t.begin_job(leaf)
+    t.end_job(leaf, -2, 1, 1)
+    assert not leaf.busy and leaf.jobs == 0 and (leaf.pn, leaf.dn) == (3, 2)
+    assert t.select() is leaf                       # handed out again
+
+
+def test_a_zone_answers_the_attackers_other_moves():
+    t = tree()
+    t.zone_of = lambda n: 1 << 1                    # the first move's disproof answers every move but cell 1
+    leaf = t.select()
+    t.begin_job(leaf)
+    t.end_job(leaf, 0, INF, 0)
+    assert [c.cell for c in t.live_children(t.root)] == [1]
+    assert (t.root.pn, t.root.dn) == (5, 2)
+    second = t.select()
+    t.begin_job(second)
+    t.end_job(second, 0, INF, 0)                    # its disproof too: nothing left, the root disproven
+    assert t.root.state == DISPROVEN
