@@ -31,6 +31,7 @@ from .engines.books.store import BookFile
 from .engines.exact.big import solve_big
 from .engines.exact.search import terminal_result
 from .engines.limited import LimitedSearch
+from .engines.provers.pns import check_game
 from .engines.serial import solve_serial
 from .game.geometry import winning_cells
 from .game.moves import Move
@@ -153,7 +154,11 @@ def analyze(position: Position, limit: Optional[Limit] = None, *, weak: bool = F
     another on one table (past 64 cells always, whatever ``workers`` says); more
     solve each move on the process pool (``split_depth`` as for :func:`solve`);
     ``tt_size``, ``progress`` (serial only), ``watch`` (moves not solved when it
-    stops are ``unknown``), ``book`` (scores the moves whose positions it covers).
+    stops are ``unknown``), ``book`` (scores the moves whose positions it covers),
+    ``prover``: ``"pn"`` (``weak`` only, free placement) solves each move by the
+    proof-number prover (by jobs on ``workers``, as :func:`solve`); ``"auto"``
+    (the default) does so where :func:`solve` would (weak, free boards of
+    ``PN_AUTO_MIN_CELLS`` to 64 cells); ``"search"``, alpha-beta.
     """
     opts = prepare("analyze", _position(position, "analyze").spec, limit, weak, options)
     started = time.perf_counter()
@@ -163,23 +168,26 @@ def analyze(position: Position, limit: Optional[Limit] = None, *, weak: bool = F
         return Analysis(pos, [], weak, 0, time.perf_counter() - started, terminal=True,
                         terminal_score=done.score, workers=opts.workers)
     entries, to_search = first_entries(pos, weak, open_book(pos.spec, _book_choice(opts)))
-    startup = KernelLoad(pos.spec, SolveOptions(workers=opts.workers, limit=opts.limit)).load() if to_search else 0.0
+    by_pn = weak and pos.spec.exact_solvable and opts.pn_first(pos)
+    loaded = SolveOptions.of(Options(workers=opts.workers, prover="pn" if by_pn else "search"), weak, opts.limit)
+    startup = KernelLoad(pos.spec, loaded).load() if to_search else 0.0
     started += startup   # the clock of the time limit, and time_s, leave out the kernels' start-up
     nodes = sum(e.nodes for e in entries.values())   # the book's searches
     if not to_search:
         pass
     elif not pos.spec.exact_solvable:
         nodes += search_big(pos, to_search, entries, opts, started)
-    elif opts.workers == 1:
+    elif opts.workers == 1 and not by_pn:
         nodes += search_serial(pos, to_search, entries, opts, started)
     else:
-        nodes += _analyze_on_pool(to_search, entries, opts, started)
+        nodes += _analyze_each(to_search, entries, opts, started, by_pn)
     moves = [entries.get(m) or MoveAnalysis(pos.spec, m, Value.UNKNOWN, None) for m in pos.legal_moves]
     return Analysis(pos, moves, weak, nodes, time.perf_counter() - started, workers=opts.workers, startup_s=startup)
 
 
-def _analyze_on_pool(to_search, entries, opts: SolveOptions, started: float) -> int:
-    """Each child as a parallel solve within what is left of the time; returns the nodes."""
+def _analyze_each(to_search, entries, opts: SolveOptions, started: float, by_pn: bool) -> int:
+    """Each child solved in turn within what is left of the time, by the proof-number
+    prover (``by_pn``) or a parallel solve; returns the nodes."""
     nodes = 0
     deadline = None if opts.limit.time is None else started + opts.limit.time
     watch = opts.watch
@@ -190,9 +198,10 @@ def _analyze_on_pool(to_search, entries, opts: SolveOptions, started: float) -> 
         if watch is not None:
             watch.base = nodes
         t0 = time.perf_counter()
-        child_opts = SolveOptions.of(Options(workers=opts.workers, split_depth=opts.split_depth, watch=watch,
-                                             pv=False, progress=False), opts.weak, Limit(time=left), opts.tt_bits)
-        r = solve_parallel(child, child_opts)
+        how = Options(workers=opts.workers, prover="pn", watch=watch, pv=False, progress=False) if by_pn else \
+            Options(workers=opts.workers, split_depth=opts.split_depth, watch=watch, pv=False, progress=False)
+        child_opts = SolveOptions.of(how, opts.weak, Limit(time=left), opts.tt_bits)
+        r = solve_pn(child, child_opts) if by_pn else solve_parallel(child, child_opts)
         nodes += r.nodes
         if not r.value.known:
             break
@@ -340,15 +349,19 @@ def prepare(what: str, spec: GameSpec, limit: Optional[Limit] = None, weak: bool
     bits = resolve_tt_bits(None, given.tt_size, spec.cells, spec.gravity, given.workers)
     opts = SolveOptions.of(given, weak, limit, bits)
     if what == "analyze":
-        opts.refuse("analyze", "backend", "address", "prover", "certificate", "checkpoint", "serial_budget", "pv",
-                    "width")
+        opts.refuse("analyze", "backend", "address", "certificate", "checkpoint", "serial_budget", "pv", "width")
         if opts.limit.nodes is not None:
             raise UnsupportedError("analyze takes a time limit only (Limit(time=...))")
+        if opts.prover == "dfpn":
+            raise UnsupportedError("analyze's provers are search, pn and auto (df-pn answers solve's questions)")
     else:
         opts.refuse("solve", "width")
-        if opts.prover in ("dfpn", "pn") and spec.gravity:
-            raise UnsupportedError(f"the {opts.prover} prover is for free placement; gravity boards are solved by "
-                                   "alpha-beta (prover search)")
+    if opts.prover in ("dfpn", "pn") and spec.gravity:
+        raise UnsupportedError(f"the {opts.prover} prover is for free placement; gravity boards are solved by "
+                               "alpha-beta (prover search)")
+    if opts.prover == "pn":
+        check_game(spec)
+    if what != "analyze":
         if not spec.exact_solvable:
             _check_big(opts)
         if opts.certificate is not None:

@@ -16,6 +16,7 @@ from checks import random_positions
 from naive import naive_score
 
 from parallel_mnk import GameSpec, Limit, Options, solve
+from parallel_mnk.entrance import analyze
 from parallel_mnk.game.position import Position
 from parallel_mnk.game.rules import MnkError, Value
 from parallel_mnk.proofcheck import check_file
@@ -163,15 +164,18 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "parallel_mnk", *args], capture_output=True, text=True, timeout=300)
 
 
-@pytest.mark.parametrize("args, says", [
-    (["--game", "connect4", "--moves", "4", "--weak"], "free placement"),
-    (["--cols", "5", "--rows", "5", "--k", "4", "--moves", ""], "weak"),
-    (["--cols", "9", "--rows", "8", "--k", "5", "--moves", "", "--weak"], "at most 64 cells"),
-    (["--cols", "5", "--rows", "5", "--k", "4", "--moves", "", "--weak", "--backend", "ray"], "not on Ray"),
+@pytest.mark.parametrize("command, args, says", [
+    ("solve", ["--game", "connect4", "--moves", "4", "--weak"], "free placement"),
+    ("solve", ["--cols", "5", "--rows", "5", "--k", "4", "--moves", ""], "weak"),
+    ("solve", ["--cols", "9", "--rows", "8", "--k", "5", "--moves", "", "--weak"], "at most 64 cells"),
+    ("solve", ["--cols", "5", "--rows", "5", "--k", "4", "--moves", "", "--weak", "--backend", "ray"], "not on Ray"),
+    ("analyze", ["--game", "connect4", "--moves", "4", "--weak"], "free placement"),
+    ("analyze", ["--cols", "5", "--rows", "5", "--k", "4", "--moves", ""], "weak"),
+    ("analyze", ["--cols", "9", "--rows", "8", "--k", "5", "--moves", "", "--weak"], "at most 64 cells"),
 ])
-def test_what_the_prover_cannot_take(args, says):
+def test_what_the_prover_cannot_take(command, args, says):
     """--prover pn on gravity, without --weak, past 64 cells, on Ray: one line, exit 2."""
-    done = _cli("solve", *args, "--prover", "pn", "--workers", "1")
+    done = _cli(command, *args, "--prover", "pn", "--workers", "1")
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and says in lines[0] and "Traceback" not in done.stderr
@@ -212,3 +216,40 @@ def test_a_stopped_pn_solve_has_bounds_and_a_move(workers):
     assert not r.value.known
     assert r.bounds == (0, 1)
     assert r.best_move is not None and r.best_move in pos.legal_moves
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_analyze_by_the_pn_prover_gives_naive_values(workers):
+    """analyze with prover "pn": every move's weak value is minus naive.py's of its child."""
+    spec = GameSpec(5, 5, 4)
+    for pos in random_positions(spec, 3, (14, 16), seed=47 + workers, quiet=True):
+        a = analyze(pos, weak=True, options=Options(workers=workers, prover="pn"))
+        assert len(a.moves) == len(pos.legal_moves)
+        for m in a.moves:
+            child = pos.copy()
+            child.push(m.move)
+            assert m.value == _value(-naive_score(spec, child.x, child.o)), (pos.board_text(), str(m.move))
+
+
+def test_analyze_asks_the_pn_prover_where_solve_would(monkeypatch):
+    """Weak analyses of free boards of 50 to 64 cells go to the pn prover (prover "auto"), others not;
+    its values are naive.py's."""
+    from parallel_mnk import entrance
+    asked = []
+    real = entrance.solve_pn
+    monkeypatch.setattr(entrance, "solve_pn", lambda child, opts, *a: asked.append(child) or real(child, opts, *a))
+    spec = GameSpec(10, 5, 4)
+    pos = random_positions(spec, 1, 41, seed=5, quiet=True)[0]
+    a = analyze(pos, weak=True, options=Options(workers=1))
+    searched = [m for m in a.moves if not m.at_once]
+    assert searched and len(asked) == len(searched)
+    for m in a.moves:
+        child = pos.copy()
+        child.push(m.move)
+        assert m.value == _value(-naive_score(spec, child.x, child.o)), str(m.move)
+    asked.clear()
+    analyze(pos, weak=False, options=Options(workers=1))                        # exact scores: alpha-beta
+    analyze(pos, weak=True, options=Options(workers=1, prover="search"))
+    small = random_positions(GameSpec(5, 5, 4), 1, 16, seed=5, quiet=True)[0]   # 25 cells: alpha-beta
+    analyze(small, weak=True, options=Options(workers=1))
+    assert asked == []

@@ -159,7 +159,7 @@ def cmd_analyze(args, stdin: TextIO, stdout: TextIO) -> int:
         args.notes = [*args.notes, f"analyze of boards over 64 cells runs on one process (not {args.workers} workers)"]
         args.workers = 1
     options = Options(workers=args.workers, tt_size=table_size(args.tt_size, args.tt_bits), book=args.book, progress=_progress(args),
-                      split_depth=args.split_depth)
+                      split_depth=args.split_depth, prover=args.prover)
     limit = Limit(time=args.time_limit)
     entrance.prepare("analyze", spec, limit, args.weak, options)   # refused before any work and the notes
     one = _one_position(spec, args)
