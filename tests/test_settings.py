@@ -135,6 +135,18 @@ def test_a_kernel_constant_out_of_its_range_is_refused_by_name(name, value, says
     assert says in str(caught.value) and "\n" not in str(caught.value)
 
 
+def test_a_sheet_with_a_constant_out_of_range_fails_to_import():
+    """The sheet checks itself when it is run (imported): a copy with MAX_WORK = 16
+    raises, naming the constant and its range; the file itself is not touched."""
+    text = KERNEL_SHEET.read_text()
+    edited = text.replace("MAX_WORK = 15 ", "MAX_WORK = 16 ")
+    assert edited != text
+    exec(compile(text, "sheet", "exec"), {"__name__": "sheet"})   # (the sheet as it is imports)
+    with pytest.raises(ValueError, match=r"kernel setting MAX_WORK = 16 is out of its range: 0 to 15") as caught:
+        exec(compile(edited, "sheet", "exec"), {"__name__": "sheet"})
+    assert type(caught.value).__name__ == "KernelSettingError"
+
+
 def test_a_kernel_constant_without_a_range_is_refused():
     with pytest.raises(kernel_sheet.KernelSettingError, match="NEW_KNOB has no range"):
         kernel_sheet.check({**kernel_values(), "NEW_KNOB": 3})
