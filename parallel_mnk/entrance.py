@@ -191,6 +191,8 @@ def analyze(position: Position, limit: Optional[Limit] = None, *, weak: bool = F
                         terminal_score=done.score, workers=opts.workers, settings=current())
     entries, to_search = first_entries(pos, weak, open_book(pos.spec, _book_choice(opts)))
     by_pn = weak and pos.spec.exact_solvable and opts.pn_first(pos)
+    if by_pn and to_search:
+        _refuse_unread("the proof-number prover")
     loaded = SolveOptions.of(Options(workers=opts.workers, prover="pn" if by_pn else "search"), weak, opts.limit)
     startup = KernelLoad(pos.spec, loaded).load() if to_search else 0.0
     started += startup   # the clock of the time limit, and time_s, leave out the kernels' start-up

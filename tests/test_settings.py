@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from parallel_mnk import GameSpec, Limit, MnkError, Options, Position, Settings, UnsupportedError, solve
+from parallel_mnk import GameSpec, Limit, MnkError, Options, Position, Settings, UnsupportedError, analyze, solve
 from parallel_mnk import settings as kernel_sheet
 from parallel_mnk.api import settings as runtime_sheet
 from parallel_mnk.api.settings import DEFAULTS, NAMES, READ_AT_IMPORT, applied, current
@@ -341,9 +341,13 @@ def test_a_pool_made_with_other_pool_settings_is_made_again():
 
 
 def test_the_parallel_pn_prover_refuses_settings_it_reads_at_import():
+    """Its jobs read PN_JOB_NODES (and six more: READ_AT_IMPORT) when pn_jobs.py is
+    imported: solve and analyze by it refuse a change of one, before any search."""
+    changed = Options(prover="pn", settings=Settings(PN_JOB_NODES=1 << 12))
     with pytest.raises(UnsupportedError, match="PN_JOB_NODES"):
-        solve(Position(GameSpec(7, 7, 5)), Limit(nodes=1000), weak=True,
-              options=Options(prover="pn", settings=Settings(PN_JOB_NODES=1 << 12)))
+        solve(Position(GameSpec(7, 7, 5)), Limit(nodes=1000), weak=True, options=changed)
+    with pytest.raises(UnsupportedError, match="PN_JOB_NODES"):
+        analyze(Position.from_moves(GameSpec(7, 7, 5), "d4"), Limit(time=5), weak=True, options=changed)
 
 
 # ---------------------------------------------------------------- --setting, --json, --version

@@ -124,7 +124,7 @@ def _add_analyze_parser(sub, command: Command) -> None:
     p.add_argument("--prover", choices=("auto", "search", "pn"), default="auto",
                    help="what settles each move's value: 'search' (alpha-beta), 'pn' (the proof-number prover, as "
                         "for solve: with --weak, free placement up to 64 cells), or 'auto' (default): with --weak "
-                        f"on free boards of {PN_AUTO_MIN_CELLS} to 64 cells pn, else alpha-beta")
+                        f"on free boards of {DEFAULTS.PN_AUTO_MIN_CELLS} to 64 cells pn, else alpha-beta")
     p.add_argument("--json", action="store_true", help="one JSON object per position")
     add_book_arg(p)
     add_settings_arg(p)
