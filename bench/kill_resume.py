@@ -24,14 +24,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from parallel_mnk import GameSpec, MnkError, Position, solve  # noqa: E402
-from parallel_mnk.parallel.scheduling import snapshots  # noqa: E402
+from parallel_mnk import GameSpec, MnkError, Position, Settings, solve  # noqa: E402
 from parallel_mnk import Limit, Options
+from parallel_mnk.api.settings import SECONDS  # noqa: E402
 
 
-def run(pos: Position, journal: Path, args: argparse.Namespace, limit: float | None = None):
-    """One solve of ``pos`` with ``journal``: (value, wall seconds, nodes, positions kept below tasks)."""
-    r = solve(pos, Limit(time=limit), weak=True, options=Options(workers=args.workers, tt_size=args.tt_size, pv=False, progress=False, checkpoint=str(journal), split_depth=args.split_depth))
+def run(pos: Position, journal: Path, args: argparse.Namespace, limit: float | None = None,
+        settings: Settings | None = None):
+    """One solve of ``pos`` with ``journal`` and ``settings``: (value, wall seconds, nodes, positions kept
+    below tasks)."""
+    r = solve(pos, Limit(time=limit), weak=True, options=Options(workers=args.workers, tt_size=args.tt_size, pv=False, progress=False, checkpoint=str(journal), split_depth=args.split_depth, settings=settings))
     return str(r.value), r.time_s, r.nodes, r.checkpoint["line_positions_journaled"]
 
 
@@ -54,12 +56,12 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory() as tmp:
             value, whole, nodes, _ = run(pos, Path(tmp) / "whole.ckpt", args)
             print(f"uninterrupted: {value}, {whole:.1f} s, {nodes / 1e6:.1f} M nodes")
-            for name, period in (("no snapshots", float("inf")), (f"snapshots every {args.snapshot_s:g} s",
-                                                                   args.snapshot_s)):
-                snapshots.SNAPSHOT_EVERY_S = period
+            for name, period in (("no snapshots", SECONDS), (f"snapshots every {args.snapshot_s:g} s",
+                                                             args.snapshot_s)):
+                settings = Settings(SNAPSHOT_EVERY_S=period)   # (the longest period: none in the run)
                 journal = Path(tmp) / f"{period}.ckpt"
-                v1, t1, n1, kept = run(pos, journal, args, limit=args.stop * whole)
-                v2, t2, n2, _ = run(pos, journal, args)
+                v1, t1, n1, kept = run(pos, journal, args, limit=args.stop * whole, settings=settings)
+                v2, t2, n2, _ = run(pos, journal, args, settings=settings)
                 print(f"{name}: stopped after {t1:.1f} s ({v1}, {n1 / 1e6:.1f} M nodes, {kept} positions kept "
                       f"below running tasks), resumed {t2:.1f} s ({v2}, {n2 / 1e6:.1f} M nodes): "
                       f"loss {t1 + t2 - whole:+.1f} s, {(n1 + n2 - nodes) / 1e6:+.1f} M nodes")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .api.options import Limit, Options, Watch
 from .api.results import Analysis, LimitedResult, MoveAnalysis, SolveResult, WorkerStats
+from .api.settings import Settings
 from .game.moves import Move, Side, format_move, format_move_list, parse_move, parse_move_list
 from .game.position import LegalMoves, Outcome, Position
 from .game.rules import (PRESETS, GameSpec, IllegalMoveError, InvalidPositionError, MnkError, NotationError,
@@ -27,7 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers only
     from .entrance import analyze, best_move, build_book, solve
 
 __all__ = ["GameSpec", "PRESETS", "Position", "LegalMoves", "Move", "Side", "Outcome", "Value",
-           "solve", "analyze", "best_move", "build_book", "Limit", "Options", "Watch",
+           "solve", "analyze", "best_move", "build_book", "Limit", "Options", "Settings", "Watch",
            "SolveResult", "Analysis", "MoveAnalysis", "LimitedResult", "WorkerStats",
            "format_move", "parse_move", "format_move_list", "parse_move_list",
            "MnkError", "IllegalMoveError", "InvalidPositionError", "NotationError", "OptionError", "ResourceError",

@@ -17,12 +17,14 @@ module is the engines' and the pools'.
 """
 from __future__ import annotations
 
+import functools
 import tempfile
 import time
 from pathlib import Path
-from typing import Callable, Optional, Union
+from typing import Callable, Optional, TypeVar, Union
 
 from .api.options import Limit, Options, SolveOptions, Watch
+from .api.settings import DEFAULTS, READ_AT_IMPORT, Settings, applied, current
 from .api.results import Analysis, LimitedResult, MoveAnalysis, SolveResult, WorkerStats
 from .engines.analysis import first_entries, search_big, search_serial
 from .engines.book_answers import book_result
@@ -45,12 +47,27 @@ from .parallel.uses.certify import certify
 from .parallel.uses.pn_jobs import solve_pn
 from .parallel.uses.limited import best_move_parallel
 from .runtime import families
-from .runtime.ttable import LIMITED_TT_BITS, resolve_tt_bits, tt_bits_for_size
+from .runtime.ttable import resolve_tt_bits, tt_bits_for_size
 
-__all__ = ["solve", "analyze", "best_move", "build_book", "Limit", "Options", "Watch", "SolveResult",
+__all__ = ["solve", "analyze", "best_move", "build_book", "Limit", "Options", "Settings", "Watch", "SolveResult",
            "Analysis", "MoveAnalysis", "LimitedResult", "WorkerStats", "start_backend", "shutdown"]
+F = TypeVar("F", bound=Callable)
 
 
+def _with_settings(function: F) -> F:
+    """Run ``function`` (one of the library's functions, which take ``options=`` by
+    keyword) with its options' runtime settings in force in this process
+    (:func:`parallel_mnk.api.settings.applied`; none given: those in force now). A
+    wrong ``options`` passes through, for the function's own check."""
+    @functools.wraps(function)
+    def run(*args, **kwargs):
+        options = kwargs.get("options")
+        with applied(options.settings if isinstance(options, Options) else None):
+            return function(*args, **kwargs)
+    return run  # type: ignore[return-value]
+
+
+@_with_settings
 def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = False,
           options: Optional[Options] = None) -> SolveResult:
     """Solve ``position`` for the side to move: value, exact score, best move, line.
@@ -80,6 +97,7 @@ def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = Fal
             result.best_move = first_choice(position)
     result.startup_s = kernels.seconds
     result.to_move = position.turn
+    result.settings = current()
     return result
 
 
@@ -126,9 +144,12 @@ def _answerers(spec: GameSpec, opts: SolveOptions, kernels: "KernelLoad") -> lis
         search = solve_parallel if opts.parallel else solve_serial
 
     def searched(position: Position, opts: SolveOptions) -> Optional[SolveResult]:
+        by_pn = opts.pn_first(position) and spec.exact_solvable
+        if by_pn:
+            _refuse_unread("the proof-number prover")
         kernels.load()
         folder = None if opts.certificate is None else Path(opts.certificate)
-        if opts.pn_first(position) and spec.exact_solvable:   # (the proof-number prover writes its certificates)
+        if by_pn:   # (the proof-number prover writes its certificates)
             return solve_pn(position, opts, folder)
         result = search(position, opts)
         if result is not None and folder is not None:
@@ -143,6 +164,7 @@ def _answerers(spec: GameSpec, opts: SolveOptions, kernels: "KernelLoad") -> lis
     return [from_book, searched] if booked else [searched]
 
 
+@_with_settings
 def analyze(position: Position, limit: Optional[Limit] = None, *, weak: bool = False,
             options: Optional[Options] = None) -> Analysis:
     """Value and score of every legal move of ``position``, for the side to move
@@ -166,9 +188,11 @@ def analyze(position: Position, limit: Optional[Limit] = None, *, weak: bool = F
     if pos.is_game_over():
         done = terminal_result(pos, started)
         return Analysis(pos, [], weak, 0, time.perf_counter() - started, terminal=True,
-                        terminal_score=done.score, workers=opts.workers)
+                        terminal_score=done.score, workers=opts.workers, settings=current())
     entries, to_search = first_entries(pos, weak, open_book(pos.spec, _book_choice(opts)))
     by_pn = weak and pos.spec.exact_solvable and opts.pn_first(pos)
+    if by_pn and to_search:
+        _refuse_unread("the proof-number prover")
     loaded = SolveOptions.of(Options(workers=opts.workers, prover="pn" if by_pn else "search"), weak, opts.limit)
     startup = KernelLoad(pos.spec, loaded).load() if to_search else 0.0
     started += startup   # the clock of the time limit, and time_s, leave out the kernels' start-up
@@ -182,7 +206,8 @@ def analyze(position: Position, limit: Optional[Limit] = None, *, weak: bool = F
     else:
         nodes += _analyze_each(to_search, entries, opts, started, by_pn)
     moves = [entries.get(m) or MoveAnalysis(pos.spec, m, Value.UNKNOWN, None) for m in pos.legal_moves]
-    return Analysis(pos, moves, weak, nodes, time.perf_counter() - started, workers=opts.workers, startup_s=startup)
+    return Analysis(pos, moves, weak, nodes, time.perf_counter() - started, workers=opts.workers, startup_s=startup,
+                    settings=current())
 
 
 def _analyze_each(to_search, entries, opts: SolveOptions, started: float, by_pn: bool) -> int:
@@ -210,6 +235,7 @@ def _analyze_each(to_search, entries, opts: SolveOptions, started: float, by_pn:
     return nodes
 
 
+@_with_settings
 def best_move(position: Position, limit: Optional[Limit] = None, *, options: Optional[Options] = None) -> LimitedResult:
     """A strong move for the side to move by depth-limited search (any board up to
     26x26): a search for a forced win by fours (and threes) first, then iterative
@@ -224,16 +250,18 @@ def best_move(position: Position, limit: Optional[Limit] = None, *, options: Opt
     options = _checked(limit, options)
     options.refuse("best_move", "backend", "address", "prover", "book", "certificate", "checkpoint", "progress",
                    "split_depth", "serial_budget", "pv")
-    bits = LIMITED_TT_BITS if options.tt_size is None else tt_bits_for_size(options.tt_size)
+    bits = current().LIMITED_TT_BITS if options.tt_size is None else tt_bits_for_size(options.tt_size)
     families.load("limited", aside=families.outside_the_limit(None if limit is None else limit.time))
     search = LimitedSearch(position, limit, options.width, bits, options.watch)
     found = search.forcing_win()
     if found is None:
         found = best_move_parallel(search, options.workers) if options.workers > 1 else search.iterate()
     found.to_move = position.turn
+    found.settings = current()
     return found
 
 
+@_with_settings
 def build_book(spec: GameSpec, plies: int, out: Union[str, Path], *, options: Optional[Options] = None,
                resume: bool = False, task_nodes: int = 200_000_000) -> tuple[BookFile, BuildReport]:
     """Build the opening book of ``spec`` up to ``plies`` stones into the SQLite file
@@ -308,6 +336,17 @@ def shutdown() -> None:
 
 
 # ------------------------------------------------------------------ the checks
+def _refuse_unread(what: str) -> None:
+    """Raise :class:`UnsupportedError` when the settings in force change one that
+    ``what`` still reads at import (:data:`~parallel_mnk.api.settings.READ_AT_IMPORT`),
+    rather than run without it."""
+    changed = [n for n in READ_AT_IMPORT if getattr(current(), n) != getattr(DEFAULTS, n)]
+    if changed:
+        raise UnsupportedError(f"{what} runs with the default {', '.join(changed)} (it reads "
+                               f"{'them' if len(changed) > 1 else 'it'} at import): give --prover search, "
+                               "or leave the setting")
+
+
 def _shown(value: object) -> str:
     """A value in an error line: its type and a short repr."""
     text = repr(value)

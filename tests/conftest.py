@@ -7,7 +7,10 @@
 * ``stop_pools`` (module, autouse): stop the process's worker pool (and Ray
   backend) at the end of each module, so that no module leaves processes to
   the next (the package keeps one pool per worker count and table size between
-  solves).
+  solves);
+* ``use_settings``: ``use_settings(NAME=value, ...)`` puts runtime settings in force
+  in the test's process until the test ends (or the next call), as a solve's
+  ``Options(settings=...)`` would for the solve.
 
 A test run started as a background job of a shell (``nohup pytest &``) inherits
 SIGINT *ignored*, and so would every CLI it starts: its Ctrl-C tests would see
@@ -18,6 +21,7 @@ Shared helpers are in checks.py, the reference solver in naive.py.
 """
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import os
@@ -43,6 +47,19 @@ def warm_kernels():
     with open(lock, "a") as held:
         fcntl.flock(held, fcntl.LOCK_EX)   # (released when the file closes)
         families.load_all()
+
+
+@pytest.fixture
+def use_settings():
+    """A function that puts the defaults with ``NAME=value`` changes in force in this
+    process for the rest of the test (:func:`parallel_mnk.api.settings.applied`)."""
+    from parallel_mnk.api.settings import DEFAULTS, applied
+
+    with contextlib.ExitStack() as stack:
+        def change(**changes):
+            stack.close()
+            return stack.enter_context(applied(DEFAULTS.replace(**changes)))
+        yield change
 
 
 @pytest.fixture(scope="module", autouse=True)

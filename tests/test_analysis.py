@@ -222,7 +222,7 @@ def test_json_fields():
     assert code == 0
     d = json.loads(out)
     assert set(d) == {"value", "score", "to_move", "best_moves", "moves", "scores", "terminal", "nodes", "time_s",
-                      "proof"}
+                      "proof", "settings"} and d["settings"] == {}
     assert (d["value"], d["score"], d["to_move"], d["best_moves"], d["terminal"]) == ("win", 3, "X", ["a3"], False)
     assert [m["move"] for m in d["moves"]] == ["a3", "b3", "c3", "c2", "c1"]
     for m in d["moves"]:

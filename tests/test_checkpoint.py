@@ -227,14 +227,12 @@ def test_cli_human_output_names_the_journal(tmp_path):
     assert "value: draw" in again.stdout and f"checkpoint {journal} (run 2)" in again.stdout
 
 
-def test_a_stopped_task_leaves_its_finished_subtrees_in_the_journal(tmp_path, monkeypatch):
+def test_a_stopped_task_leaves_its_finished_subtrees_in_the_journal(tmp_path, use_settings):
     """Snapshots of running tasks' lines (parallel/scheduling/snapshots.py): a solve
     stopped inside its tasks has journaled positions below them (rows of 0 nodes),
     each bound true by the serial solver; the resumed run seeds its table with every
     journaled bound and answers right."""
-    from parallel_mnk.parallel.scheduling import snapshots
-
-    monkeypatch.setattr(snapshots, "SNAPSHOT_EVERY_S", 0.02)
+    use_settings(SNAPSHOT_EVERY_S=0.02)
     pos = Position(GameSpec(4, 8, 4))   # a draw; about a million nodes, weak
     for limit in (0.3, 0.6, 1.0, 1.5):
         journal = tmp_path / f"free-{limit}.ckpt"

@@ -12,7 +12,7 @@ from parallel_mnk.game.rules import move_list_indexes
 
 TTT = ["--game", "tictactoe"]
 G44 = ["--cols", "4", "--rows", "4", "--k", "4", "--gravity"]
-RESULT_FIELDS = {"value", "score", "to_move", "best_move", "pv", "nodes", "workers", "time_s", "proof"}
+RESULT_FIELDS = {"value", "score", "to_move", "best_move", "pv", "nodes", "workers", "time_s", "proof", "settings"}
 
 
 def run(argv, stdin_text="", command="solve"):
@@ -37,7 +37,7 @@ def assert_one_line_error(capsys, code, out=""):
 
 
 def check_result_object(d, spec):
-    assert set(d) == RESULT_FIELDS
+    assert set(d) == RESULT_FIELDS and d["settings"] == {}   # (the defaults)
     assert d["value"] in ("win", "draw", "loss")
     assert d["score"] is None or isinstance(d["score"], int)
     assert isinstance(d["nodes"], int) and d["nodes"] >= 0

@@ -34,7 +34,8 @@ from parallel_mnk.parallel.scheduling import coordinator as coordinator_module
 from parallel_mnk.parallel.pools.backend import Backend
 from parallel_mnk.parallel.scheduling.registry import get_coordinator
 from parallel_mnk.parallel.scheduling.places import running_children
-from parallel_mnk.parallel.task import DEFER_MIN_EMPTY, Task, TaskResult
+from parallel_mnk.api.settings import DEFAULTS, current
+from parallel_mnk.parallel.task import Task, TaskResult
 
 
 def test_helpers_share_a_task_and_agree_with_serial():
@@ -52,7 +53,7 @@ def test_helpers_share_a_task_and_agree_with_serial():
         check_best_move(pos, r.best_move, r.score, weak=False)
         check_accounting(r, 4)
     assert coordinator.helper_jobs > before, "no worker joined a running task"
-    assert DEFER_MIN_EMPTY <= spec.cells - 8, "the busy marks were never consulted"
+    assert DEFAULTS.DEFER_MIN_EMPTY <= spec.cells - 8, "the busy marks were never consulted"
 
 
 def test_at_most_one_speculative_task_runs_and_answers_agree(monkeypatch):
@@ -68,7 +69,7 @@ def test_at_most_one_speculative_task_runs_and_answers_agree(monkeypatch):
         original(self, tree, spec, salt)
         running = {id(s.job.node): s.job.node for s in self.slots if s.job is not None and s.job.node is not None}
         speculative = sum(1 for node in running.values() if not tree.eligible(node))
-        assert speculative <= coordinator_module.MAX_SPECULATIVE, speculative
+        assert speculative <= current().MAX_SPECULATIVE, speculative
         seen["dispatches"] += 1
         seen["speculative_max"] = max(seen["speculative_max"], speculative)
 
@@ -79,7 +80,7 @@ def test_at_most_one_speculative_task_runs_and_answers_agree(monkeypatch):
         r = split_solve(pos, 4, pv=False, split_depth=3)
         assert r.score == expect, pos.move_stack
         check_best_move(pos, r.best_move, r.score, weak=False)
-    assert seen["dispatches"] > 0 and seen["speculative_max"] == coordinator_module.MAX_SPECULATIVE, seen
+    assert seen["dispatches"] > 0 and seen["speculative_max"] == DEFAULTS.MAX_SPECULATIVE, seen
 
 
 @pytest.mark.parametrize("workers", [2, 4])
@@ -122,7 +123,7 @@ def test_running_children_of_one_node_are_capped_on_free_boards(monkeypatch, spe
     """After every dispatch of 4-worker splits, the distinct tasks running under one
     split-tree node are at most ``MAX_SIBLINGS`` (1 on free boards; no limit with
     gravity, where more do run at once); the answers are the serial ones."""
-    assert coordinator_module.MAX_SIBLINGS[spec.gravity] == cap
+    assert DEFAULTS.MAX_SIBLINGS[spec.gravity] == cap
     seen = {"max": 0}
     original = coordinator_module.Coordinator._dispatch
 
@@ -142,7 +143,7 @@ def test_running_children_of_one_node_are_capped_on_free_boards(monkeypatch, spe
 
 
 @pytest.mark.parametrize("spec", [GameSpec(5, 4, 4), GameSpec(5, 4, 4, True)], ids=spec_id)
-def test_tasks_the_table_decides_are_settled_at_hand_out(monkeypatch, spec):
+def test_tasks_the_table_decides_are_settled_at_hand_out(monkeypatch, use_settings, spec):
     """Before a node is handed out as a task, the coordinator asks the shared table
     (a search of one node): on exact 4-worker solves of random positions, whatever
     that settles is true (fail-soft in the node's window, against naive.py's value
@@ -163,7 +164,7 @@ def test_tasks_the_table_decides_are_settled_at_hand_out(monkeypatch, spec):
     positions = random_positions(spec, 10, (8, 10), seed=23)
     tasks = {}
     for on in (True, False):
-        monkeypatch.setattr(coordinator_module, "SETTLE_AT_HAND_OUT", on)
+        use_settings(SETTLE_AT_HAND_OUT=on)
         tasks[on] = 0
         for pos in positions:
             r = split_solve(pos, 4, pv=False, split_depth=2)
@@ -178,7 +179,7 @@ def test_tasks_the_table_decides_are_settled_at_hand_out(monkeypatch, spec):
     assert tasks[True] < tasks[False], tasks
 
 
-def test_deep_split_refreshes_only_what_each_result_changed(monkeypatch):
+def test_deep_split_refreshes_only_what_each_result_changed(monkeypatch, use_settings):
     """A deep split of a free board (5x4 k=4, split depth 3: ~360 tasks since the
     strategy-stealing and VCF bounds settle parts of the split tree): every
     result refreshes the windows of the subtree under the highest node whose
@@ -188,7 +189,7 @@ def test_deep_split_refreshes_only_what_each_result_changed(monkeypatch):
     for the whole serial solve. Counted (nodes visited per result), not timed.
     (The look-up of each task in the table at hand-out is off here: with it the
     table settles all but a few of these tasks, and the results to count are gone.)"""
-    monkeypatch.setattr(coordinator_module, "SETTLE_AT_HAND_OUT", False)
+    use_settings(SETTLE_AT_HAND_OUT=False)
     calls = count_refreshes(monkeypatch)
     pos = Position(GameSpec(5, 4, 4))
     r = split_solve(pos, 2, pv=False, split_depth=3)

@@ -9,7 +9,8 @@ import pytest
 from checks import random_positions
 from naive import naive_score
 from parallel_mnk import GameSpec, Limit, MnkError, Position, solve
-from parallel_mnk.api.options import DFPN_AUTO_MIN_EMPTY, SolveOptions
+from parallel_mnk.api.options import SolveOptions
+from parallel_mnk.api.settings import DEFAULTS
 from parallel_mnk.game.rules import value_of_score
 from parallel_mnk import Options
 
@@ -70,7 +71,7 @@ def test_auto_picks_dfpn_only_by_its_rule():
     small = GameSpec(5, 4, 4)
     small_mid = Position(small)
     small_mid.push(small_mid.move_of_cell(0))
-    assert small.cells - 1 < DFPN_AUTO_MIN_EMPTY and not weak.dfpn_first(small_mid)
+    assert small.cells - 1 < DEFAULTS.DFPN_AUTO_MIN_EMPTY and not weak.dfpn_first(small_mid)
     gravity = Position(GameSpec(7, 6, 4, True))
     gravity.push("4")
     assert not weak.dfpn_first(gravity)

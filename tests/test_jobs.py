@@ -8,7 +8,10 @@ import time
 
 import pytest
 
-from parallel_mnk.frontends.jobs import POLL_S, Busy, Gone, Jobs, Replaced
+from parallel_mnk.api.settings import DEFAULTS
+from parallel_mnk.frontends.jobs import Busy, Gone, Jobs, Replaced
+
+POLL_S = DEFAULTS.SERVE_POLL_S
 
 
 def hold(release: threading.Event, log: list, name: str):

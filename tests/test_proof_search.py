@@ -86,19 +86,18 @@ def test_proofs_keep_the_plain_searchs_scores_on_bigger_boards(spec, stones):
     assert int(proofs.ctx[PL.P_FOUND]) + int(proofs.ctx[PL.P_REUSED]) > 0
 
 
-def test_a_parallel_solve_counts_the_workers_proofs(monkeypatch):
+def test_a_parallel_solve_counts_the_workers_proofs(use_settings):
     """Always split: the certificates the workers cut with come back in their
     figures; with the look-up of each task in the table at hand-out, the
     coordinator's one-node searches find them first on the empty (6,6,5) board (no
     task is left to hand out) and its own figures count them."""
     from parallel_mnk import Position, solve
-    from parallel_mnk.parallel.scheduling import coordinator
 
-    monkeypatch.setattr(coordinator, "SETTLE_AT_HAND_OUT", False)
+    use_settings(SETTLE_AT_HAND_OUT=False)
     r = solve(Position(GameSpec(6, 6, 5)), weak=True, options=Options(workers=2, serial_budget=0, tt_size="2M", pv=False))
     assert (r.value, r.proof) == ("draw", "pairing")
     assert sum(w.certificates for w in r.workers[1:]) > 0
-    monkeypatch.setattr(coordinator, "SETTLE_AT_HAND_OUT", True)
+    use_settings(SETTLE_AT_HAND_OUT=True)
     r = solve(Position(GameSpec(6, 6, 5)), weak=True, options=Options(workers=2, serial_budget=0, tt_size="2M", pv=False))
     assert (r.value, r.proof) == ("draw", "pairing")
     assert r.workers[0].certificates > 0 and r.parallel is not None

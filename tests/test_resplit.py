@@ -25,7 +25,6 @@ from naive import naive_solver
 from parallel_mnk import GameSpec, Position
 from parallel_mnk.kernels.core import layout as L
 from parallel_mnk.kernels.core.layout import TT_EXACT, TT_LOWER, TT_UPPER
-from parallel_mnk.parallel.scheduling import coordinator as coordinator_module
 from parallel_mnk.parallel.scheduling import resplit
 from parallel_mnk.parallel.pools import shm
 from parallel_mnk.parallel.scheduling.tasklog import TaskLog
@@ -237,9 +236,8 @@ def test_the_task_log_files_split_searches_apart():
 # ---------------------------------------------------------------- the coordinator, on real pools
 @pytest.mark.parametrize("backend", ["process", "thread"])
 @pytest.mark.parametrize("spec", [GameSpec(5, 4, 4, True), GameSpec(6, 5, 4, True)], ids=spec_id)
-def test_running_tasks_are_split_and_answers_agree(monkeypatch, spec, backend):
-    monkeypatch.setattr(coordinator_module, "SPLIT_AFTER_S", 0.0)
-    monkeypatch.setattr(coordinator_module, "SPLIT_MIN_EMPTY", 4)
+def test_running_tasks_are_split_and_answers_agree(use_settings, spec, backend):
+    use_settings(SPLIT_AFTER_S=0.0, SPLIT_MIN_EMPTY=4)
     splits = 0
     stones = (6, 14) if spec.cells > 24 else (0, 6)
     for weak in (False, True):

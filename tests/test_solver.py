@@ -13,6 +13,7 @@ import pytest
 from checks import C4, missing, random_positions, sign, spec_id
 from naive import naive_solver
 from parallel_mnk import GameSpec, MnkError, Position, solve
+from parallel_mnk.api.settings import DEFAULTS
 from parallel_mnk.game.rules import move_list_indexes, value_of_score, win_score
 from parallel_mnk import Limit, Options
 
@@ -109,7 +110,8 @@ def test_result_fields():
     assert sum(w.nodes for w in result.workers) == result.nodes
     assert result.pv[0] == result.best_move
     d = result.to_dict()
-    assert set(d) == {"value", "score", "to_move", "best_move", "pv", "nodes", "workers", "time_s", "proof"}
+    assert set(d) == {"value", "score", "to_move", "best_move", "pv", "nodes", "workers", "time_s", "proof", "settings"}
+    assert d["settings"] == {} and result.settings is DEFAULTS
     assert move_list_indexes(pos.spec, d["best_move"]) == [result.best_move]
     assert [move_list_indexes(pos.spec, m)[0] for m in d["pv"]] == result.pv
     no_pv = solve(pos, options=Options(pv=False))

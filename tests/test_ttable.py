@@ -17,7 +17,8 @@ import pytest
 
 from parallel_mnk import GameSpec, MnkError, Position, solve
 from parallel_mnk.runtime import ttable
-from parallel_mnk.runtime.ttable import (DEFAULT_TT_CAP, MAX_TT_BITS, board_tt_bits, default_tt_bits, parse_size, resolve_tt_bits,
+from parallel_mnk.api.settings import DEFAULTS
+from parallel_mnk.runtime.ttable import (MAX_TT_BITS, board_tt_bits, default_tt_bits, parse_size, resolve_tt_bits,
                                  tt_bits_for_size)
 from parallel_mnk import Options
 
@@ -60,7 +61,7 @@ def test_tt_size_picks_the_largest_power_of_two_that_fits():
 
 def test_default_table_follows_available_memory(monkeypatch):
     bits = default_tt_bits()
-    assert 8 << bits <= DEFAULT_TT_CAP
+    assert 8 << bits <= DEFAULTS.DEFAULT_TT_CAP
     assert 8 << bits <= psutil.virtual_memory().available // 4 or bits == 10
 
     class Little:

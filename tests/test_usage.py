@@ -106,7 +106,7 @@ SUBPARSERS = next(a for a in PARSER._actions if a.__class__.__name__ == "_SubPar
 # the page's sections of each command (the section on boards past 64 cells is solve's too)
 SECTIONS = {"serve": ["serve"], "solve": ["solve", "Boards past 64 cells"], "analyze": ["analyze"], "best": ["best"],
             "play": ["play"], "nmk": ["nmk"], "warm-up": ["warm-up"], "book": ["book"], "verify": ["verify"]}
-GAME_OPTIONS = {"--game", "--cols", "--rows", "--k", "--gravity", "--help"}   # said once, at the top of the page
+GAME_OPTIONS = {"--game", "--cols", "--rows", "--k", "--gravity", "--help", "--setting"}   # said once, at the top of the page
 
 
 def section(title: str) -> str:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Union
 
 from ..game.rules import GameSpec, OptionError, UnsupportedError
-from ..settings import DFPN_AUTO_MIN_EMPTY, LOCAL_WORKERS_PER_CPU, MAX_CLUSTER_WORKERS, PN_AUTO_MIN_CELLS
+from .settings import Settings, current
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only
     from ..game.position import Position
@@ -33,28 +33,31 @@ PROVERS = ("auto", "search", "dfpn", "pn")
 PathLike = Union[str, "os.PathLike[str]"]
 
 
-def max_workers(backend: str) -> int:
+def max_workers(backend: str, settings: Optional[Settings] = None) -> int:
     """The most workers a solve on ``backend`` may ask for: ``MAX_CLUSTER_WORKERS``
     on Ray; on this machine's pools ``LOCAL_WORKERS_PER_CPU`` per CPU this process
     may use, and at least 64 (more only time-share the same cores, each with its
-    own copy of the kernels)."""
+    own copy of the kernels); the settings ``settings`` (None: those in force)."""
+    settings = current() if settings is None else settings
     if backend == "ray":
-        return MAX_CLUSTER_WORKERS
+        return settings.MAX_CLUSTER_WORKERS
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # pragma: no cover - no affinity on this OS
         cpus = os.cpu_count() or 1
-    return max(64, LOCAL_WORKERS_PER_CPU * cpus)
+    return max(64, settings.LOCAL_WORKERS_PER_CPU * cpus)
 
 
-def check_workers(workers: object, backend: str = "process", name: str = "workers") -> None:
+def check_workers(workers: object, backend: str = "process", name: str = "workers",
+                  settings: Optional[Settings] = None) -> None:
     """Raise :class:`OptionError` (about ``name``) unless ``workers`` is an int from 1 to :func:`max_workers`."""
+    most = max_workers(backend, settings)
     if not _is_int(workers):
         raise OptionError(f"{name} must be a whole number, at least 1, got {workers!r}")
     if workers < 1:   # type: ignore[operator]
         raise OptionError(f"{name} must be at least 1, got {workers!r}")
-    if workers > max_workers(backend):   # type: ignore[operator]
-        raise OptionError(f"{name} must be at most {max_workers(backend)} on the {backend} backend (this machine), "
+    if workers > most:   # type: ignore[operator]
+        raise OptionError(f"{name} must be at most {most} on the {backend} backend (this machine), "
                           f"got {workers}")
 
 
@@ -178,6 +181,10 @@ class Options:
     * ``pv``: also the principal variation (the best move is always found).
     * ``width``: ``best_move``'s moves tried per node (0 all; None: all up to 64
       cells, 14 beyond).
+    * ``settings``: the runtime settings the search runs with, a
+      :class:`~parallel_mnk.api.settings.Settings` (``Settings(SPLIT_MIN_EMPTY=12)``:
+      the defaults with one changed); None, the default: those in force in this
+      process (the defaults, unless a front end's ``--setting`` changed some).
     """
 
     workers: int = 1
@@ -194,11 +201,14 @@ class Options:
     watch: Optional[Watch] = None
     pv: bool = True
     width: Optional[int] = None
+    settings: Optional[Settings] = None
 
     def __post_init__(self) -> None:
+        _check(self.settings is None or isinstance(self.settings, Settings),
+               f"settings must be a Settings(NAME=value, ...), got {self.settings!r}")
         _check(isinstance(self.backend, str) and self.backend in BACKENDS,
                f"unknown backend {self.backend!r} ({', '.join(BACKENDS)})")
-        check_workers(self.workers, self.backend)
+        check_workers(self.workers, self.backend, settings=self.settings)
         _check(self.address is None or isinstance(self.address, str), f"address must be text, got {self.address!r}")
         _check(self.address is None or self.backend == "ray", "an address is only for the ray backend")
         if isinstance(self.tt_size, str):
@@ -224,6 +234,12 @@ class Options:
         _check(isinstance(self.pv, bool), f"pv must be True or False, got {self.pv!r}")
         _check(self.width is None or (_is_int(self.width) and self.width >= 0),
                f"width must be 0 (all moves) or more, got {self.width!r}")
+
+    @property
+    def settings_in_force(self) -> Settings:
+        """The settings a search with these options runs with: :attr:`settings`, else
+        those in force in this process (:func:`parallel_mnk.api.settings.current`)."""
+        return current() if self.settings is None else self.settings
 
     @property
     def parallel(self) -> bool:
@@ -296,7 +312,7 @@ class SolveOptions(Options):
         trees are deep and alpha-beta's order stops settling them: bench/README.md,
         "Which prover wins where")."""
         return (self.prover == "auto" and self.weak and not spec.gravity and self.backend != "ray"
-                and PN_AUTO_MIN_CELLS <= spec.cells <= 64)
+                and self.settings_in_force.PN_AUTO_MIN_CELLS <= spec.cells <= 64)
 
     def pn_first(self, position: Position) -> bool:
         """Whether the solve of ``position`` asks the proof-number prover: with
@@ -314,7 +330,7 @@ class SolveOptions(Options):
         if self.prover == "dfpn":
             return True
         return (self.prover == "auto" and not self._pn_by_default(spec) and self.weak and not spec.gravity and position.ply > 0
-                and spec.cells - position.ply >= DFPN_AUTO_MIN_EMPTY)
+                and spec.cells - position.ply >= self.settings_in_force.DFPN_AUTO_MIN_EMPTY)
 
 
 def as_path(value: Optional[PathLike]) -> Optional[Path]:

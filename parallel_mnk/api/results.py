@@ -17,6 +17,7 @@ from ..game.moves import Move, MoveLike, Side, as_move, move_of
 from ..game.position import Position
 from ..game.rules import GameSpec, Value, move_name, value_of_score
 from ..kernels.limited.limited_layout import MATE_ZONE, WIN
+from .settings import Settings
 
 ILLEGAL = -1000  # the plain line's entry for a full column / taken cell (Pons' INVALID_MOVE)
 UNKNOWN = "?"    # the plain line's (and the grid's) entry for a move not solved in time
@@ -33,6 +34,15 @@ def whose(value: Value, to_move: Optional[Side], score: Optional[int] = None) ->
     side is known; the score when there is one)."""
     side = "" if to_move is None else f" for {to_move}"
     return f"{value}{side}" + ("" if score is None else f", score {score:+d}")
+
+
+def _settings_entry(settings: Optional[Settings]) -> dict[str, Any]:
+    """A result's JSON entry ``settings``: the runtime settings it ran with that differ
+    from the defaults, by name (``{}``: none; ``parallel-mnk --version`` lists the
+    defaults); no entry when the result does not know them."""
+    if settings is None:
+        return {}
+    return {"settings": {n: list(v) if isinstance(v, tuple) else v for n, v in settings.changes().items()}}
 
 
 @dataclass
@@ -106,6 +116,7 @@ class SolveResult:
     bounds: Optional[tuple[int, int]] = None   # an unknown value: the score's proven bounds (weak: of -1/0/1)
     to_move: Optional[Side] = None     # whose value it is (set by :func:`parallel_mnk.solve`)
     startup_s: float = field(default=0.0, repr=False)   # loading (compiling) the kernels first, not in time_s
+    settings: Optional[Settings] = field(default=None, repr=False)   # the runtime settings it ran with
 
     def __post_init__(self) -> None:
         self.best_move = move_of(self.spec, self.best_move)
@@ -143,6 +154,7 @@ class SolveResult:
             **({} if self.certificates is None else {"certificates": self.certificates,
                                                       "certified": "value" if self.certificates else None}),
             **({} if self.bounds is None else {"bounds": list(self.bounds)}),
+            **_settings_entry(self.settings),
         }
 
 
@@ -166,6 +178,7 @@ class LimitedResult:
     depths: list = field(default_factory=list)
     per_worker: list = field(default_factory=list)   # [index, tasks, nodes, cpu_s] per pool worker
     to_move: Optional[Side] = None     # whose move and score it is (set by :func:`parallel_mnk.best_move`)
+    settings: Optional[Settings] = field(default=None, repr=False)   # the runtime settings it ran with
 
     def __str__(self) -> str:
         """One line, its head as every result's: ``win for X by continuous fours, best move
@@ -214,6 +227,7 @@ class LimitedResult:
             "loss_in": self.loss_in, "depth": self.depth, "forced_fours": self.forced_fours,
             "threat_space": self.threat_space, "nodes": self.nodes, "time_s": round(self.time_s, 6),
             "workers": [{"worker": i, "tasks": t, "nodes": n, "cpu_s": round(c, 6)} for i, t, n, c in self.per_worker],
+            **_settings_entry(self.settings),
         }
 
 
@@ -270,6 +284,7 @@ class Analysis:
     terminal_score: Optional[int] = None
     workers: int = 1
     startup_s: float = field(default=0.0, repr=False)   # loading (compiling) the kernels first, not in time_s
+    settings: Optional[Settings] = field(default=None, repr=False)   # the runtime settings it ran with
     _by_move: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -374,4 +389,5 @@ class Analysis:
             "proof": "book" if self.from_book else None,
             "nodes": self.nodes,
             "time_s": round(self.time_s, 6),
+            **_settings_entry(self.settings),
         }

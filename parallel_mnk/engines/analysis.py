@@ -21,13 +21,13 @@ from typing import Optional
 
 from ..api.options import SolveOptions
 from ..api.results import MoveAnalysis
+from ..api.settings import current
 from ..game.moves import Move
 from ..game.position import Position
 from ..game.rules import move_name, value_of_score, win_score
 from ..kernels.core.layout import CTL_ABORT
 from ..runtime import running
 from ..runtime.ttable import transposition_table
-from ..settings import BIG_FIRST_BUDGET
 from .books.base import Book
 from .exact.big import BigSearch, table_bits
 from .exact.search import Search
@@ -99,7 +99,7 @@ def search_serial(position: Position, to_search: Children, entries: Entries, opt
 def search_big(position: Position, to_search: Children, entries: Entries, opts: SolveOptions,
                started: float) -> int:
     """Past 64 cells (:class:`parallel_mnk.engines.exact.big.BigSearch`, one table for
-    all): the children in passes of growing node budgets (:data:`BIG_FIRST_BUDGET`,
+    all): the children in passes of growing node budgets (the setting ``BIG_FIRST_BUDGET``,
     then 8 times more each pass), so that a move hard to prove does not keep the
     others from being proved before the time limit; returns the nodes."""
     spec = position.spec
@@ -108,7 +108,7 @@ def search_big(position: Position, to_search: Children, entries: Entries, opts: 
     state = {"pass": 0, "open": len(to_search)}
 
     def run() -> None:
-        budget = BIG_FIRST_BUDGET
+        budget = current().BIG_FIRST_BUDGET
         while True:
             open_moves = [(m, c) for m, c in to_search if m not in entries]
             state["open"] = len(open_moves)

@@ -9,11 +9,11 @@ from typing import Callable, Optional
 
 from ..api.options import SolveOptions
 from ..api.results import SolveResult, WorkerStats
+from ..api.settings import current
 from ..game.moves import Move, moves_of
 from ..game.position import Position
 from ..game.rules import value_of_score
 from ..runtime.ttable import transposition_table
-from ..settings import MOVE_SEARCH_TT_BITS
 from .exact.search import Search
 from .serial import solve_serial
 from .books.base import Book, BookAnswer
@@ -59,7 +59,7 @@ def _move_by_search(position: Position, score: int, opts: SolveOptions, name: st
     """A move that keeps the book's ``score`` of ``position``, found by null-window
     searches of its moves (:meth:`Search.best_cell`); and the nodes they took (the
     kernels loaded)."""
-    search = Search(position.spec, transposition_table(min(opts.tt_bits, MOVE_SEARCH_TT_BITS)))
+    search = Search(position.spec, transposition_table(min(opts.tt_bits, current().MOVE_SEARCH_TT_BITS)))
     own, opp = position.stones()
     cell = search.best_cell(own, opp, position.ply, score, weak=False)
     return BookAnswer(score, position.move_of_cell(cell), name), search.nodes

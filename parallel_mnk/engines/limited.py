@@ -28,6 +28,7 @@ import numpy as np
 
 from ..api.options import Limit, Watch
 from ..api.results import LimitedResult
+from ..api.settings import current
 from ..game.geometry import MAX_LIMITED_DEPTH, build_grid_geometry
 from ..game.position import Position
 from ..game.rules import GameSpec, MnkError
@@ -38,9 +39,7 @@ from ..kernels.limited.limited_layout import F_FAST, F_NEAR, F_ORDER, F_PRUNE, F
 from ..kernels.limited.limited_search import forced_win_by_fours, negamax_limited
 from ..kernels.limited.tss import MAX_FOURS, scratch_size, vct
 from ..runtime import families, running
-from ..runtime.ttable import LIMITED_TT_BITS, limited_table
-from ..settings import BIG_BOARD_WIDTH, DEFAULT_DEPTH, FOURS_MOVES, THREAT_TABLE_BITS, THREAT_TIME_SHARE
-from ..settings import LIMITED_THREAT_NODES as THREAT_NODES, LIMITED_THREES as THREES
+from ..runtime.ttable import limited_table
 
 __all__ = ["LimitedSearch", "LimitedResult", "best_move", "count_search", "FULL", "PLAIN_MINIMAX", "ALPHA_BETA"]
 
@@ -48,7 +47,6 @@ PLAIN_MINIMAX = 0
 ALPHA_BETA = F_PRUNE
 FULL = F_PRUNE | F_ORDER | F_TT | F_THREATS | F_FAST
 MAX_DEPTH = MAX_LIMITED_DEPTH
-DEFAULT_TT_BITS = LIMITED_TT_BITS
 
 
 def new_state(spec: GameSpec, cells_x: list[int], cells_o: list[int], turn: int) -> np.ndarray:
@@ -75,13 +73,14 @@ def state_of(position: Position) -> np.ndarray:
     return new_state(spec, xs, os_, int(position.turn))
 
 
-def count_search(spec: GameSpec, st: np.ndarray, depth: int, flags: int, tt_bits: int = DEFAULT_TT_BITS,
+def count_search(spec: GameSpec, st: np.ndarray, depth: int, flags: int, tt_bits: Optional[int] = None,
                  width: int = 0, ctl: Optional[np.ndarray] = None) -> tuple[int, int, int, int]:
     """One depth-limited search of ``st`` (not modified) with ``flags``.
 
     Returns ``(score, best_cell, nodes, evals)`` where ``nodes`` counts the
     positions visited below the root and ``evals`` the leaves scored. A fresh
-    table is used when ``F_TT`` is in ``flags``, so counts are reproducible.
+    table is used when ``F_TT`` is in ``flags``, so counts are reproducible
+    (``tt_bits`` None: the setting ``LIMITED_TT_BITS``).
     """
     families.load("limited")
     geo = build_grid_geometry(spec)
@@ -104,7 +103,7 @@ def count_search(spec: GameSpec, st: np.ndarray, depth: int, flags: int, tt_bits
 
 def search_root_move(spec: GameSpec, x: int, o: int, turn: int, cell: int, depth: int, alpha: int, beta: int,
                      flags: int, width: int, ctl: np.ndarray,
-                     tt_bits: int = DEFAULT_TT_BITS) -> tuple[int, bool, int]:
+                     tt_bits: Optional[int] = None) -> tuple[int, bool, int]:
     """The value of root move ``cell`` of the board ``x``/``o`` (``turn`` to move)
     from the root's view, searched ``depth`` plies in all with the root's window
     ``(alpha, beta)`` (fail-soft), on this process's table; ``ctl[0]`` aborts.
@@ -126,16 +125,17 @@ def search_root_move(spec: GameSpec, x: int, o: int, turn: int, cell: int, depth
 class LimitedSearch:
     """One depth-limited search of ``position`` for the side to move.
 
-    ``limit``: the deepest iteration (``depth``, default 4 plies unless a time is
-    given), the seconds (``time``) and nodes (``nodes``) it may use; an iteration
+    ``limit``: the deepest iteration (``depth``, default the setting ``DEFAULT_DEPTH``,
+    4 plies, unless a time is given), the seconds (``time``) and nodes (``nodes``) it may use; an iteration
     cut short by them is thrown away, except that depth 1 always completes, so a
     move is always returned. ``width``: moves tried per node (default: all on
-    boards of at most 64 cells, 14 best-ordered beyond, with only cells near
-    stones). Raises :class:`MnkError` if the game is over.
+    boards of at most 64 cells, ``BIG_BOARD_WIDTH`` (14) best-ordered beyond, with only
+    cells near stones); ``tt_bits`` None: the setting ``LIMITED_TT_BITS``. Raises
+    :class:`MnkError` if the game is over.
     """
 
     def __init__(self, position: Position, limit: Optional[Limit] = None, width: Optional[int] = None,
-                 tt_bits: int = DEFAULT_TT_BITS, watch: Optional[Watch] = None) -> None:
+                 tt_bits: Optional[int] = None, watch: Optional[Watch] = None) -> None:
         if position.is_game_over():
             raise MnkError("the game is over: there is no move to choose")
         limit = limit or Limit()
@@ -148,9 +148,10 @@ class LimitedSearch:
         self.position = position
         self.limit = limit
         big = spec.cells > 64
-        self.width = (BIG_BOARD_WIDTH if big else 0) if width is None else width
+        self.width = (current().BIG_BOARD_WIDTH if big else 0) if width is None else width
         self.flags = FULL | (F_NEAR if big and not spec.gravity else 0)
-        deepest = limit.depth if limit.depth is not None else (MAX_DEPTH if limit.time is not None else DEFAULT_DEPTH)
+        deepest = limit.depth if limit.depth is not None else \
+            (MAX_DEPTH if limit.time is not None else current().DEFAULT_DEPTH)
         self.max_depth = min(deepest, spec.cells - position.ply)
         self.geo = build_grid_geometry(spec)
         self.st = state_of(position)
@@ -170,7 +171,7 @@ class LimitedSearch:
         """A win by continuous fours (shortest first: m fours then the win, on ply
         2m + 1; m = 0 is a win in one), or None."""
         near = bool(self.flags & F_NEAR)
-        for m in range(FOURS_MOVES + 1):
+        for m in range(current().FOURS_MOVES + 1):
             work = self.st.copy()
             found = forced_win_by_fours(self.geo, work, self.ctl, np.int64(m), near, np.int64(0))
             self.nodes += int(work[GL.S_NODES])
@@ -185,18 +186,21 @@ class LimitedSearch:
         (:meth:`threat_space`), or None."""
         return self.forced_fours() or self.threat_space()
 
-    def threat_space(self, threes: int = THREES) -> Optional[LimitedResult]:
+    def threat_space(self, threes: Optional[int] = None) -> Optional[LimitedResult]:
         """A win by fours and threes proven by threat-space search (:mod:`parallel_mnk.kernels.limited.tss`;
-        free placement), with at most ``threes`` three-moves, fewest first, within
-        a share of the time and node limits; None when none is found."""
+        free placement), with at most ``threes`` three-moves (None: the setting
+        ``LIMITED_THREES``), fewest first, within a share of the time and node limits;
+        None when none is found."""
+        settings = current()
+        threes = settings.LIMITED_THREES if threes is None else threes
         if self.spec.gravity:
             return None
         families.load("limited")
         turn = int(self.st[GL.S_TURN])
         scratch = np.zeros(scratch_size(self.spec.cells), dtype=np.int64)
-        fail = np.zeros(2 << THREAT_TABLE_BITS, dtype=np.int64)
-        budget = THREAT_NODES if self.limit.nodes is None else max(1, self.limit.nodes // 4)
-        share = None if self.limit.time is None else self.limit.time * THREAT_TIME_SHARE
+        fail = np.zeros(2 << settings.THREAT_TABLE_BITS, dtype=np.int64)
+        budget = settings.LIMITED_THREAT_NODES if self.limit.nodes is None else max(1, self.limit.nodes // 4)
+        share = None if self.limit.time is None else self.limit.time * settings.THREAT_TIME_SHARE
         for t in range(1, threes + 1):
             work = self.st.copy()
             work[GL.S_NODES] = work[GL.S_ABORTED] = 0
@@ -282,7 +286,7 @@ class LimitedSearch:
 
 
 def choose_move(position: Position, limit: Optional[Limit] = None, *, width: Optional[int] = None,
-                fours: bool = True, tt_bits: int = DEFAULT_TT_BITS) -> LimitedResult:
+                fours: bool = True, tt_bits: Optional[int] = None) -> LimitedResult:
     """A strong move for the side to move, in this process (see :class:`LimitedSearch`
     for ``limit`` and ``width``). ``fours``: first look for a forced win by fours
     (and threes); without, the iterations alone (the tests' way to check them).

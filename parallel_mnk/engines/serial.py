@@ -23,7 +23,7 @@ from ..runtime import running
 from ..runtime.ttable import transposition_table
 from .exact.search import Search, answer_with_line, terminal_result
 from .provers.dfpn import Dfpn, DfpnResult, weak_value
-from ..settings import DFPN_AUTO_BUDGET, PN_LINE_MAX_EMPTY
+from ..api.settings import current
 
 # df-pn's budget a question under prover="auto": past it alpha-beta answers (df-pn's table has the
 # bytes of alpha-beta's, half the entries: a bigger budget re-expands more than it saves)
@@ -95,7 +95,8 @@ def solve_dfpn(position: Position, opts: SolveOptions, search: Search, started: 
     auto = opts.prover == "auto"
     limit = opts.limit.nodes or 0
     if auto:
-        limit = min(limit or DFPN_AUTO_BUDGET, DFPN_AUTO_BUDGET)
+        budget = current().DFPN_AUTO_BUDGET
+        limit = min(limit or budget, budget)
     proofs = Dfpn(position, max(4, opts.tt_bits - 1), node_limit=limit)
     proofs.ctl = search.ctl   # one abort word stops both searches
     done = [0]                # nodes of the questions already answered
@@ -163,7 +164,7 @@ def pn_line(position: Position, value: Value, cell: int, opts: SolveOptions) -> 
     completing it would be another solve)."""
     after = position.copy()
     after.push(position.move_of_cell(cell))
-    if not opts.pv or after.is_game_over() or position.spec.cells - after.ply > PN_LINE_MAX_EMPTY:
+    if not opts.pv or after.is_game_over() or position.spec.cells - after.ply > current().PN_LINE_MAX_EMPTY:
         return [cell], 0
     search = Search(position.spec, transposition_table(min(opts.tt_bits, 20)))
     score = {Value.WIN: -1, Value.DRAW: 0, Value.LOSS: 1}[value]

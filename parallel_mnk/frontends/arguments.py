@@ -6,15 +6,16 @@ Parsing only: what the options mean is the commands' business."""
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Callable
 
 from .. import __version__
+from .. import settings as kernel_sheet
 from ..api.options import BACKENDS, PROVERS
-from ..engines.limited import DEFAULT_DEPTH, MAX_DEPTH
+from ..api.settings import DEFAULTS
+from ..engines.limited import MAX_DEPTH
 from ..game.rules import PRESETS
 from ..runtime import families, running
-from ..runtime.ttable import DEFAULT_TT_BITS
-from ..settings import DFPN_AUTO_MIN_EMPTY, PN_AUTO_MIN_CELLS
 from .book_cli import add_book_arg, add_book_parser
 from .parser import PROG, Parser
 from .verify_cli import add_certificate_arg, add_verify_parser
@@ -36,6 +37,13 @@ def _add_position_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--moves", help="moves from the empty board: columns from 1 (gravity; '4453' or '4,4,5,3') "
                                    "or cells like 'b2,a1,c3'; '' is the empty board")
     p.add_argument("--board", help="board text, rows top to bottom: 'x.o/.x./...'")
+
+
+def add_settings_arg(p: argparse.ArgumentParser) -> None:
+    """``--setting NAME=VALUE``, as often as wanted: a runtime setting changed for the command."""
+    p.add_argument("--setting", metavar="NAME=VALUE", action="append", default=[], dest="settings",
+                   help="change a runtime setting for this command (repeat for more; parallel-mnk --version "
+                        "lists them with their defaults), like --setting SPLIT_MIN_EMPTY=12")
 
 
 def _description(command: Command) -> str:
@@ -93,12 +101,13 @@ def _add_solve_parser(sub, command: Command) -> None:
                    help="what settles the value: 'search' (alpha-beta), 'dfpn' (depth-first proof-number search: "
                         "with --weak, one process), 'pn' (the proof-number prover with relevance zones: with "
                         "--weak, free placement up to 64 cells, by jobs on the workers, mnk-proof/2 certificates), "
-                        f"or 'auto' (default): with --weak on free boards of {PN_AUTO_MIN_CELLS} to 64 cells pn; "
+                        f"or 'auto' (default): with --weak on free boards of {DEFAULTS.PN_AUTO_MIN_CELLS} to 64 cells pn; "
                         "else df-pn first, capped, for --weak serial solves of free-placement positions past the "
-                        f"first move with {DFPN_AUTO_MIN_EMPTY} or more empty cells; else alpha-beta")
+                        f"first move with {DEFAULTS.DFPN_AUTO_MIN_EMPTY} or more empty cells; else alpha-beta")
     p.add_argument("--json", action="store_true", help="one JSON object per position")
     add_book_arg(p)
     add_certificate_arg(p)
+    add_settings_arg(p)
     p.set_defaults(func=command)
 
 
@@ -115,23 +124,25 @@ def _add_analyze_parser(sub, command: Command) -> None:
     p.add_argument("--prover", choices=("auto", "search", "pn"), default="auto",
                    help="what settles each move's value: 'search' (alpha-beta), 'pn' (the proof-number prover, as "
                         "for solve: with --weak, free placement up to 64 cells), or 'auto' (default): with --weak "
-                        f"on free boards of {PN_AUTO_MIN_CELLS} to 64 cells pn, else alpha-beta")
+                        f"on free boards of {DEFAULTS.PN_AUTO_MIN_CELLS} to 64 cells pn, else alpha-beta")
     p.add_argument("--json", action="store_true", help="one JSON object per position")
     add_book_arg(p)
+    add_settings_arg(p)
     p.set_defaults(func=command)
 
 
 def _add_nmk_parser(sub, command: Command) -> None:
     p = sub.add_parser("nmk", help="the NMK assignment protocol on stdin/stdout", description=_description(command))
-    p.add_argument("--tt-bits", type=int, default=DEFAULT_TT_BITS,
+    p.add_argument("--tt-bits", type=int, default=None,
                    help=f"transposition table of 2**N entries of 8 bytes, shared by all queries "
-                        f"(default {DEFAULT_TT_BITS})")
+                        f"(default {DEFAULTS.DEFAULT_TT_BITS}: the setting DEFAULT_TT_BITS)")
     p.add_argument("--time-limit", type=float, default=None,
                    help="seconds per SOLVE_GAME_STATE query (the kernels' compile or load is not counted); a "
                         "query not solved by then answers UNKNOWN (not one of the protocol's answers) and the exit "
                         "status is 3")
     p.add_argument("--stats", action="store_true",
                    help="one line on stderr: queries and where the time went")
+    add_settings_arg(p)
     p.set_defaults(func=command)
 
 
@@ -140,10 +151,12 @@ def _add_play_parser(sub, command: Command) -> None:
     add_game_args(p)
     p.add_argument("--human", type=str.lower, choices=("x", "o"),
                    help="your side (X moves first); asked at the start if not given")
-    p.add_argument("--time-limit", type=float, default=3.0,
-                   help="seconds per engine move or hint (default 3)")
+    p.add_argument("--time-limit", type=float, default=None,
+                   help=f"seconds per engine move or hint (default {DEFAULTS.PLAY_TIME_LIMIT:g}: the setting "
+                        "PLAY_TIME_LIMIT)")
     p.add_argument("--workers", type=int, default=1, help="worker processes of the exact solver (default 1)")
     add_book_arg(p)
+    add_settings_arg(p)
     p.set_defaults(func=command, split_depth=None)
 
 
@@ -151,7 +164,8 @@ def _add_best_parser(sub, command: Command) -> None:
     p = sub.add_parser("best", help="a strong move by depth-limited search, on any board up to 26x26", description=_description(command))
     add_game_args(p)
     _add_position_args(p)
-    p.add_argument("--depth", type=int, default=None, help=f"plies to search (1-{MAX_DEPTH}; default {DEFAULT_DEPTH})")
+    p.add_argument("--depth", type=int, default=None, help=f"plies to search (1-{MAX_DEPTH}; default {DEFAULTS.DEFAULT_DEPTH}: "
+                                                                  "the setting DEFAULT_DEPTH)")
     p.add_argument("--time-limit", type=float, default=None,
                    help="seconds; the deepest finished iteration gives the move")
     p.add_argument("--width", type=int, default=None,
@@ -160,6 +174,7 @@ def _add_best_parser(sub, command: Command) -> None:
                    help="worker processes: root moves searched on the pool (default 1)")
     p.add_argument("--json", action="store_true", help="one JSON object")
     add_book_arg(p)
+    add_settings_arg(p)
     p.set_defaults(func=command, split_depth=None)
 
 
@@ -171,10 +186,12 @@ def _add_serve_parser(sub, command: Command) -> None:
                    help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every network)")
     p.add_argument("--workers", type=int, default=1,
                    help="worker processes of each search (default 1: searches run in the server's process)")
-    p.add_argument("--max-time", type=float, default=60.0,
-                   help="seconds any one search may take (default 60); a request may ask for less")
+    p.add_argument("--max-time", type=float, default=None,
+                   help=f"seconds any one search may take (default {DEFAULTS.SERVE_MAX_TIME:g}: the setting "
+                        "SERVE_MAX_TIME); a request may ask for less")
     p.add_argument("--verbose", action="store_true", help="one line per request on stderr")
     add_book_arg(p)
+    add_settings_arg(p)
     p.set_defaults(func=command, split_depth=None)
 
 
@@ -187,16 +204,40 @@ def _add_warm_up_parser(sub, command: Command) -> None:
     p.set_defaults(func=command)
 
 
+def version_text() -> str:
+    """What ``--version`` prints: the version, then the two sheets of settings, one
+    ``NAME = value`` a line: the kernel sheet (compiled in) and the runtime settings'
+    defaults (which ``--setting`` changes for a command)."""
+    kernel = {n: v for n, v in vars(kernel_sheet).items() if n in kernel_sheet.RANGES}
+    return "\n".join([f"{PROG} {__version__}",
+                      "kernel settings (compiled in: parallel_mnk/settings/__init__.py):",
+                      *(f"  {n} = {v!r}" for n, v in kernel.items()),
+                      "runtime settings (defaults; --setting NAME=VALUE changes one: parallel_mnk/api/settings.py):",
+                      *(f"  {n} = {v!r}" for n, v in DEFAULTS.as_dict().items())])
+
+
+class _Version(argparse.Action):
+    """``--version``: :func:`version_text` on stdout as it is (argparse's own action
+    would fold its lines), then exit 0."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        sys.stdout.write(version_text() + "\n")
+        parser.exit(0)
+
+
 def build_parser(commands: dict[str, Command]) -> argparse.ArgumentParser:
     """The argument parser of every subcommand; ``commands`` holds the function of
     ``solve``, ``analyze``, ``nmk``, ``play``, ``best``, ``serve`` and ``warm-up``."""
     parser = Parser(prog=PROG, description="Exact solver for (m,n,k)-games with and without gravity.")
-    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    parser.add_argument("--version", action=_Version, help="the version and both sheets of settings, then exit")
     sub = parser.add_subparsers(dest="command", parser_class=Parser)
     for name, add in (("solve", _add_solve_parser), ("analyze", _add_analyze_parser), ("nmk", _add_nmk_parser),
                       ("play", _add_play_parser), ("best", _add_best_parser), ("serve", _add_serve_parser),
                       ("warm-up", _add_warm_up_parser)):
         add(sub, commands[name])
-    add_book_parser(sub, add_game_args, add_table_args, _description)
+    add_book_parser(sub, add_game_args, add_table_args, _description, add_settings_arg)
     add_verify_parser(sub, _description)
     return parser

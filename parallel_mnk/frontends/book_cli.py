@@ -146,7 +146,7 @@ def _check(args, stdout: TextIO) -> int:
     return 1 if wrong or damaged else 0
 
 
-def add_book_parser(sub, add_game_args, add_table_args, description) -> None:
+def add_book_parser(sub, add_game_args, add_table_args, description, add_settings_arg) -> None:
     """The ``book`` subcommand and its actions."""
     p = sub.add_parser("book", help="build, describe or check an opening book", description=description(cmd_book))
     p.add_argument("action", choices=("build", "info", "check"))
@@ -168,4 +168,5 @@ def add_book_parser(sub, add_game_args, add_table_args, description) -> None:
     p.add_argument("--seed", type=int, default=0, help="check: which entries (default 0)")
     p.add_argument("--json", action="store_true", help="one JSON object")
     add_table_args(p, "build: the transposition table's memory, as for solve")
+    add_settings_arg(p)
     p.set_defaults(func=cmd_book, split_depth=None, time_limit=None)

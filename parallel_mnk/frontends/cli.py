@@ -12,6 +12,7 @@ import time
 from typing import Iterator, Optional, TextIO
 
 from .. import entrance
+from ..api import settings
 from ..api.options import MAX_SPLIT_DEPTH, Limit, Options, check_workers
 from ..api.results import SolveResult, counted
 from ..engines.books.choose import open_book
@@ -201,7 +202,7 @@ def cmd_nmk(args, stdin: TextIO, stdout: TextIO) -> int:
         text = text[1:]
     queries = parse(text)  # the whole input is checked before any output
     session = Session(tt_bits=args.tt_bits, time_limit=args.time_limit)
-    transposition_table(args.tt_bits)  # a bad size is an error even if no query needs the table
+    transposition_table(session.tt_bits)  # a bad size is an error even if no query needs the table
     t1 = time.perf_counter()
     startup = families.load("free") if needs_solver(queries) else 0.0   # the protocol has no gravity
     t2 = time.perf_counter()
@@ -310,13 +311,14 @@ def main(argv: Optional[list[str]] = None, stdin: TextIO = sys.stdin, stdout: Te
         return 2
     previous_sigterm = stop_on_sigterm(start=True)
     try:
-        if hasattr(args, "workers"):
-            _check_workers(args)
-        check_time_limit(getattr(args, "time_limit", None))
-        # Ray prints cluster events (a node marked dead) on sys.stdout: to stderr, off the results
-        with contextlib.redirect_stdout(sys.stderr) if getattr(args, "backend", None) == "ray" \
-                else contextlib.nullcontext():
-            return args.func(args, stdin, stdout)
+        with settings.applied(settings.current().with_assignments(getattr(args, "settings", ()))):   # --setting
+            if hasattr(args, "workers"):
+                _check_workers(args)
+            check_time_limit(getattr(args, "time_limit", None))
+            # Ray prints cluster events (a node marked dead) on sys.stdout: to stderr, off the results
+            with contextlib.redirect_stdout(sys.stderr) if getattr(args, "backend", None) == "ray" \
+                    else contextlib.nullcontext():
+                return args.func(args, stdin, stdout)
     except MnkError as e:
         sys.stderr.write(f"{PROG}: error: {printable(str(e))}\n")
         return 2

@@ -13,7 +13,7 @@ replaces, running or waiting, whose request then ends with :class:`Replaced`
 or searching, nodes, elapsed seconds) while it runs.
 
 A request whose client has gone (``gone``: the server's test of its connection,
-polled every ``POLL_S`` seconds while the search waits or runs) leaves the queue
+polled every ``SERVE_POLL_S`` seconds while the search waits or runs) leaves the queue
 without running, or has its search stopped, and ends with :class:`Gone`: the
 pool is free for the next request within about a tenth of a second.
 """
@@ -25,7 +25,7 @@ from typing import Any, Callable, Optional, TypeVar
 
 from ..api.options import Watch
 from ..game.rules import MnkError
-from ..settings import SERVE_MAX_WAITING as MAX_WAITING, SERVE_POLL_S as POLL_S, SERVE_WAIT_S as WAIT_S
+from ..api.settings import current
 
 T = TypeVar("T")
 
@@ -65,11 +65,12 @@ class Job:
 
 
 class Jobs:
-    """One search at a time, a bounded queue, replaced searches stopped (see the module doc)."""
+    """One search at a time, a bounded queue, replaced searches stopped (see the module doc);
+    ``max_waiting`` and ``wait_s`` default to the settings ``SERVE_MAX_WAITING`` and ``SERVE_WAIT_S``."""
 
-    def __init__(self, max_waiting: int = MAX_WAITING, wait_s: float = WAIT_S) -> None:
-        self.max_waiting = max_waiting
-        self.wait_s = wait_s
+    def __init__(self, max_waiting: Optional[int] = None, wait_s: Optional[float] = None) -> None:
+        self.max_waiting = current().SERVE_MAX_WAITING if max_waiting is None else max_waiting
+        self.wait_s = current().SERVE_WAIT_S if wait_s is None else wait_s
         self._cond = threading.Condition()
         self._running: Optional[Job] = None
         self._waiting: list[Job] = []
@@ -80,7 +81,7 @@ class Jobs:
             gone: Optional[Callable[[], bool]] = None) -> T:
         """``search(watch)`` once the pool is free, stopping ``client``'s earlier
         search first; raises :class:`Busy` or :class:`Replaced` (see the module doc).
-        ``gone()``, when given, is asked every ``POLL_S`` seconds (in a thread of its
+        ``gone()``, when given, is asked every ``SERVE_POLL_S`` seconds (in a thread of its
         own) until the search ends: once it is true the search leaves the queue or
         is stopped, and :class:`Gone` is raised."""
         job = Job(client, kind)
@@ -107,10 +108,10 @@ class Jobs:
         return answer
 
     def _drop_when(self, job: Job, gone: Callable[[], bool], ended: threading.Event) -> None:
-        """Ask ``gone()`` every ``POLL_S`` seconds until ``ended`` is set; once it is
+        """Ask ``gone()`` every ``SERVE_POLL_S`` seconds until ``ended`` is set; once it is
         true, mark ``job`` gone, stop its watch and wake the queue (a waiting job
         leaves it, a running search stops as at its time limit)."""
-        while not ended.wait(POLL_S):
+        while not ended.wait(current().SERVE_POLL_S):
             if gone():
                 with self._cond:
                     job.gone = True

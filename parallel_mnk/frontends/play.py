@@ -24,7 +24,7 @@ from ..game.moves import Move, Side
 from ..game.position import O, X, Position
 from ..game.rules import GameSpec, MnkError, move_name, ply_of_score
 from ..runtime import families
-from ..settings import PLAY_EXACT_SHARE as EXACT_SHARE, PLAY_TIME_LIMIT as DEFAULT_TIME_LIMIT
+from ..api.settings import current
 
 
 NAMES = {X: "X", O: "O"}
@@ -85,15 +85,17 @@ def _moves(n: Optional[int]) -> str:
 class Engine:
     """Chooses moves: exact where the solver finishes in time, heuristic otherwise.
 
-    ``time_limit``: seconds per move, shared between the exact solver (at most
-    ``EXACT_SHARE`` of it) and, if that runs out, the heuristic search (the rest,
-    at least a quarter of the budget; its first ply always completes).
+    ``time_limit``: seconds per move (None: the setting ``PLAY_TIME_LIMIT``), shared
+    between the exact solver (at most the setting ``PLAY_EXACT_SHARE`` of it) and, if
+    that runs out, the heuristic search (the rest, at least a quarter of the budget;
+    its first ply always completes).
     ``workers`` passes through to :func:`parallel_mnk.solve`.
     """
 
-    def __init__(self, spec: GameSpec, time_limit: float = DEFAULT_TIME_LIMIT, workers: int = 1,
+    def __init__(self, spec: GameSpec, time_limit: Optional[float] = None, workers: int = 1,
                  tt_bits: Optional[int] = None, book: Optional[str] = None) -> None:
-        if time_limit is None or time_limit <= 0:
+        time_limit = current().PLAY_TIME_LIMIT if time_limit is None else time_limit
+        if time_limit <= 0:
             raise MnkError(f"the time limit must be positive, got {time_limit}")
         self.spec = spec
         self.time_limit = time_limit
@@ -120,7 +122,8 @@ class Engine:
         started = time.perf_counter()
         choice = None
         if self.spec.exact_solvable:
-            result = entrance.solve(position, Limit(time=self.time_limit * EXACT_SHARE), options=self.options)
+            exact = Limit(time=self.time_limit * current().PLAY_EXACT_SHARE)
+            result = entrance.solve(position, exact, options=self.options)
             if result.value.known and result.best_move is not None:
                 choice = EngineChoice(result.best_move, position.ply, True, result.score)
         if choice is None:
@@ -157,7 +160,7 @@ class Game:
     """
 
     def __init__(self, spec: GameSpec, inp: TextIO, out: TextIO, human=None,
-                 time_limit: float = DEFAULT_TIME_LIMIT, workers: int = 1, engine: Optional[Engine] = None,
+                 time_limit: Optional[float] = None, workers: int = 1, engine: Optional[Engine] = None,
                  position: Optional[Position] = None, book: Optional[str] = None) -> None:
         self.spec = spec
         self.inp = inp
@@ -342,7 +345,7 @@ class Game:
             self.say(f"Game over: I win ({NAMES[self.engine_side]}).")
 
 
-def play(spec: GameSpec, inp: TextIO, out: TextIO, human=None, time_limit: float = DEFAULT_TIME_LIMIT,
+def play(spec: GameSpec, inp: TextIO, out: TextIO, human=None, time_limit: Optional[float] = None,
          workers: int = 1, book: Optional[str] = None) -> int:
     """Play one game; returns the exit status (see :class:`Game`). ``book``: the
     opening book the engine reads where it covers the position (a file, ``auto``, ``none``)."""

@@ -38,13 +38,14 @@ from __future__ import annotations
 import re
 from typing import NamedTuple, Optional
 
+from ..api.settings import current
 from ..engines.exact.big import BigSearch, table_bits
 from ..engines.exact.search import Search
 from ..game.geometry import has_line, winning_cells
 from ..game.rules import MAX_CELLS, MAX_SIDE, GameSpec, MnkError, UnsupportedError
 from ..kernels.core.layout import CTL_ABORT
 from ..runtime.running import run_abortable
-from ..runtime.ttable import DEFAULT_TT_BITS, transposition_table
+from ..runtime.ttable import transposition_table
 
 GEN = "GEN_ALL_POS_MOV"
 GEN_CUT = "GEN_ALL_POS_MOV_CUT_IF_GAME_OVER"
@@ -192,10 +193,11 @@ class Session:
     """Answers the queries of one input: one :class:`Search` per board shape (all
     on one transposition table), and answers memoised per query (files repeat boards).
     ``time_limit``: seconds a SOLVE query may search (None: no limit); a query
-    stopped by it answers ``UNKNOWN`` and is counted in :attr:`unknown`."""
+    stopped by it answers ``UNKNOWN`` and is counted in :attr:`unknown`. ``tt_bits``
+    None: the setting ``DEFAULT_TT_BITS``."""
 
-    def __init__(self, tt_bits: int = DEFAULT_TT_BITS, time_limit: Optional[float] = None) -> None:
-        self.tt_bits = tt_bits
+    def __init__(self, tt_bits: Optional[int] = None, time_limit: Optional[float] = None) -> None:
+        self.tt_bits = current().DEFAULT_TT_BITS if tt_bits is None else tt_bits
         self.time_limit = time_limit
         self.unknown = 0
         self._searches: dict[tuple[int, int, int], tuple[Search, bool]] = {}
@@ -319,6 +321,6 @@ def needs_solver(queries: list[Query]) -> bool:
     return any(q.command == SOLVE for q in queries)
 
 
-def run(text: str, tt_bits: int = DEFAULT_TT_BITS, session: Optional[Session] = None) -> str:
+def run(text: str, tt_bits: Optional[int] = None, session: Optional[Session] = None) -> str:
     """Protocol output for protocol input ``text``."""
     return (session or Session(tt_bits)).run(parse(text))

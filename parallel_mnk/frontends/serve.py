@@ -41,14 +41,13 @@ from urllib.parse import parse_qsl, urlsplit
 from .. import entrance
 from ..api.options import Limit, Options, Watch, check_workers
 from ..engines.books.choose import open_book
-from ..engines.limited import DEFAULT_DEPTH
 from ..game.position import Position
 from ..game.rules import MAX_CELLS, MAX_SIDE, PRESETS, MnkError
 from ..runtime import families
 from ..runtime.ttable import resolve_tt_bits
 from .commands import check_time_limit, game_spec, position_of, printable
 from .jobs import Busy, Gone, Jobs, Replaced
-from ..settings import SERVE_MAX_TIME as DEFAULT_MAX_TIME
+from ..api.settings import current
 
 MAX_URL = 8192            # characters of a request's path and query (a 26x26 game's moves fit)
 MAX_FIELDS = 16           # query parameters
@@ -150,10 +149,11 @@ class Server(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, host: str, port: int, workers: int = 1, max_time: float = DEFAULT_MAX_TIME,
+    def __init__(self, host: str, port: int, workers: int = 1, max_time: Optional[float] = None,
                  jobs: Optional[Jobs] = None, log: Optional[TextIO] = None, tt_bits: Optional[int] = None,
                  book: Optional[str] = "auto") -> None:
         check_workers(workers, name="--workers")
+        max_time = current().SERVE_MAX_TIME if max_time is None else max_time
         if not max_time > 0:
             raise MnkError(f"--max-time must be positive, got {max_time}")
         self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -221,7 +221,7 @@ class Server(ThreadingHTTPServer):
         position, depth, width = _position(params), _number(params, "depth", int), \
             _number(params, "width", int)
         if depth is None and "time_limit" not in params:
-            depth = DEFAULT_DEPTH
+            depth = current().DEFAULT_DEPTH
         limit = Limit(time=time_limit, depth=depth)
         return self.jobs.run(_client(params), "best", lambda watch: entrance.best_move(
             position, limit, options=Options(workers=self.workers, width=width, watch=watch)).to_dict(position.spec),
@@ -358,11 +358,12 @@ class Handler(BaseHTTPRequestHandler):
             self.server.log.write(f"{self.address_string()} {format % args}\n")
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1, max_time: float = DEFAULT_MAX_TIME,
+def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1, max_time: Optional[float] = None,
           out: TextIO = sys.stdout, log: Optional[TextIO] = None, book: Optional[str] = "auto") -> int:
     """Load the kernels (and Connect Four's opening ``book``: a file, ``auto`` or
     ``none``), start the pool, listen on ``host``:``port`` and answer until Ctrl-C;
-    writes the address to ``out`` first. Returns the exit status (0)."""
+    writes the address to ``out`` first. ``max_time`` None: the setting ``SERVE_MAX_TIME``.
+    Returns the exit status (0)."""
     open_book(families.CONNECT_FOUR, book)   # read once now, not in the first request (a bad file: an error now)
     server = Server(host, port, workers, max_time, log=log, book=book)
     try:
@@ -371,7 +372,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1, max_time:
         if workers > 1:   # fork the workers now, before the server has threads
             entrance.start_backend("process", workers, server.tt_bits)
         out.write(f"parallel-mnk serve: {server.url} ({workers} worker{'s' if workers > 1 else ''}, "
-                  f"searches of at most {max_time:g} s; Ctrl-C stops it)\n")
+                  f"searches of at most {server.max_time:g} s; Ctrl-C stops it)\n")
         out.flush()
         server.serve_forever()
     except KeyboardInterrupt:

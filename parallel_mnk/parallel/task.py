@@ -27,6 +27,7 @@ from typing import Optional, Union
 
 import numpy as np
 
+from ..api.settings import current
 from ..engines import limited
 from ..engines.books.choose import open_book
 from ..engines.exact.big import BigSearch
@@ -37,7 +38,6 @@ from ..game.rules import GameSpec, format_board_text
 from ..kernels.core import layout as L
 from ..runtime.running import peak_rss
 from ..runtime.shared_store import attach_store
-from ..settings import DEFER_MIN_EMPTY
 
 
 
@@ -131,7 +131,7 @@ class Task:
         if env.ctl[env.slot + L.CTL_TASK_ABORT] == self.task_id:
             return self.skipped(env.index)
         search = env.search(self.spec)
-        defer = DEFER_MIN_EMPTY if self.marks and env.ctl[L.CTL_BUSY_BASE] > 0 else 0
+        defer = current().DEFER_MIN_EMPTY if self.marks and env.ctl[L.CTL_BUSY_BASE] > 0 else 0
         cpu = time.thread_time()
         certificates, vcf_wins = search.proof_counts
         value, kind, abandoned = search.run_task(self.own, self.opp, self.ply, self.alpha, self.beta, self.task_id,

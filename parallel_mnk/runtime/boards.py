@@ -13,7 +13,7 @@ directions unroll, the branches of other ``k`` disappear, and a node costs less
 (bench/README.md, "Settings and their figures").
 
 Which boards get one (:func:`wanted`): gravity boards of at least
-:data:`MIN_CELLS` cells, where a solve is long enough to repay a compile of its
+``BOARD_BUILD_MIN_CELLS`` cells (a runtime setting), where a solve is long enough to repay a compile of its
 own (once: the build is cached on disk like every kernel); the
 generic build serves the others. ``PARALLEL_MNK_BOARD_KERNELS`` overrides it:
 ``off`` (the generic build everywhere), ``all`` (every gravity board), ``auto``
@@ -43,7 +43,7 @@ import numpy as np
 from ..game.rules import GameSpec, MnkError
 from ..kernels.core import layout as L
 from . import cache_guard
-from ..settings import BOARD_BUILD_MIN_CELLS as MIN_CELLS
+from ..api.settings import current
 
 KERNELS_DIR = Path(__file__).resolve().parents[1] / "kernels"
 FAMILY = "gravity"          # the family that has per-board builds
@@ -66,7 +66,7 @@ def wanted(spec: GameSpec) -> bool:
     if not spec.gravity:
         return False
     m = mode()
-    return m == "all" or (m == "auto" and spec.cells >= MIN_CELLS)
+    return m == "all" or (m == "auto" and spec.cells >= current().BOARD_BUILD_MIN_CELLS)
 
 
 def available(spec: GameSpec) -> bool:

@@ -8,9 +8,11 @@ after a ``git pull`` on an editable install, for instance. So each kernel folder
 every kernel folder it imports, directly or not; when it differs from the one
 stored next to that folder's cache, the folder's cached kernels are removed
 (numba compiles them again, once). An edit to ``limited/`` leaves the gravity
-search cached; an edit to ``core/`` or to the sheet of settings
-(``parallel_mnk/settings/``, whose values the kernels compile in) recompiles
-everything.
+search cached; an edit to ``core/`` or to the kernel sheet of settings
+(``parallel_mnk/settings/__init__.py``, whose values the kernels compile in or find
+in every context) recompiles everything. The runtime settings
+(``parallel_mnk/api/settings.py``) are no kernel's source: an edit there leaves every
+stamp as it was.
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from pathlib import Path
 from typing import Iterable
 
 STAMP_NAME = "parallel_mnk-kernels.sha256"
-SETTINGS_NAME = "settings/__init__.py"   # the sheet of settings (parallel_mnk/settings/): part of every family's sources
+SETTINGS_NAME = "settings/__init__.py"   # the kernel sheet (parallel_mnk/settings/): part of every family's sources
 
 
 def kernel_folders(kernels_dir: Path) -> list[Path]:
@@ -56,8 +58,8 @@ def closure(folder: Path) -> list[Path]:
 
 def source_fingerprint(folders: list[Path]) -> str:
     """SHA-256 over the names and contents of the ``*.py`` files of ``folders``, and of
-    the package's sheet of settings (``settings/`` beside the kernel folders' parent,
-    when there is one): the kernels compile its values in."""
+    the package's kernel sheet of settings (``settings/__init__.py`` beside the kernel
+    folders' parent, when there is one): the kernels compile its values in."""
     digest = hashlib.sha256()
     for folder in folders:
         for path in sorted(folder.glob("*.py")):

@@ -23,9 +23,9 @@ import psutil
 
 from ..api.options import parse_size
 from ..game.rules import MnkError, ResourceError
-from ..settings import DEFAULT_TT_BITS, DEFAULT_TT_CAP, LIMITED_TT_BITS
+from ..api.settings import TABLE_BITS, current
 
-MIN_TT_BITS, MAX_TT_BITS = 10, 34
+MIN_TT_BITS, MAX_TT_BITS = TABLE_BITS
 SHMEM_THP = "/sys/kernel/mm/transparent_hugepage/shmem_enabled"
 MEMFD_PREFIX = "parallel-mnk-tt-"
 MemfdTable = tuple[int, Optional[mmap.mmap], np.ndarray]   # (fd or -1, mapping or None, the entries)
@@ -81,9 +81,9 @@ def board_tt_bits(cells: int, gravity: bool, workers: int = 1) -> int:
 def default_tt_bits(cells: Optional[int] = None, gravity: bool = False, workers: int = 1) -> int:
     """The default table (log2 of its entries): :func:`board_tt_bits` for a board of
     ``cells`` (None: any board, the size of the biggest free one), at most a
-    quarter of the available memory and ``DEFAULT_TT_CAP`` (256 MiB, 2**25 entries)."""
+    quarter of the available memory and the setting ``DEFAULT_TT_CAP`` (256 MiB, 2**25 entries)."""
     want = board_tt_bits(64 if cells is None else cells, gravity, workers)
-    budget = min(psutil.virtual_memory().available // 4, DEFAULT_TT_CAP)
+    budget = min(psutil.virtual_memory().available // 4, current().DEFAULT_TT_CAP)
     fits = (budget // 8).bit_length() - 1
     return max(MIN_TT_BITS, min(want, fits))
 
@@ -137,8 +137,10 @@ class LimitedTable:
 _limited_tables: dict[int, LimitedTable] = {}
 
 
-def limited_table(bits: int = LIMITED_TT_BITS) -> LimitedTable:
-    """This process's depth-limited table of ``2**bits`` entries (made once, reused)."""
+def limited_table(bits: Optional[int] = None) -> LimitedTable:
+    """This process's depth-limited table of ``2**bits`` entries (made once, reused;
+    None: the setting ``LIMITED_TT_BITS``)."""
+    bits = current().LIMITED_TT_BITS if bits is None else bits
     if bits not in _limited_tables:
         _limited_tables[bits] = LimitedTable(bits)
     return _limited_tables[bits]

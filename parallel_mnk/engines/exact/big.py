@@ -30,8 +30,7 @@ from ...kernels.limited.tss import LINE_MAX, scratch_size
 from ...runtime import families, running
 from ...runtime.ttable import LimitedTable
 from .search import terminal_result
-from ...settings import BIG_FAIL_BITS as FAIL_BITS, BIG_FOURS as FOURS, BIG_THREAT_NODES as THREAT_NODES
-from ...settings import BIG_THREAT_SHARE as THREAT_SHARE, BIG_THREES as THREES
+from ...api.settings import current
 
 ENTRY_BYTES = 24          # a table entry: key, score, flags and move (int64 each)
 
@@ -60,7 +59,7 @@ class BigSearch:
         self.ctl = np.zeros(CTL_SIZE, dtype=np.int64) if ctl is None else ctl
         self.fours_scratch = np.zeros(LINE_MAX, dtype=np.int64)   # the kernel's VCF line
         self.threat_scratch = np.zeros(scratch_size(spec.cells), dtype=np.int64)
-        self.fail = np.zeros(2 << FAIL_BITS, dtype=np.int64)
+        self.fail = np.zeros(2 << current().BIG_FAIL_BITS, dtype=np.int64)
         self.nodes = 0
         self.node_limit: Optional[int] = None
         self.aborted = False
@@ -98,7 +97,7 @@ class BigSearch:
         if self.node_limit is not None:
             st[GL.S_NODE_LIMIT] = max(1, self.node_limit - self.nodes)
         tt = self.table(weak)
-        fours = FOURS if not self.spec.gravity else 0
+        fours = current().BIG_FOURS if not self.spec.gravity else 0
         score = self.kernels.prove(self.geo, st, tt.keys, tt.data, self.ctl, np.int64(alpha), np.int64(beta),
                                    weak, np.int64(fours), self.fours_scratch, self.fail, np.int64(0))
         self.nodes += int(st[GL.S_NODES])
@@ -222,7 +221,7 @@ class BigSearch:
         if weak and score < 0:
             return next((c for c in order if not self.loses_at_once(x, o, c)), order[0])
         if weak and score > 0:   # a win threat-space search finds needs no search of the tree
-            first = self.threat_win(x, o, THREAT_NODES)
+            first = self.threat_win(x, o, current().BIG_THREAT_NODES)
             if first is not None:
                 return first
         st = self.state(x, o)
@@ -254,17 +253,18 @@ class BigSearch:
 
     def threat_win(self, x: int, o: int, node_budget: int) -> Optional[int]:
         """The first move of a win of the side to move by fours and at most
-        :data:`THREES` threes (threat-space search, free placement), within
+        ``BIG_THREES`` threes (threat-space search, free placement), within
         ``node_budget`` nodes; None when none was found."""
         if self.spec.gravity:
             return None
-        fail = np.zeros(2 << FAIL_BITS, dtype=np.int64)
+        settings = current()
+        fail = np.zeros(2 << settings.BIG_FAIL_BITS, dtype=np.int64)
         spent = 0
-        for threes in range(THREES + 1):
+        for threes in range(settings.BIG_THREES + 1):
             st = self.state(x, o)
             st[GL.S_NODE_LIMIT] = max(1, node_budget - spent)
             plies = self.board.vct(self.geo, st, self.ctl, np.int64(st[GL.S_TURN]), np.int64(threes),
-                                   np.int64(FOURS), self.threat_scratch, fail, np.int64(0))
+                                   np.int64(settings.BIG_FOURS), self.threat_scratch, fail, np.int64(0))
             spent += int(st[GL.S_NODES])
             self.nodes += int(st[GL.S_NODES])
             if plies > 0 and not st[GL.S_ABORTED]:
@@ -281,8 +281,8 @@ class BigSearch:
         if self.spec.gravity:
             return None
         st = self.state(x, o)
-        plies = self.board.vct(self.geo, st, self.ctl, np.int64(st[GL.S_TURN]), np.int64(0), np.int64(FOURS),
-                               self.threat_scratch, self.fail, np.int64(0))
+        plies = self.board.vct(self.geo, st, self.ctl, np.int64(st[GL.S_TURN]), np.int64(0),
+                               np.int64(current().BIG_FOURS), self.threat_scratch, self.fail, np.int64(0))
         self.nodes += int(st[GL.S_NODES])
         return None if plies <= 0 or st[GL.S_ABORTED] else [int(c) for c in self.threat_scratch[:plies]]
 
@@ -311,8 +311,9 @@ class BigSearch:
 
 def threat_budget(limit: Limit) -> int:
     """Nodes of the threat-space search that a weak solve asks first: a share of the
-    node limit, else :data:`THREAT_NODES`."""
-    return THREAT_NODES if limit.nodes is None else max(1, int(limit.nodes * THREAT_SHARE))
+    node limit (``BIG_THREAT_SHARE``), else ``BIG_THREAT_NODES``."""
+    settings = current()
+    return settings.BIG_THREAT_NODES if limit.nodes is None else max(1, int(limit.nodes * settings.BIG_THREAT_SHARE))
 
 
 def solve_big(position: Position, opts: SolveOptions) -> SolveResult:

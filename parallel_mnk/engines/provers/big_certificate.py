@@ -31,7 +31,7 @@ from ...kernels.limited import limited_layout as GL
 from ...runtime.running import StatusLine
 from ..exact.big import BigSearch, table_bits
 from .certificate import Certificate, RecordFile, write_certificate
-from ...settings import BIG_VCT_NODES as VCT_NODES, PLAN_MAX
+from ...api.settings import current
 
 
 
@@ -118,7 +118,7 @@ class BigWalk:
             if line is not None:
                 self.follow(x, o, line)
                 return line[0]
-            first = search.threat_win(x, o, VCT_NODES)
+            first = search.threat_win(x, o, current().BIG_VCT_NODES)
             if first is not None:
                 return first
         need = 1 if self.claim == "wins" else 0
@@ -130,7 +130,7 @@ class BigWalk:
     def follow(self, x: int, o: int, line: list[int]) -> None:
         """Remember the claimant's later moves of a VCF ``line`` under the positions
         where they are played (after each forced reply)."""
-        if len(self.plan) > PLAN_MAX:
+        if len(self.plan) > current().PLAN_MAX:
             self.plan.clear()
         mover_is_x = bin(x).count("1") == bin(o).count("1")
         for i in range(0, len(line) - 3, 2):

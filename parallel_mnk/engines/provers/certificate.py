@@ -51,8 +51,7 @@ from ...runtime.ttable import stored_move, transposition_table
 from ..exact.search import Search
 from .pairing import PairingFinder
 from .threats import VcfFinder
-from ...settings import CERTIFICATE_FRONTIER as FRONTIER, CERTIFICATE_PAIRING_CAP as PAIRING_CAP
-from ...settings import LOOKAHEAD_CAP, PLAN_MAX, VCF_CAP
+from ...api.settings import current
 
 FORMAT = "mnk-proof/1"
 PAIRING_MAX_K = 6
@@ -226,7 +225,7 @@ class Walk:
             if self.found is not None and self.found[:2] == (own, opp):   # the lookahead tried it (a second
                 pairs = self.found[2]   # try with a bigger cap finds few more, for much more time)
             else:
-                pairs = self.finder.find(own, opp, PAIRING_CAP).pairs
+                pairs = self.finder.find(own, opp, current().CERTIFICATE_PAIRING_CAP).pairs
             if pairs is not None:
                 self.write(key, perm, pairs=pairs)
                 return []
@@ -263,12 +262,12 @@ class Walk:
         order = sorted(search.legal_cells(own, opp), key=lambda c: c != hint)
         if self.finder is not None:
             for cell in order:
-                pairs = self.finder.find(opp, own | 1 << cell, LOOKAHEAD_CAP).pairs
+                pairs = self.finder.find(opp, own | 1 << cell, current().LOOKAHEAD_CAP).pairs
                 if pairs is not None:
                     self.found = (opp, own | 1 << cell, pairs)
                     return cell
         if self.vcf is not None:
-            line = self.vcf.find(own, opp, cap=VCF_CAP)
+            line = self.vcf.find(own, opp, cap=current().VCF_CAP)
             if line is not None:
                 self.follow(own, opp, line)
                 return line[0]
@@ -284,7 +283,7 @@ class Walk:
         """Remember the claimant's later moves of a VCF ``line`` (its moves and the
         refuter's blocks alternate, the winning stone last), each under the position
         where it is played."""
-        if len(self.plan) > PLAN_MAX:
+        if len(self.plan) > current().PLAN_MAX:
             self.plan.clear()
         for i in range(0, len(line) - 3, 2):
             own, opp = own | 1 << line[i], opp | 1 << line[i + 1]
@@ -339,7 +338,7 @@ def extract(position: Position, attacker: str, claim: str, directory: Path, tt_b
     :func:`parallel_mnk.parallel.uses.certify.extract_parallel` is the same on workers."""
     def walk_all(records: RecordFile, cert: Certificate, status: Optional[StatusLine]) -> tuple[int, int]:
         walk = Walk(position.spec, attacker, claim, tt_bits, records, cert)
-        for x, o, ply, depth in frontier(walk, position, FRONTIER):
+        for x, o, ply, depth in frontier(walk, position, current().CERTIFICATE_FRONTIER):
             walk.run(x, o, ply, depth, status)   # (no closure a position unseen)
         return len(walk.proved), walk.search.nodes
 

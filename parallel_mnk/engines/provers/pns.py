@@ -19,6 +19,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from ...api.options import Watch
+from ...api.settings import current
 from ...game.geometry import build_context, line_masks, symmetries
 from ...game.position import Position
 from ...game.rules import GameSpec, MnkError, UnsupportedError, Value
@@ -27,9 +28,6 @@ from ...kernels.pns import pns_layout as PL
 from ...kernels.proofs.proofs_layout import MAX_PAIR_K
 from ...runtime import families, running
 from ...runtime.ttable import new_salt
-from ...settings import (
-    PN_INIT_WIDTH, PN_PAIRING_MIN_EMPTY, PN_SCAN_TOP, PN_SLICE_NODES, PN_STORE_BITS, PN_VCF_MIN_EMPTY,
-)
 from .pn_certificate import CertificateFile
 
 RECORD_WORDS = 1 << 22   # a certificate walk's record buffer (32 MiB), drained when nearly full
@@ -42,15 +40,26 @@ class PnRules:
     from ``vcf_min_empty`` (0: never), zones at the attacker's nodes
     (``attacker_zones``) and threat zones at the defender's (``threat_zones``), the
     scan's fresh searches on ``scan_top`` moves, and new children's numbers
-    (``init_width``, % of the empty cells)."""
+    (``init_width``, % of the empty cells). A number left None is the runtime
+    setting's (``PN_PAIRING_MIN_EMPTY``, ``PN_VCF_MIN_EMPTY``, ``PN_SCAN_TOP``,
+    ``PN_INIT_WIDTH``) where the prover is made (:meth:`numbers`)."""
 
-    pairing_min_empty: int = PN_PAIRING_MIN_EMPTY
-    vcf_min_empty: int = PN_VCF_MIN_EMPTY
+    pairing_min_empty: Optional[int] = None
+    vcf_min_empty: Optional[int] = None
     attacker_zones: bool = True
     threat_zones: bool = True
     scan: bool = True
-    scan_top: int = PN_SCAN_TOP
-    init_width: int = PN_INIT_WIDTH
+    scan_top: Optional[int] = None
+    init_width: Optional[int] = None
+
+    def numbers(self) -> tuple[int, int, int, int]:
+        """``(pairing_min_empty, vcf_min_empty, scan_top, init_width)``, each left None
+        taken from the settings in force."""
+        s = current()
+        given = (self.pairing_min_empty, self.vcf_min_empty, self.scan_top, self.init_width)
+        defaults = (s.PN_PAIRING_MIN_EMPTY, s.PN_VCF_MIN_EMPTY, s.PN_SCAN_TOP, s.PN_INIT_WIDTH)
+        a, b, c, d = (default if value is None else value for value, default in zip(given, defaults))
+        return a, b, c, d
 
 
 @dataclass
@@ -97,11 +106,13 @@ class PnProver:
     searcher's arrays: a table of ``2**tt_bits`` entries (32 bytes each) and a store
     of ``2**store_bits`` (32 bytes each, and a pool for pairings: every node a
     question settles stays there; a full store loses the certificate, not the
-    answer)."""
+    answer; None: the setting ``PN_STORE_BITS``)."""
 
-    def __init__(self, spec: GameSpec, tt_bits: int = 22, store_bits: int = PN_STORE_BITS,
+    def __init__(self, spec: GameSpec, tt_bits: int = 22, store_bits: Optional[int] = None,
                  rules: PnRules = PnRules()) -> None:
         check_game(spec)
+        store_bits = current().PN_STORE_BITS if store_bits is None else store_bits
+        pairing_min_empty, vcf_min_empty, scan_top, init_width = rules.numbers()
         if not 4 <= tt_bits <= 30 or not 4 <= store_bits <= 31:
             raise MnkError(f"table bits must be between 4 and 30, store bits 4 and 31, got {tt_bits}, {store_bits}")
         self.spec, self.rules = spec, rules
@@ -119,13 +130,13 @@ class PnProver:
             for r, ring in enumerate(PL.line_rings(cells, spec.k)):
                 self.wk[PL.OFF_RINGS + i * PL.RING_WORDS + r] = ring
         wk = self.wk
-        pairing = rules.pairing_min_empty if 4 <= spec.k <= MAX_PAIR_K else 0
+        pairing = pairing_min_empty if 4 <= spec.k <= MAX_PAIR_K else 0
         wk[PL.W_PAIR_MIN_EMPTY] = pairing
         wk[PL.W_SCAN_ON] = int(rules.scan and pairing > 0)
-        wk[PL.W_SCAN_TOP] = rules.scan_top
-        wk[PL.W_VCF_MIN_EMPTY] = rules.vcf_min_empty if spec.k >= 3 else 0
+        wk[PL.W_SCAN_TOP] = scan_top
+        wk[PL.W_VCF_MIN_EMPTY] = vcf_min_empty if spec.k >= 3 else 0
         wk[PL.W_ZONES_ON] = int(rules.attacker_zones) | int(rules.threat_zones) << 1
-        wk[PL.W_INIT_WIDTH] = rules.init_width
+        wk[PL.W_INIT_WIDTH] = init_width
 
     def stats(self) -> dict:
         """The last question's counters (:data:`STAT_NAMES`)."""
@@ -165,7 +176,7 @@ class PnProver:
         def run() -> int:
             while True:   # slices: every node keeps its numbers between them
                 K.set_root_hashes(ctx, np.uint64(position.x), np.uint64(position.o), position.ply)
-                wk[PL.W_SOFT_LIMIT] = int(wk[PL.W_NODES]) + PN_SLICE_NODES
+                wk[PL.W_SOFT_LIMIT] = int(wk[PL.W_NODES]) + current().PN_SLICE_NODES
                 found = int(K.pns_search(ctx, self.pt, self.st, self.ss, wk, self.ctl, np.uint64(own),
                                          np.uint64(opp), position.ply, int(attacker_moves), PL.INF, PL.INF))
                 if found >= 0 or int(wk[PL.W_STOP]) in (PL.STOP_ABORT, PL.STOP_LIMIT):

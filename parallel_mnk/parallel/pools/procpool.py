@@ -28,6 +28,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ...api.settings import current, to_carry
 from ...kernels.core import layout as L
 from ...runtime import families
 from ...runtime.ttable import prefault, shared_table
@@ -36,7 +37,6 @@ from . import shm
 from .backend import Event, Lost
 from .localpool import LocalPool
 from .worker import worker_main
-from ...settings import CLOSE_WAIT_S, READY_WAIT_S
 
 START_METHOD = "fork"      # workers inherit the loaded kernels and the shared memory
 
@@ -92,9 +92,9 @@ class ProcessPool(LocalPool):
 
     def _await_ready(self, procs: list[_Proc]) -> None:
         """Wait for each of ``procs`` to say it is ready (its table mapped), at most
-        ``READY_WAIT_S`` in all; a worker that died or stays silent is left to the
+        the setting ``READY_WAIT_S`` in all; a worker that died or stays silent is left to the
         coordinator's fault handling (its first task finds it)."""
-        deadline = time.monotonic() + READY_WAIT_S
+        deadline = time.monotonic() + current().READY_WAIT_S
         for p in procs:
             try:
                 if p.conn.poll(max(0.0, deadline - time.monotonic())):
@@ -151,7 +151,7 @@ class ProcessPool(LocalPool):
         p = self._procs[slot - 1]
         self.arm(slot, task)
         try:
-            p.conn.send(task)
+            p.conn.send((to_carry(), task))   # (the solve's settings: the worker runs the task with them)
         except (OSError, BrokenPipeError):
             self._bury(p)
             return False
@@ -226,7 +226,7 @@ class ProcessPool(LocalPool):
                 p.conn.send(None)
             except (OSError, ValueError, BrokenPipeError):
                 pass
-        deadline = time.monotonic() + CLOSE_WAIT_S
+        deadline = time.monotonic() + current().CLOSE_WAIT_S
         for p in self._procs:
             p.process.join(max(0.0, deadline - time.monotonic()))
         for p in self._procs:

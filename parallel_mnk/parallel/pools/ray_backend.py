@@ -38,6 +38,7 @@ import socket
 import time
 from typing import Any, Callable, Optional
 
+from ...api.settings import current, to_carry
 from ...game.rules import MnkError
 from ...kernels.core import layout as L
 from ...runtime.ttable import check_table_memory, close_memfd_table, memfd_table
@@ -45,7 +46,6 @@ from ..task import AnyTask
 from .backend import Backend, Event, Lost
 from .ray_board import BoundBoard
 from .ray_worker import BOARD_PREFIX, import_ray, run_remote, warm_remote
-from ...settings import RAY_REACH_TIMEOUT_S as REACH_TIMEOUT_S
 
 
 
@@ -66,7 +66,8 @@ class RayBackend(Backend):
             self._init_ray(workers, address)
         self.init_s = time.perf_counter() - t
         self.token = os.urandom(8).hex()
-        self.board = ray.remote(num_cpus=0)(BoundBoard).options(name=BOARD_PREFIX + self.token).remote()
+        self.board = ray.remote(num_cpus=0)(BoundBoard).options(name=BOARD_PREFIX + self.token).remote(
+            current().RAY_FORGET_AFTER)
         self._table = memfd_table(self.token, tt_bits)
         self.tt = self._table[2]
         if self._table[0] >= 0:
@@ -106,7 +107,7 @@ class RayBackend(Backend):
 
     # ------------------------------------------------------------ the backend contract
     def start(self, slot: int, task: AnyTask) -> bool:
-        self._refs[slot] = self._run.remote(task, self.token, self.tt_bits, slot)
+        self._refs[slot] = self._run.remote(task, self.token, self.tt_bits, slot, to_carry())
         return True
 
     def collect(self, timeout: float) -> list[Event]:
@@ -198,9 +199,11 @@ def _driver_messages_to_stderr() -> Optional[Callable[[], None]]:
     return undo
 
 
-def _check_reachable(address: str, timeout: float = REACH_TIMEOUT_S) -> None:
-    """Refuse a ``host:port`` address nothing answers on (Ray itself would retry
-    for minutes); other forms (``auto``, ``ray://...``) are left to Ray."""
+def _check_reachable(address: str, timeout: Optional[float] = None) -> None:
+    """Refuse a ``host:port`` address nothing answers on within ``timeout`` seconds (None:
+    the setting ``RAY_REACH_TIMEOUT_S``; Ray itself would retry for minutes); other forms
+    (``auto``, ``ray://...``) are left to Ray."""
+    timeout = current().RAY_REACH_TIMEOUT_S if timeout is None else timeout
     host, sep, port = address.rpartition(":")
     if not sep or not (port.isascii() and port.isdigit()) or "://" in address:
         return

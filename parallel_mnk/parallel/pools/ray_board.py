@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import asyncio
 from typing import Optional
-from ...settings import RAY_FORGET_AFTER as FORGET_AFTER
-
 
 
 class BoundBoard:
-    """The shared bounds of one Ray backend (see the module docstring)."""
+    """The shared bounds of one Ray backend (see the module docstring); it remembers
+    ``forget_after`` finished tasks (the setting ``RAY_FORGET_AFTER``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, forget_after: int) -> None:
+        self.forget_after = forget_after
         self.windows: dict[int, int] = {}
         self.abandoned: set[int] = set()
         self.version: dict[int, int] = {}   # task id -> changes so far (-1: done)
@@ -50,8 +50,8 @@ class BoundBoard:
             self.windows.pop(task_id, None)
             self.abandoned.discard(task_id)
             self._changed(task_id, done=True)
-        if len(self.version) > FORGET_AFTER:  # forget the oldest finished tasks
-            for task_id in [t for t, v in self.version.items() if v < 0][:FORGET_AFTER // 2]:
+        if len(self.version) > self.forget_after:  # forget the oldest finished tasks
+            for task_id in [t for t, v in self.version.items() if v < 0][:self.forget_after // 2]:
                 del self.version[task_id]
         if stop is not None:
             self.stop = stop

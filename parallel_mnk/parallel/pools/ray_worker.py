@@ -2,7 +2,7 @@
 
 * A task runs with the kernel in the worker's thread (:func:`run_remote`), on
   its machine's shared table, with a private control array the task's
-  *watcher* writes into: from ``POLL_S`` after the task starts (short tasks
+  *watcher* writes into: from ``RAY_POLL_S`` after the task starts (short tasks
   never do it), one thread per process asks the backend's actor
   (:class:`~.ray_board.BoundBoard`) to *watch* the task and writes each change
   (a narrower window, an abandon, the stop) into the same control words the
@@ -24,13 +24,13 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ...api.settings import DEFAULTS, Settings, applied, current
 from ...game.rules import MnkError
 from ...kernels.core import layout as L
 from ...runtime import families
 from ...runtime.ttable import MemfdTable, check_table_memory, close_memfd_table, memfd_table, open_memfd_table
 from ..task import AnyResult, AnyTask, WorkerEnv
 from . import shm
-from ...settings import RAY_POLL_S as POLL_S, RAY_WATCH_S as WATCH_S
 
 BOARD_PREFIX = "parallel-mnk-board-"
 SLOT = shm.slot_of(0)   # a Ray worker process runs one task at a time: one set of control words
@@ -68,19 +68,19 @@ def _board(ray: Any, token: str) -> Any:
 
 
 class _Watcher:
-    """One thread per worker process: while a task runs (from ``POLL_S`` after its
+    """One thread per worker process: while a task runs (from ``RAY_POLL_S`` after its
     start), watches the task's entry in the actor and writes every change into
     ``ctl``."""
 
     def __init__(self, ray: Any, ctl: np.ndarray) -> None:
         self.ray, self.ctl = ray, ctl
         self.cv = threading.Condition()
-        self.current: Optional[tuple] = None   # (task_id, actor, start time) of the running task
+        self.current: Optional[tuple] = None   # (task_id, actor, start time, settings) of the running task
         threading.Thread(target=self._loop, name="parallel-mnk-watch", daemon=True).start()
 
     def start(self, task_id: int, board: Any) -> None:
         with self.cv:
-            self.current = (task_id, board, time.monotonic())
+            self.current = (task_id, board, time.monotonic(), current())
             self.cv.notify()
 
     def stop(self) -> None:
@@ -89,12 +89,12 @@ class _Watcher:
             self.cv.notify()
 
     def _next_task(self) -> Optional[tuple]:
-        """Wait for a task that has run ``POLL_S``; None when it ended before."""
+        """Wait for a task that has run ``RAY_POLL_S``; None when it ended before."""
         with self.cv:
             while self.current is None:
                 self.cv.wait()
             running = self.current
-            wait = running[2] + POLL_S - time.monotonic()
+            wait = running[2] + running[3].RAY_POLL_S - time.monotonic()
             if wait > 0:
                 self.cv.wait(wait)  # woken early when the task ends
             return running if self.current is running else None
@@ -104,11 +104,11 @@ class _Watcher:
             running = self._next_task()
             if running is None:
                 continue
-            task_id, board, _ = running
+            task_id, board, _, settings = running
             seen = 0
             while True:
                 try:
-                    seen, word, abandon, halt = self.ray.get(board.watch.remote(task_id, seen, WATCH_S))
+                    seen, word, abandon, halt = self.ray.get(board.watch.remote(task_id, seen, settings.RAY_WATCH_S))
                 except Exception:  # the actor is gone: the coordinator stopped
                     seen, word, abandon, halt = 0, 0, False, True
                 with self.cv:
@@ -155,9 +155,15 @@ def _new_node_table(ray: Any, board: Any, node: str, stale: Optional[tuple], tok
     return table
 
 
-def run_remote(task: AnyTask, token: str, bits: int, index: int) -> AnyResult:
-    """A Ray task: run ``task`` on this machine's table, with its live window
-    watched from the backend's actor into this process's control words."""
+def run_remote(task: AnyTask, token: str, bits: int, index: int, settings: Optional[Settings] = None) -> AnyResult:
+    """A Ray task: run ``task`` on this machine's table with the runtime ``settings``
+    of the solve that sent it (None: the defaults), with its live window watched
+    from the backend's actor into this process's control words."""
+    with applied(DEFAULTS if settings is None else settings):
+        return _run(task, token, bits, index)
+
+
+def _run(task: AnyTask, token: str, bits: int, index: int) -> AnyResult:
     ray = import_ray()
     tt = _node_table(ray, token, bits)
     board = _board(ray, token)

@@ -18,9 +18,8 @@ import mmap
 
 import numpy as np
 
+from ...api.settings import current
 from ...kernels.core import layout as L
-from ...settings import BUSY_MARKS
-
 
 
 def slot_of(index: int) -> int:
@@ -30,11 +29,13 @@ def slot_of(index: int) -> int:
 
 def shared_control(workers: int) -> tuple[mmap.mmap, np.ndarray]:
     """Zeroed control words for a coordinator and ``workers`` searchers with busy
-    marks, in an anonymous shared mapping (processes forked afterwards share it)."""
+    marks (the setting ``BUSY_MARKS``), in an anonymous shared mapping (processes
+    forked afterwards share it)."""
+    marks = current().BUSY_MARKS
     busy_base = slot_of(workers + 1)
-    mem = mmap.mmap(-1, 8 * (busy_base + BUSY_MARKS * L.BUSY_MARK_STRIDE))
+    mem = mmap.mmap(-1, 8 * (busy_base + marks * L.BUSY_MARK_STRIDE))
     ctl = np.frombuffer(mem, dtype=np.int64)
-    ctl[L.CTL_BUSY_BASE], ctl[L.CTL_BUSY_MASK] = busy_base, BUSY_MARKS - 1
+    ctl[L.CTL_BUSY_BASE], ctl[L.CTL_BUSY_MASK] = busy_base, marks - 1
     return mem, ctl
 
 

@@ -91,7 +91,7 @@ from ...game.rules import MnkError
 from ...kernels.core.layout import TT_EXACT, TT_LOWER, TT_UPPER
 from ..task import Task, TaskResult
 from .split import SplitTree
-from ...settings import COMMIT_EVERY_S
+from ...api.settings import current
 
 FORMAT = 2   # 1 had no checksums
 
@@ -369,7 +369,7 @@ class Checkpoint:
                     (self.run, *fields, nodes, self._checksum("tasks", *fields)))
         self.journaled += 1
         self.from_lines += nodes == 0
-        if time.monotonic() - self._last_commit >= COMMIT_EVERY_S:
+        if time.monotonic() - self._last_commit >= current().COMMIT_EVERY_S:
             self.commit()
 
     def probe_done(self, alpha: int, beta: int, value: int, best: Optional[tuple[int, int]]) -> None:

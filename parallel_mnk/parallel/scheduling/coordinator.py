@@ -40,6 +40,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Optional
 
 from ...api.options import Watch
+from ...api.settings import current
 from ...api.results import WorkerStats
 from ...game.rules import GameSpec, MnkError, ResourceError
 from ..pools.backend import Backend, Lost
@@ -49,8 +50,6 @@ from .checkpoint import Checkpoint
 from .places import Job, Slot, helpable, running_children
 from .split import Node, SplitTree
 from .tasklog import TaskLog
-from ...settings import (DRAIN_TIMEOUT_S, MAX_HELPERS, MAX_RESTARTS_PER_WORKER, MAX_SIBLINGS, MAX_SPECULATIVE,
-                          SETTLE_AT_HAND_OUT, SPLIT_AFTER_S, SPLIT_MIN_EMPTY, SPLIT_POLL_S, SPLITS, TURN_S)
 
 _task_ids = itertools.count(1)   # unique in the process, whatever the backend
 
@@ -158,7 +157,8 @@ class Coordinator:
                 if not self.running:
                     raise RuntimeError("internal error: the split tree has no task to run but is not settled")
                 waiting = self._splitting(spec) and self.running < len(self.slots)
-                self._collect(tree, timeout=SPLIT_POLL_S if waiting else TURN_S)
+                settings = current()
+                self._collect(tree, timeout=settings.SPLIT_POLL_S if waiting else settings.TURN_S)
                 self._update_live(tree)
                 if deadline is not None and time.monotonic() >= deadline:
                     raise SearchTimeout()
@@ -194,7 +194,7 @@ class Coordinator:
         while idle and splitting and self._split(tree):
             self._hand_out(tree, spec, salt, idle, helpers=False)
         while idle and self.backend.helpers and not splitting:
-            job = helpable(self.slots, tree, MAX_HELPERS)
+            job = helpable(self.slots, tree, current().MAX_HELPERS)
             if job is None or job.node is None:
                 break
             node = job.node
@@ -208,7 +208,9 @@ class Coordinator:
     def _splitting(self, spec: GameSpec) -> bool:
         """Whether idle slots are given split tasks rather than helping: where the
         backend shows lines and no cap on running siblings holds."""
-        return SPLITS and self._settle is not None and not (self.backend.helpers and MAX_SIBLINGS[spec.gravity])
+        settings = current()
+        return settings.SPLITS and self._settle is not None and not (self.backend.helpers
+                                                                     and settings.MAX_SIBLINGS[spec.gravity])
 
     def _hand_out(self, tree: SplitTree, spec: GameSpec, salt: int, idle: list[Slot], helpers: bool) -> None:
         """Start the tasks the tree allows now on slots taken from ``idle``
@@ -231,21 +233,21 @@ class Coordinator:
     def _choose(self, tree: SplitTree, spec: GameSpec, wanted: int, helpers: bool) -> Optional[list[Node]]:
         """Up to ``wanted`` frontier nodes to hand out now (young-brothers-wait, the
         speculative and sibling caps); None when the shared table settled one of
-        them at once instead (:data:`SETTLE_AT_HAND_OUT`: a transposition or mirror
+        them at once instead (the setting ``SETTLE_AT_HAND_OUT``: a transposition or mirror
         image of a position already proven needs no task)."""
         speculative = sum(1 for s in self.slots
                           if s.job is not None and s.job.node is not None and not tree.eligible(s.job.node))
         nodes: list[Node] = []
-        cap = MAX_SIBLINGS[spec.gravity] if helpers and self.backend.helpers else 0
+        cap = current().MAX_SIBLINGS[spec.gravity] if helpers and self.backend.helpers else 0
         running = running_children(self.slots) if cap else {}
         for node in tree.next_tasks():
             eligible = tree.eligible(node)
-            if not (eligible or speculative < MAX_SPECULATIVE or not self.backend.helpers):
+            if not (eligible or speculative < current().MAX_SPECULATIVE or not self.backend.helpers):
                 break
             if cap and node.parent is not None:
                 if running.get(id(node.parent), 0) >= cap:
                     continue   # (its idle worker will join a running task instead)
-            if SETTLE_AT_HAND_OUT and self._settle is not None:
+            if current().SETTLE_AT_HAND_OUT and self._settle is not None:
                 known = self._settle(node)
                 if known is not None:
                     tree.record(node, *known)
@@ -268,11 +270,11 @@ class Coordinator:
         now = time.perf_counter()
         running = [(s.index, s.job, s.job.node) for s in self.slots if s.job is not None and s.job.node is not None
                    and not (s.job.helper or s.job.abandon_sent or s.job.node.children)
-                   and now - s.job.started >= SPLIT_AFTER_S and tree.live_window(s.job.node) is not None
+                   and now - s.job.started >= current().SPLIT_AFTER_S and tree.live_window(s.job.node) is not None
                    and tree.eligible(s.job.node)]   # (a speculative task's work may all be cut away: not spread)
         lines = {place: (job.started, self.backend.path_of(place, job.task.task_id, node.ply))
                  for place, job, node in running}
-        chosen = resplit.choose(lines, tree.cells, SPLIT_MIN_EMPTY)
+        chosen = resplit.choose(lines, tree.cells, current().SPLIT_MIN_EMPTY)
         if chosen is None:
             return False
         place, at = chosen
@@ -394,7 +396,7 @@ class Coordinator:
         if self.backend.closed:
             return False
         self.restarts[worker - 1] += 1
-        if self.restarts[worker - 1] > MAX_RESTARTS_PER_WORKER:
+        if self.restarts[worker - 1] > current().MAX_RESTARTS_PER_WORKER:
             raise ResourceError(f"worker {worker} died {self.restarts[worker - 1]} times (last: {how}); giving up "
                                 "(out of memory? try a smaller --tt-size or fewer --workers)")
         return True
@@ -424,7 +426,7 @@ class Coordinator:
                 self.backend.abandon(s.index, s.job.task.task_id)
                 s.job.abandon_sent = True
         self.backend.flush()
-        deadline = time.monotonic() + DRAIN_TIMEOUT_S
+        deadline = time.monotonic() + current().DRAIN_TIMEOUT_S
         while self.running and time.monotonic() < deadline:
             self._collect(None, timeout=0.5)
         for s in self.slots:

@@ -16,6 +16,7 @@ import time
 from typing import Optional, Sequence
 
 from ...api.options import SolveOptions
+from ...api.settings import current
 from ...api.results import SolveResult, WorkerStats, prover_of
 from ...engines.exact.probes import narrowed, probe_score, weak_value
 from ...engines.exact.search import Search, answer_with_line, terminal_result
@@ -29,7 +30,6 @@ from .checkpoint import Checkpoint
 from .coordinator import Coordinator, SearchTimeout
 from .snapshots import LineSnapshots
 from .split import Node, SplitTree
-from ...settings import DEFAULT_SPLIT_DEPTH, MIN_TASKS, SERIAL_BUDGET
 
 
 
@@ -129,7 +129,7 @@ class ParallelSolve:
     def _serial_try(self) -> Optional[SolveResult]:
         """Easy positions: a serial search within the serial budget, on the shared
         table; its result, or None (the table it filled is kept)."""
-        budget = SERIAL_BUDGET if self.opts.serial_budget is None else self.opts.serial_budget
+        budget = current().SERIAL_BUDGET if self.opts.serial_budget is None else self.opts.serial_budget
         if self.opts.limit.nodes is not None:
             budget = min(budget, self.opts.limit.nodes)
         if not budget:
@@ -171,10 +171,10 @@ class ParallelSolve:
 
     def _window_search(self, alpha: int, beta: int, label: str) -> int:
         """One probe: the root's fail-soft value for the window, by a split tree."""
-        depth = self.opts.split_depth if self.opts.split_depth is not None else DEFAULT_SPLIT_DEPTH
+        depth = self.opts.split_depth if self.opts.split_depth is not None else current().DEFAULT_SPLIT_DEPTH
         tree = SplitTree(self.spec.cells, self.search.expand, self.own, self.opp, self.ply, alpha, beta,
                          depth=depth, ybw=self.opts.split_depth != 1,
-                         min_tasks=MIN_TASKS if self.opts.split_depth is None else 0)
+                         min_tasks=current().MIN_TASKS if self.opts.split_depth is None else 0)
         if self.journal is not None:
             self.journal.apply(tree)
         self.label, self.tree = label, tree

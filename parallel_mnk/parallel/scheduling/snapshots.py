@@ -23,7 +23,7 @@ from ...engines.exact.search import Search
 from .checkpoint import Checkpoint
 from .coordinator import Coordinator
 from .split import SplitTree
-from ...settings import SNAPSHOT_EVERY_S
+from ...api.settings import current
 
 
 
@@ -34,7 +34,7 @@ class LineSnapshots:
 
     def __init__(self, search: Search, journal: Optional[Checkpoint], every_s: Optional[float] = None) -> None:
         self.search, self.journal = search, journal
-        self.every_s = SNAPSHOT_EVERY_S if every_s is None else every_s
+        self.every_s = current().SNAPSHOT_EVERY_S if every_s is None else every_s
         self.last = time.monotonic()
         self.kept: set[tuple[int, int, int, int]] = set()   # (own, opp, value, kind) journaled by this run
         self.taken = 0                                      # snapshots taken

@@ -28,7 +28,7 @@ from ...kernels.limited import limited_layout as GL
 from ...runtime import running
 from ..scheduling import registry
 from ..task import AnyResult, BigTask, BigTaskResult
-from ...settings import SIDE_POOL_TT_BITS as POOL_TT_BITS
+from ...api.settings import current
 
 _task_ids = itertools.count(1)
 
@@ -80,7 +80,7 @@ def solve_big_parallel(position: Position, opts: SolveOptions) -> SolveResult:
     spec = position.spec
     lo, hi = coordinator_search.bounds(x, o, opts.weak)
     bits = worker_bits(opts.tt_bits, opts.workers)
-    coordinator = registry.get_coordinator("process", opts.workers, POOL_TT_BITS)
+    coordinator = registry.get_coordinator("process", opts.workers, current().SIDE_POOL_TT_BITS)
     coordinator.new_solve()
     pending = list(order)
     best: list = [lo - 1, None, ()]   # value, cell, line

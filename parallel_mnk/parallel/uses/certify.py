@@ -3,7 +3,7 @@
 
 The main process walks from the root breadth first until the open positions of a
 level (distinct canonical forms, none the checker's rules settle) are at least
-``TASKS_PER_WORKER`` a worker, writing the records above them. Workers (forked:
+``CERTIFY_TASKS_PER_WORKER`` a worker, writing the records above them. Workers (forked:
 they inherit the loaded kernels) take those positions from a queue, the biggest
 expected first (fewest stones, then the order of the level), and walk each
 depth first with a walk of their own (memo, table, finders, records) kept from one
@@ -34,7 +34,7 @@ from ...engines.provers.certificate import (Certificate, RecordFile, Walk, claim
 from ...game.position import Position
 from ...game.rules import parse_cell
 from ...runtime.running import StatusLine
-from ...settings import CERTIFY_TASKS_PER_WORKER as TASKS_PER_WORKER
+from ...api.settings import current
 
 START_METHOD = "fork"   # workers inherit the loaded kernels, as the pool's do
 
@@ -95,7 +95,7 @@ def extract_parallel(position: Position, attacker: str, claim: str, directory: P
     streams: list[Path] = []
     try:
         walk = Walk(position.spec, attacker, claim, tt_bits, main, cert)
-        tasks = frontier(walk, position, TASKS_PER_WORKER * workers)
+        tasks = frontier(walk, position, current().CERTIFY_TASKS_PER_WORKER * workers)
         tasks.sort(key=lambda t: t[2])   # fewest stones first (a stable sort keeps the level's order)
         ctx: Any = mp.get_context(START_METHOD)
         task_queue, results = ctx.Queue(), ctx.Queue()

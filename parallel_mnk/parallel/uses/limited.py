@@ -20,7 +20,7 @@ from ...engines.limited import LimitedSearch
 from ...kernels.limited.limited_layout import INF, MATE_ZONE, WIN
 from ..scheduling import registry
 from ..task import AnyResult, LimitedTaskResult, LimitedTask
-from ...settings import SIDE_POOL_TT_BITS as POOL_TT_BITS
+from ...api.settings import current
 
 _task_ids = itertools.count(1)
 
@@ -67,7 +67,7 @@ def best_move_parallel(search: LimitedSearch, workers: int) -> LimitedResult:
     """Iterative deepening of ``search`` with the root moves of each iteration
     searched on a pool of ``workers`` processes; the deepest completed iteration
     gives the move (its earliest best move in move order)."""
-    coordinator = registry.get_coordinator("process", workers, POOL_TT_BITS)
+    coordinator = registry.get_coordinator("process", workers, current().SIDE_POOL_TT_BITS)
     coordinator.new_solve()
     order = search.root_moves()
     best = None

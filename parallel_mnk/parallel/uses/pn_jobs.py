@@ -48,7 +48,7 @@ from ...kernels.pns import pns_layout as PL
 from ...runtime import running
 from ...runtime.shared_store import SharedStore
 from ...runtime.ttable import new_salt
-from ...settings import (
+from ...api.settings import (   # (read at import: READ_AT_IMPORT)
     MAX_RESTARTS_PER_WORKER, PN_JOB_NODES, PN_JOB_TT_BITS, PN_OPEN_DEPTH, PN_SNAPSHOT_S, PN_STORE_MAX_BITS,
     SIDE_POOL_TT_BITS as POOL_TT_BITS,
 )
