@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Callable, Optional, TypeVar, Union
 
 from .api.options import Limit, Options, SolveOptions, Watch
-from .api.settings import DEFAULTS, READ_AT_IMPORT, Settings, applied, current
+from .api.settings import Settings, applied, current
 from .api.results import Analysis, LimitedResult, MoveAnalysis, SolveResult, WorkerStats
 from .engines.analysis import first_entries, search_big, search_serial
 from .engines.book_answers import book_result
@@ -145,8 +145,6 @@ def _answerers(spec: GameSpec, opts: SolveOptions, kernels: "KernelLoad") -> lis
 
     def searched(position: Position, opts: SolveOptions) -> Optional[SolveResult]:
         by_pn = opts.pn_first(position) and spec.exact_solvable
-        if by_pn:
-            _refuse_unread("the proof-number prover")
         kernels.load()
         folder = None if opts.certificate is None else Path(opts.certificate)
         if by_pn:   # (the proof-number prover writes its certificates)
@@ -191,8 +189,6 @@ def analyze(position: Position, limit: Optional[Limit] = None, *, weak: bool = F
                         terminal_score=done.score, workers=opts.workers, settings=current())
     entries, to_search = first_entries(pos, weak, open_book(pos.spec, _book_choice(opts)))
     by_pn = weak and pos.spec.exact_solvable and opts.pn_first(pos)
-    if by_pn and to_search:
-        _refuse_unread("the proof-number prover")
     loaded = SolveOptions.of(Options(workers=opts.workers, prover="pn" if by_pn else "search"), weak, opts.limit)
     startup = KernelLoad(pos.spec, loaded).load() if to_search else 0.0
     started += startup   # the clock of the time limit, and time_s, leave out the kernels' start-up
@@ -336,17 +332,6 @@ def shutdown() -> None:
 
 
 # ------------------------------------------------------------------ the checks
-def _refuse_unread(what: str) -> None:
-    """Raise :class:`UnsupportedError` when the settings in force change one that
-    ``what`` still reads at import (:data:`~parallel_mnk.api.settings.READ_AT_IMPORT`),
-    rather than run without it."""
-    changed = [n for n in READ_AT_IMPORT if getattr(current(), n) != getattr(DEFAULTS, n)]
-    if changed:
-        raise UnsupportedError(f"{what} runs with the default {', '.join(changed)} (it reads "
-                               f"{'them' if len(changed) > 1 else 'it'} at import): give --prover search, "
-                               "or leave the setting")
-
-
 def _shown(value: object) -> str:
     """A value in an error line: its type and a short repr."""
     text = repr(value)

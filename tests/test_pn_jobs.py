@@ -92,15 +92,12 @@ def test_journal_stop_and_resume(tmp_path):
     assert third.value == Value.DRAW and third.nodes == 0
 
 
-def test_snapshots_while_workers_write(tmp_path, monkeypatch):
+def test_snapshots_while_workers_write(tmp_path, use_settings):
     """Snapshots taken every 0.05 s while both workers settle nodes into the store
     (more entries than counted when the snapshot began: the export stops where its
     buffer ends), and a run resumed from the last one: the same value, and a
     certificate that verifies."""
-    from parallel_mnk.parallel.uses import pn_jobs
-
-    monkeypatch.setattr(pn_jobs, "PN_SNAPSHOT_S", 0.05)
-    monkeypatch.setattr(pn_jobs, "PN_JOB_NODES", 1 << 12)   # (many short jobs: many snapshots, quickly)
+    use_settings(PN_SNAPSHOT_S=0.05, PN_JOB_NODES=1 << 12)   # (many short jobs: many snapshots, quickly)
     spec = GameSpec(7, 7, 5)
     journal = tmp_path / "j.db"
     first = solve(Position(spec), Limit(nodes=4_000), weak=True,

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from parallel_mnk import GameSpec, Limit, MnkError, Options, Position, Settings, UnsupportedError, analyze, solve
+from parallel_mnk import GameSpec, MnkError, Options, Position, Settings, Value, solve
 from parallel_mnk import settings as kernel_sheet
 from parallel_mnk.api import settings as runtime_sheet
-from parallel_mnk.api.settings import DEFAULTS, NAMES, READ_AT_IMPORT, applied, current
+from parallel_mnk.api.settings import DEFAULTS, NAMES, applied, current
 from parallel_mnk.frontends.cli import main
 from parallel_mnk.kernels.core import layout as L
 from parallel_mnk.kernels.proofs.proofs_layout import VCF_MAX_MOVES
@@ -63,8 +63,7 @@ def test_the_kernel_sheet_holds_what_the_kernels_read_and_nothing_else():
     read = set()
     for path in PACKAGE.rglob("*.py"):
         names = imported_names(path, "settings") - {"Settings", "current", "DEFAULTS", "applied", "TABLE_BITS",
-                                                     "READ_AT_IMPORT", "POOL_SETTINGS", "to_carry", "SECONDS",
-                                                     "forget_after_fork"} - set(READ_AT_IMPORT)
+                                                     "POOL_SETTINGS", "to_carry", "SECONDS", "forget_after_fork"}
         if not names:
             continue
         relative = path.relative_to(PACKAGE).as_posix()
@@ -94,16 +93,12 @@ def test_no_module_redefines_a_setting():
 
 def test_runtime_settings_are_read_where_they_are_used():
     """No module binds a runtime setting by name at import (it would miss a solve's
-    change), but those the sheet lists as still read at import (pn_jobs.py's)."""
+    change): every module reads :func:`current` where it uses one."""
     for path in PACKAGE.rglob("*.py"):
         bound = imported_names(path, "api.settings") & set(NAMES)
-        relative = path.relative_to(PACKAGE).as_posix()
-        if relative == "parallel/uses/pn_jobs.py":
-            assert bound <= set(READ_AT_IMPORT), bound
-        else:
-            assert not bound, (relative, bound)
+        assert not bound, (path.relative_to(PACKAGE).as_posix(), bound)
     with pytest.raises(AttributeError):
-        getattr(runtime_sheet, "SPLIT_MIN_EMPTY")   # (only READ_AT_IMPORT's defaults are module names)
+        getattr(runtime_sheet, "PN_JOB_NODES")   # (a setting is no module name of the sheet)
 
 
 # ---------------------------------------------------------------- the kernel sheet's ranges
@@ -340,14 +335,18 @@ def test_a_pool_made_with_other_pool_settings_is_made_again():
         shutdown_backends()
 
 
-def test_the_parallel_pn_prover_refuses_settings_it_reads_at_import():
-    """Its jobs read PN_JOB_NODES (and six more: READ_AT_IMPORT) when pn_jobs.py is
-    imported: solve and analyze by it refuse a change of one, before any search."""
-    changed = Options(prover="pn", settings=Settings(PN_JOB_NODES=1 << 12))
-    with pytest.raises(UnsupportedError, match="PN_JOB_NODES"):
-        solve(Position(GameSpec(7, 7, 5)), Limit(nodes=1000), weak=True, options=changed)
-    with pytest.raises(UnsupportedError, match="PN_JOB_NODES"):
-        analyze(Position.from_moves(GameSpec(7, 7, 5), "d4"), Limit(time=5), weak=True, options=changed)
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_pn_prover_runs_with_the_solves_settings(workers):
+    """PN_JOB_NODES, PN_OPEN_DEPTH reach the pn prover's coordinator (read where it uses
+    them): jobs of 2**6 nodes make a proof of more jobs than the default's, the value
+    the same."""
+    pos = Position(GameSpec(7, 7, 5))
+    plain = solve(pos, weak=True, options=Options(workers=workers, prover="pn"))
+    small = solve(pos, weak=True, options=Options(workers=workers, prover="pn",
+                                                  settings=Settings(PN_JOB_NODES=1 << 6, PN_OPEN_DEPTH=1)))
+    assert small.value == plain.value == Value.DRAW
+    assert small.parallel["jobs"] > 2 * plain.parallel["jobs"], (small.parallel["jobs"], plain.parallel["jobs"])
+    assert small.settings.PN_JOB_NODES == 1 << 6 and plain.settings == DEFAULTS
 
 
 # ---------------------------------------------------------------- --setting, --json, --version

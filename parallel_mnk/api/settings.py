@@ -240,21 +240,6 @@ DEFAULTS = Settings()
 # Settings a pool keeps from when it is made (its shared memory, its workers' watchdogs, the Ray
 # actor): a solve with others gets a new pool (parallel.scheduling.registry).
 POOL_SETTINGS = ("BUSY_MARKS", "PARENT_POLL_S", "RAY_FORGET_AFTER")
-# Settings a module still binds by name when it is imported (the defaults), rather than read
-# from current() where it uses them: parallel/uses/pn_jobs.py, the parallel proof-number
-# prover's jobs. A solve by that prover refuses changes of them (entrance._refuse_unread).
-READ_AT_IMPORT = ("MAX_RESTARTS_PER_WORKER", "PN_JOB_NODES", "PN_JOB_TT_BITS", "PN_OPEN_DEPTH", "PN_SNAPSHOT_S",
-                  "PN_STORE_MAX_BITS", "SIDE_POOL_TT_BITS")
-
-
-def __getattr__(name: str) -> Any:
-    """The default of a setting of :data:`READ_AT_IMPORT` (``from ..api.settings import
-    PN_JOB_NODES``); every other module reads :func:`current`."""
-    if name in READ_AT_IMPORT:
-        return getattr(DEFAULTS, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 _lock = threading.Lock()
 _active = DEFAULTS   # the settings of the searches running in this process (DEFAULTS when none)
 _holders = 0         # the open blocks of :func:`applied`

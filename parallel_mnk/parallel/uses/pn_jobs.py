@@ -48,10 +48,7 @@ from ...kernels.pns import pns_layout as PL
 from ...runtime import running
 from ...runtime.shared_store import SharedStore
 from ...runtime.ttable import new_salt
-from ...api.settings import (   # (read at import: READ_AT_IMPORT)
-    MAX_RESTARTS_PER_WORKER, PN_JOB_NODES, PN_JOB_TT_BITS, PN_OPEN_DEPTH, PN_SNAPSHOT_S, PN_STORE_MAX_BITS,
-    SIDE_POOL_TT_BITS as POOL_TT_BITS,
-)
+from ...api.settings import current
 from ..pools.backend import Backend, Lost
 from ..scheduling import registry
 from ..scheduling.pn_journal import PnJournal
@@ -159,9 +156,11 @@ class JobProof:
         check_game(position.spec)
         self.position, self.opts, self.rules, self.journal = position, opts, rules, journal
         backend = "thread" if opts.workers == 1 else opts.backend   # (one worker: a thread of this process)
-        self.backend: Backend = registry.get_coordinator(backend, opts.workers, POOL_TT_BITS, opts.address).backend
-        self.store_bits = max(16, min(PN_STORE_MAX_BITS, opts.tt_bits - 2))
-        self.worker_tt_bits = max(12, min(PN_JOB_TT_BITS, opts.tt_bits - 2 - (opts.workers - 1).bit_length()))
+        settings = current()
+        self.backend: Backend = registry.get_coordinator(backend, opts.workers, settings.SIDE_POOL_TT_BITS,
+                                                         opts.address).backend
+        self.store_bits = max(16, min(settings.PN_STORE_MAX_BITS, opts.tt_bits - 2))
+        self.worker_tt_bits = max(12, min(settings.PN_JOB_TT_BITS, opts.tt_bits - 2 - (opts.workers - 1).bit_length()))
         self.restarts: dict[int, int] = {}
         self.worker_stats: dict[int, WorkerStats] = {}
 
@@ -194,10 +193,10 @@ class JobProof:
                                                         int(jnodes or 0), 0.0, self.opts.progress)
                 return run
             tree = PnTree(pos.x, pos.o, pos.ply, attacker_moves, kernels.expand, kernels.state_of,
-                          kernels.zone_of, kernels.settle, PN_OPEN_DEPTH)
+                          kernels.zone_of, kernels.settle, current().PN_OPEN_DEPTH)
             run = QuestionRun(None, None, 0, resumed=resumed)
             started = time.perf_counter()
-            next_snapshot = time.monotonic() + PN_SNAPSHOT_S
+            next_snapshot = time.monotonic() + current().PN_SNAPSHOT_S
             backend.begin()
             stopped = due = False
             while tree.root.state == OPEN:
@@ -206,7 +205,7 @@ class JobProof:
                 due = due or (journal is not None and time.monotonic() >= next_snapshot)
                 if due and not running_jobs:
                     self._snapshot(kernels, attacker, run.nodes)
-                    due, next_snapshot = False, time.monotonic() + PN_SNAPSHOT_S
+                    due, next_snapshot = False, time.monotonic() + current().PN_SNAPSHOT_S
                 if not stopped and not due:
                     self._hand_out(tree, running_jobs, kernels, question, salt, str(path))
                 if tree.root.state != OPEN:
@@ -268,7 +267,8 @@ class JobProof:
             if node is None:
                 break
             job = PnJob(next(_job_ids), spec.cols, spec.rows, spec.k, question, salt, path, self.store_bits,
-                        node.x, node.o, node.ply, node.or_node, PN_JOB_NODES, self.worker_tt_bits, self.rules)
+                        node.x, node.o, node.ply, node.or_node, current().PN_JOB_NODES, self.worker_tt_bits,
+                        self.rules)
             tree.begin_job(node)
             if not backend.start(slot, job):
                 tree.end_job(node, -2, 1, 1)
@@ -349,7 +349,7 @@ class JobProof:
 
     def _restart(self, slot: int, how: str, kernels: CoordinatorKernels) -> None:
         count = self.restarts[slot] = self.restarts.get(slot, 0) + 1
-        if count > MAX_RESTARTS_PER_WORKER:
+        if count > current().MAX_RESTARTS_PER_WORKER:
             raise MnkError(f"worker {slot} stopped {count} times ({how}); run again or use --workers 1")
         self._bury(kernels, slot)
         self.backend.restart(slot)
