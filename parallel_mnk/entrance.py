@@ -175,10 +175,11 @@ def analyze(position: Position, limit: Optional[Limit] = None, *, weak: bool = F
     solve each move on the process pool (``split_depth`` as for :func:`solve`);
     ``tt_size``, ``progress`` (serial only), ``watch`` (moves not solved when it
     stops are ``unknown``), ``book`` (scores the moves whose positions it covers),
-    ``prover``: ``"pn"`` (``weak`` only, free placement) solves each move by the
-    proof-number prover (by jobs on ``workers``, as :func:`solve`); ``"auto"``
-    (the default) does so where :func:`solve` would (weak, free boards of
-    ``PN_AUTO_MIN_CELLS`` to 64 cells); ``"search"``, alpha-beta.
+    ``prover``: ``"pn"`` (``weak`` only, free placement up to 64 cells) solves each
+    move by the proof-number prover (by jobs on ``workers``, as :func:`solve`);
+    ``"search"`` and ``"auto"`` (the default), alpha-beta: its moves share one table,
+    and it settled more of them than the pn prover where measured (bench/README.md,
+    "Analyze by the proof-number prover").
     """
     opts = prepare("analyze", _position(position, "analyze").spec, limit, weak, options)
     started = time.perf_counter()
@@ -188,7 +189,7 @@ def analyze(position: Position, limit: Optional[Limit] = None, *, weak: bool = F
         return Analysis(pos, [], weak, 0, time.perf_counter() - started, terminal=True,
                         terminal_score=done.score, workers=opts.workers, settings=current())
     entries, to_search = first_entries(pos, weak, open_book(pos.spec, _book_choice(opts)))
-    by_pn = weak and pos.spec.exact_solvable and opts.pn_first(pos)
+    by_pn = weak and pos.spec.exact_solvable and opts.prover == "pn"
     loaded = SolveOptions.of(Options(workers=opts.workers, prover="pn" if by_pn else "search"), weak, opts.limit)
     startup = KernelLoad(pos.spec, loaded).load() if to_search else 0.0
     started += startup   # the clock of the time limit, and time_s, leave out the kernels' start-up

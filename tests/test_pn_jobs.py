@@ -241,25 +241,27 @@ def test_analyze_by_the_pn_prover_gives_naive_values(workers):
             assert m.value == _value(-naive_score(spec, child.x, child.o)), (pos.board_text(), str(m.move))
 
 
-def test_analyze_asks_the_pn_prover_where_solve_would(monkeypatch):
-    """Weak analyses of free boards of 50 to 64 cells go to the pn prover (prover "auto"), others not;
-    its values are naive.py's."""
+def test_analyze_asks_the_pn_prover_when_told(monkeypatch):
+    """A weak analysis with prover "pn" solves every move that does not end the game by
+    the pn prover, naive.py's values; "auto" (on a 50-cell free board, where solve would
+    take pn) and "search" by alpha-beta, the same values."""
     from parallel_mnk import entrance
     asked = []
     real = entrance.solve_pn
     monkeypatch.setattr(entrance, "solve_pn", lambda child, opts, *a: asked.append(child) or real(child, opts, *a))
     spec = GameSpec(10, 5, 4)
     pos = random_positions(spec, 1, 41, seed=5, quiet=True)[0]
-    a = analyze(pos, weak=True, options=Options(workers=1))
+    want = {}
+    for m in pos.legal_moves:
+        child = pos.copy()
+        child.push(m)
+        want[str(m)] = _value(-naive_score(spec, child.x, child.o))
+    a = analyze(pos, weak=True, options=Options(workers=1, prover="pn"))
     searched = [m for m in a.moves if not m.at_once]
     assert searched and len(asked) == len(searched)
-    for m in a.moves:
-        child = pos.copy()
-        child.push(m.move)
-        assert m.value == _value(-naive_score(spec, child.x, child.o)), str(m.move)
+    assert {str(m.move): m.value for m in a.moves} == want
     asked.clear()
-    analyze(pos, weak=False, options=Options(workers=1))                        # exact scores: alpha-beta
-    analyze(pos, weak=True, options=Options(workers=1, prover="search"))
-    small = random_positions(GameSpec(5, 5, 4), 1, 16, seed=5, quiet=True)[0]   # 25 cells: alpha-beta
-    analyze(small, weak=True, options=Options(workers=1))
+    for prover in ("auto", "search"):
+        b = analyze(pos, weak=True, options=Options(workers=1, prover=prover))
+        assert {str(m.move): m.value for m in b.moves} == want
     assert asked == []

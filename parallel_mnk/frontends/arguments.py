@@ -122,9 +122,9 @@ def _add_analyze_parser(sub, command: Command) -> None:
         time_limit="seconds per position; moves not solved by then are '?' (unknown) and the exit status is 3",
         table="transposition table memory, as for solve")
     p.add_argument("--prover", choices=("auto", "search", "pn"), default="auto",
-                   help="what settles each move's value: 'search' (alpha-beta), 'pn' (the proof-number prover, as "
-                        "for solve: with --weak, free placement up to 64 cells), or 'auto' (default): with --weak "
-                        f"on free boards of {DEFAULTS.PN_AUTO_MIN_CELLS} to 64 cells pn, else alpha-beta")
+                   help="what settles each move's value: 'search' (alpha-beta, the moves sharing one table), 'pn' "
+                        "(the proof-number prover, as for solve: with --weak, free placement up to 64 cells), or "
+                        "'auto' (default): alpha-beta, which settled more moves than pn where measured")
     p.add_argument("--json", action="store_true", help="one JSON object per position")
     add_book_arg(p)
     add_settings_arg(p)
