@@ -265,3 +265,50 @@ def test_analyze_asks_the_pn_prover_when_told(monkeypatch):
         b = analyze(pos, weak=True, options=Options(workers=1, prover=prover))
         assert {str(m.move): m.value for m in b.moves} == want
     assert asked == []
+
+
+def test_a_snapshot_in_parts_and_a_format_1_journal(tmp_path, monkeypatch):
+    """A snapshot bigger than a part (SQLite takes no blob past 1 GB) is written in parts
+    and read back whole, the older one's parts dropped; a journal of format 1 (one part,
+    no parts table) reads the same and is taken as format 2; a damaged part is refused."""
+    import sqlite3
+    import numpy as np
+    from parallel_mnk.parallel.scheduling import pn_journal
+
+    monkeypatch.setattr(pn_journal, "PART_WORDS", 8)
+    pos = Position(GameSpec(5, 5, 4))
+    journal = pn_journal.PnJournal(tmp_path / "j.db", pos)
+    rng = np.random.default_rng(3)
+    for size in (37, 61):   # (two snapshots: the first's parts go)
+        entries = rng.integers(0, 1 << 63, size * 4, dtype=np.uint64)
+        pool = rng.integers(0, 1 << 63, 21, dtype=np.uint64)
+        journal.snapshot("x", 16, entries, pool, 1234)
+    bits, got_entries, got_pool, nodes = journal.latest("x")
+    assert (bits, nodes) == (16, 1234)
+    assert np.array_equal(got_entries, entries) and np.array_equal(got_pool, pool)
+    parts = journal.db.execute("SELECT COUNT(*) FROM snapshot_parts").fetchone()[0]
+    assert parts == -(-len(entries) // 8) - 1                        # (the first part is in the row)
+    journal.db.execute("UPDATE snapshot_parts SET entries = X'00' WHERE part = 3")
+    with pytest.raises(MnkError, match="damaged"):
+        journal.latest("x")
+    journal.close()
+
+    old = tmp_path / "old.db"   # format 1, as written before parts
+    db = sqlite3.connect(old)
+    fingerprint = {"format": "pn-journal/1", "cols": 5, "rows": 5, "k": 4, "gravity": False, "root": pos.board_text()}
+    db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+    db.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (json.dumps(fingerprint),))
+    db.execute("CREATE TABLE snapshots (seq INTEGER PRIMARY KEY AUTOINCREMENT, attacker TEXT, bits INTEGER, "
+               "entries BLOB, pool BLOB, crc INTEGER, nodes INTEGER)")
+    import zlib
+    e, p = zlib.compress(entries.tobytes()), zlib.compress(pool.tobytes())
+    db.execute("INSERT INTO snapshots (attacker, bits, entries, pool, crc, nodes) VALUES ('x', 16, ?, ?, ?, 9)",
+               (e, p, zlib.crc32(p, zlib.crc32(e))))
+    db.commit()
+    db.close()
+    again = pn_journal.PnJournal(old, pos)
+    bits, got_entries, got_pool, nodes = again.latest("x")
+    assert nodes == 9 and np.array_equal(got_entries, entries) and np.array_equal(got_pool, pool)
+    again.close()
+    with pytest.raises(MnkError, match="another proof"):
+        pn_journal.PnJournal(old, Position.from_moves(GameSpec(5, 5, 4), "c3"))

@@ -13,9 +13,14 @@ position loads the newest snapshot of the question it resumes into a fresh store
 settled nodes) and goes on; a settled question is not asked again. A kill loses
 what was settled since the last snapshot, and the workers' tables.
 
+A snapshot is written in parts of at most ``PART_WORDS`` words of entries and of
+pool each (SQLite takes no blob past 1 GB: a store of 31 M entries is more), the
+first in its ``snapshots`` row, the others in ``snapshot_parts``; a journal of
+format 1 (one part) reads the same.
+
 Refused, one line each (:class:`MnkError`): a journal of another game, position or
-prover; a damaged one (each blob carries a CRC-32); one in use by a live process
-of this host.
+prover; a damaged one (each snapshot carries a CRC-32 of its parts); one in use by a
+live process of this host.
 """
 from __future__ import annotations
 
@@ -32,7 +37,9 @@ import numpy as np
 from ...game.position import Position
 from ...game.rules import MnkError
 
-FORMAT = "pn-journal/1"
+FORMAT = "pn-journal/2"
+READS = ("pn-journal/1", FORMAT)   # (1: a snapshot in one part)
+PART_WORDS = 1 << 24               # words of entries (or of pool) in one part of a snapshot: 128 MiB
 
 
 class PnJournal:
@@ -51,6 +58,8 @@ class PnJournal:
                             "answer INTEGER, move INTEGER, nodes INTEGER)")
             self.db.execute("CREATE TABLE IF NOT EXISTS snapshots (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
                             "attacker TEXT, bits INTEGER, entries BLOB, pool BLOB, crc INTEGER, nodes INTEGER)")
+            self.db.execute("CREATE TABLE IF NOT EXISTS snapshot_parts (seq INTEGER, part INTEGER, entries BLOB, "
+                            "pool BLOB, PRIMARY KEY (seq, part))")
             row = self.db.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
         except sqlite3.Error as e:
             raise MnkError(f"--checkpoint {self.path}: not a journal SQLite can read ({e}); delete it") from None
@@ -61,6 +70,10 @@ class PnJournal:
                 theirs = json.loads(row[0])
             except ValueError:
                 theirs = None
+            older = isinstance(theirs, dict) and theirs.get("format") in READS and theirs.get("format") != FORMAT
+            if older and {**theirs, "format": FORMAT} == self.fingerprint:   # (format 1: read the same)
+                theirs = self.fingerprint
+                self.db.execute("UPDATE meta SET value = ? WHERE key = 'fingerprint'", (json.dumps(theirs),))
             if theirs != self.fingerprint:
                 raise MnkError(f"--checkpoint {self.path} is the journal of another proof ({_describe(theirs)}), "
                                f"not of {spec.describe()} from {position.board_text()} by the pn prover; "
@@ -98,30 +111,41 @@ class PnJournal:
                         (int(answer), move, nodes, attacker))
 
     def snapshot(self, attacker: str, bits: int, entries: np.ndarray, pool: np.ndarray, nodes: int) -> None:
-        """A snapshot of the question's store: its entries (rows of words) and pool;
-        older snapshots of the question are dropped once it is written."""
-        e = zlib.compress(entries.tobytes(), 1)
-        p = zlib.compress(pool.tobytes(), 1)
-        crc = zlib.crc32(p, zlib.crc32(e))
+        """A snapshot of the question's store: its entries (rows of words) and pool, in
+        parts; older snapshots of the question are dropped once it is written."""
+        parts = max(1, -(-len(entries) // PART_WORDS), -(-len(pool) // PART_WORDS))
+        blobs = [(zlib.compress(entries[i * PART_WORDS:(i + 1) * PART_WORDS].tobytes(), 1),
+                  zlib.compress(pool[i * PART_WORDS:(i + 1) * PART_WORDS].tobytes(), 1)) for i in range(parts)]
+        crc = 0
+        for e, p in blobs:
+            crc = zlib.crc32(p, zlib.crc32(e, crc))
         with self.db:
             self.db.execute("BEGIN")
-            self.db.execute("INSERT INTO snapshots (attacker, bits, entries, pool, crc, nodes) VALUES (?, ?, ?, ?, ?, ?)",
-                            (attacker, bits, e, p, crc, nodes))
-            self.db.execute("DELETE FROM snapshots WHERE attacker = ? AND seq < (SELECT MAX(seq) FROM snapshots "
-                            "WHERE attacker = ?)", (attacker, attacker))
+            seq = self.db.execute("INSERT INTO snapshots (attacker, bits, entries, pool, crc, nodes) VALUES "
+                                  "(?, ?, ?, ?, ?, ?)", (attacker, bits, *blobs[0], crc, nodes)).lastrowid
+            self.db.executemany("INSERT INTO snapshot_parts (seq, part, entries, pool) VALUES (?, ?, ?, ?)",
+                                [(seq, i, e, p) for i, (e, p) in enumerate(blobs) if i > 0])
+            old = "SELECT seq FROM snapshots WHERE attacker = ? AND seq < ?"
+            self.db.execute(f"DELETE FROM snapshot_parts WHERE seq IN ({old})", (attacker, seq))
+            self.db.execute(f"DELETE FROM snapshots WHERE seq IN ({old})", (attacker, seq))
 
     def latest(self, attacker: str) -> Optional[tuple[int, np.ndarray, np.ndarray, int]]:
         """The newest snapshot of the question: ``(bits, entries, pool, nodes)``, or None."""
-        row = self.db.execute("SELECT bits, entries, pool, crc, nodes FROM snapshots WHERE attacker = ? "
+        row = self.db.execute("SELECT seq, bits, entries, pool, crc, nodes FROM snapshots WHERE attacker = ? "
                               "ORDER BY seq DESC LIMIT 1", (attacker,)).fetchone()
         if row is None:
             return None
-        bits, e, p, crc, nodes = row
-        if zlib.crc32(p, zlib.crc32(e)) != crc:
+        seq, bits, e, p, crc, nodes = row
+        blobs = [(e, p)] + self.db.execute("SELECT entries, pool FROM snapshot_parts WHERE seq = ? ORDER BY part",
+                                           (seq,)).fetchall()
+        check = 0
+        for e, p in blobs:
+            check = zlib.crc32(p, zlib.crc32(e, check))
+        if check != crc:
             raise MnkError(f"--checkpoint {self.path} is damaged (a snapshot's checksum fails); delete it")
         try:
-            entries = np.frombuffer(zlib.decompress(e), dtype=np.uint64).copy()
-            pool = np.frombuffer(zlib.decompress(p), dtype=np.uint64).copy()
+            entries = np.concatenate([np.frombuffer(zlib.decompress(e), dtype=np.uint64) for e, _ in blobs])
+            pool = np.concatenate([np.frombuffer(zlib.decompress(p), dtype=np.uint64) for _, p in blobs])
         except zlib.error:
             raise MnkError(f"--checkpoint {self.path} is damaged (a snapshot does not decompress); delete it") from None
         return int(bits), entries, pool, int(nodes or 0)
@@ -131,7 +155,9 @@ class PnJournal:
         settled = self.db.execute("SELECT COUNT(*) FROM questions WHERE answer IS NOT NULL").fetchone()[0]
         snaps = self.db.execute("SELECT COUNT(*), COALESCE(SUM(LENGTH(entries) + LENGTH(pool)), 0) FROM snapshots"
                                 ).fetchone()
-        return {"questions_settled": settled, "snapshots": snaps[0], "snapshot_bytes": snaps[1]}
+        parts = self.db.execute("SELECT COALESCE(SUM(LENGTH(entries) + LENGTH(pool)), 0) FROM snapshot_parts"
+                                ).fetchone()
+        return {"questions_settled": settled, "snapshots": snaps[0], "snapshot_bytes": snaps[1] + parts[0]}
 
     def close(self) -> None:
         """Release the journal (another process may open it then)."""
