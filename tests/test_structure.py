@@ -244,16 +244,22 @@ def test_importing_the_package_does_not_load_numba():
 # its validated wrapper, the depth-limited engine's and big boards' kernels, engine and pool use,
 # and the two sheets of settings (the kernels' constants at the bottom, the runtime ones in api/).
 LAYERED = {"dfpn": 2, "pairing": 2, "threats": 2, "limited": 3, "big": 3, "pns": 2, "settings": 2}
+# The roles a module of a kernel folder may have in any family, named by the role alone (its
+# folder says whose): its entry points, the layout of its arrays, its search.
+KERNEL_ROLES = {"entry", "layout", "search"}
 
 
 def test_no_two_modules_or_folders_share_a_name():
     """One word a thing (docs/design.md): a module's or folder's name is unique in the
-    package (``search`` is the exact search's, ``layout`` the context's, ``split`` the
-    split tree's), but for the layers of one concept in :data:`LAYERED`."""
+    package (``split`` is the split tree's, ``search`` outside the kernels the exact
+    search's), but for the layers of one concept in :data:`LAYERED` and the roles of a
+    kernel folder's modules (:data:`KERNEL_ROLES`: ``kernels/gravity/search``)."""
     names: dict[str, list[str]] = {}
     for path in PACKAGE.rglob("*"):
         if "__pycache__" in path.parts or path.name in ("__init__.py", "__main__.py") or \
                 not (path.suffix == ".py" or (path.is_dir() and (path / "__init__.py").exists())):
+            continue
+        if path.suffix == ".py" and path.parent.parent == PACKAGE / "kernels" and path.stem in KERNEL_ROLES:
             continue
         names.setdefault(path.stem, []).append(path.relative_to(PACKAGE).as_posix())
     shared = {name: sorted(paths) for name, paths in names.items() if len(paths) > 1}

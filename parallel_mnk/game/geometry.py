@@ -35,7 +35,7 @@ import numpy as np
 
 from ..kernels.core import layout as L
 from ..kernels.limited import limited_layout as GL
-from ..kernels.proofs.proofs_layout import fill_proof_tables
+from ..kernels.proofs.layout import fill_proof_tables
 from .rules import MAX_CELLS, GameSpec
 from ..settings import ETC_MIN_EMPTY
 
