@@ -243,7 +243,7 @@ def test_importing_the_package_does_not_load_numba():
 # One concept at several layers, the only names two modules may share: a prover's kernel and
 # its validated wrapper, the depth-limited engine's and big boards' kernels, engine and pool use,
 # and the two sheets of settings (the kernels' constants at the bottom, the runtime ones in api/).
-LAYERED = {"dfpn": 2, "pairing": 2, "threats": 2, "limited": 3, "big": 3, "pns": 2, "settings": 2}
+LAYERED = {"dfpn": 2, "pairing": 2, "threats": 2, "limited": 2, "big": 3, "pns": 2, "settings": 2}
 # The roles a module of a kernel folder may have in any family, named by the role alone (its
 # folder says whose): its entry points, the layout of its arrays, its search.
 KERNEL_ROLES = {"entry", "layout", "search"}

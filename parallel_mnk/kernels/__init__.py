@@ -11,14 +11,14 @@ compiles can be read off the tree (:mod:`parallel_mnk.runtime.families` loads th
 | ``free/`` | the exact search of free placement (``search``; it uses ``proofs/pairing`` and ``proofs/threats``) | ``search`` |
 | ``proofs/`` | pairing certificates, VCF, df-pn (``layout``: their part of the context) | df-pn, the finders |
 | ``pns/`` | the proof-number prover with relevance zones (``search``, ``settling``: what settles a node, ``settled_store``: the store several processes share, ``zones``, ``certificate_walk`` + ``records``: the certificate walked from the store, ``layout``) | the prover, the store, the walk |
-| ``limited/`` | the depth-limited engine for boards up to 26x26 (``limited_layout``, ``grid``, ``limited_search``, ``tss``) | the board state, the searches |
-| ``big/`` | the exact search past 64 cells on ``limited/``'s board (``prove``) | ``prove`` |
+| ``grid/`` | the array board for boards up to 26x26 (``layout``, ``stones``, ``search``: the depth-limited engine's, ``tss``) | the board state, the searches |
+| ``big/`` | the exact search past 64 cells on ``grid/``'s board (``prove``) | ``prove`` |
 | ``expand/`` | a parallel solve's split expansion (``expansion``) | ``expand``, ``seed_bound`` |
 | ``book_search/`` | Connect Four searched down to an opening book's ply (``negamax``, ``layout``) | ``search``, ``wins_now`` |
 
 ``ctx`` is the per-search context array (:mod:`.core.layout`), ``tt`` the
 transposition table (``uint64[2**n]``), ``ctl`` the control array (``int64``, may
-be shared memory); the depth-limited engine's arrays are in :mod:`.limited.limited_layout`.
+be shared memory); the array board's (the depth-limited engine's, big boards') are in :mod:`.grid.layout`.
 
 Importing this package does nothing: the layouts are plain Python, the kernel
 modules load numba only when imported themselves, and nothing compiles before

@@ -8,8 +8,8 @@ missing.
 | ``free`` | ``kernels/free`` (+ ``proofs/pairing``, ``proofs/threats``) | exact solves of free-placement boards |
 | ``proofs`` | ``kernels/proofs`` | df-pn, pairing certificates and VCF (:mod:`parallel_mnk.engines.provers`) |
 | ``pns`` | ``kernels/pns`` (+ ``proofs/pairing``, ``proofs/threats``) | the proof-number prover with zones (:mod:`parallel_mnk.engines.provers.pns`) |
-| ``limited`` | ``kernels/limited`` | the depth-limited engine (``best``, big boards in ``play``/``serve``) |
-| ``big`` | ``kernels/big`` (+ ``limited``'s board) | exact solves of boards past 64 cells |
+| ``grid`` | ``kernels/grid`` | the array board and the depth-limited engine (``best``, big boards in ``play``/``serve``) |
+| ``big`` | ``kernels/big`` (+ ``grid``, the array board) | exact solves of boards past 64 cells |
 | ``expand`` | ``kernels/expand`` | a parallel solve's split expansion |
 | ``book_search`` | ``kernels/book_search`` | searching Connect Four down to Thill's 12-ply database (:mod:`parallel_mnk.engines.books.thill`) |
 | ``gravity@7x6k4`` | a per-board build of ``gravity`` (:mod:`.boards`) | exact solves of that board |
@@ -61,7 +61,7 @@ FAMILIES = {f.name: f for f in (
     Family("free", "free-placement search", "parallel_mnk.kernels.free.entry", 10.0),
     Family("proofs", "proof", "parallel_mnk.kernels.proofs.entry", 4.0),
     Family("pns", "proof-number prover", "parallel_mnk.kernels.pns.entry", 5.0),
-    Family("limited", "depth-limited engine", "parallel_mnk.kernels.limited.limited_entry", 6.0),
+    Family("grid", "array-board", "parallel_mnk.kernels.grid.entry", 6.0),
     Family("big", "big-board search", "parallel_mnk.kernels.big.entry", 3.0),
     Family("expand", "split expansion", "parallel_mnk.kernels.expand.entry", 1.0),
     Family("book_search", "book search", "parallel_mnk.kernels.book_search.entry", 2.0),
@@ -116,7 +116,7 @@ def for_solve(spec: GameSpec, opts: SolveOptions = SolveOptions()) -> list[str]:
     (:meth:`SolveOptions.may_ask_dfpn`), the pool's where it runs on workers
     (:attr:`SolveOptions.parallel`); past 64 cells the array board's and the big-board search's."""
     if not spec.exact_solvable:   # past 64 cells: the array board's search, on one process or several
-        return ["limited", "big"]
+        return ["grid", "big"]
     return ([exact_family(spec)] + (["proofs"] if opts.may_ask_dfpn(spec) else [])
             + (["pns"] if opts.may_ask_pn(spec) else [])
             + (["expand"] if opts.parallel else []))
@@ -177,8 +177,8 @@ def pns_kernels() -> ModuleType:
 
 def big_kernels() -> ModuleType:
     """The exact search of boards past 64 cells: ``kernels/big/entry.py`` (with the
-    array board's kernels, ``kernels/limited``)."""
-    load("limited", "big")
+    array board's kernels, ``kernels/grid``)."""
+    load("grid", "big")
     from ..kernels.big import entry as big
     return big
 
