@@ -7,6 +7,9 @@
 * the map of docs/design.md names the layers of :data:`LAYERS` in their order, and every
   module of every layer in its row;
 * no module over 500 lines, no function over 100 lines (kernels included);
+* a module's or folder's name is unique (but for one concept's layers and the roles of a
+  kernel folder's modules) and never repeats its folder's name; ``limited`` names no kernel
+  folder or module (the array board is ``kernels/grid``);
 * ``import parallel_mnk`` does not import numba (the engines load it on first use);
 * every public function and class of the package has a docstring.
 """
@@ -264,6 +267,32 @@ def test_no_two_modules_or_folders_share_a_name():
         names.setdefault(path.stem, []).append(path.relative_to(PACKAGE).as_posix())
     shared = {name: sorted(paths) for name, paths in names.items() if len(paths) > 1}
     assert {name: len(paths) for name, paths in shared.items()} == LAYERED, shared
+
+
+def _stutters(package: Path) -> list[str]:
+    """The modules and folders under ``package`` whose name repeats the name of the folder
+    they are in: its first word again (``gravity/gravity_search``, ``book_search/book_layout``,
+    ``pns/pns.py``)."""
+    found = []
+    for path in sorted(package.rglob("*")):
+        if "__pycache__" in path.parts or path.name in ("__init__.py", "__main__.py") or path.parent == package or \
+                not (path.suffix == ".py" or (path.is_dir() and (path / "__init__.py").exists())):
+            continue
+        if path.stem.split("_")[0] == path.parent.name.split("_")[0]:
+            found.append(path.relative_to(package).as_posix())
+    return found
+
+
+def test_no_name_stutters_and_limited_names_the_depth_limited_engine_only():
+    """Names say what things are, once (docs/design.md): no module or folder repeats its
+    folder's name (``kernels/gravity/search.py``, not ``kernels/gravity/gravity_search.py``;
+    the folder says whose), and no kernel folder or module is called ``limited``: the word
+    is the depth-limited engine's (``engines/limited``), the array board's kernels are
+    ``kernels/grid/``."""
+    assert _stutters(PACKAGE) == []
+    kernels = PACKAGE / "kernels"
+    assert [p.relative_to(kernels).as_posix() for p in sorted(kernels.rglob("*limited*"))
+            if "__pycache__" not in p.parts] == []
 
 
 def test_the_library_loads_a_solves_kernels_in_one_place():
