@@ -252,16 +252,22 @@ LAYERED = {"dfpn": 2, "pairing": 2, "threats": 2, "limited": 2, "big": 3, "pns":
 KERNEL_ROLES = {"entry", "layout", "search"}
 
 
+def named(package: Path) -> list[Path]:
+    """The modules and folders (packages) below ``package`` that have names of their own:
+    every ``*.py`` but ``__init__`` and ``__main__``, every folder with an ``__init__.py``
+    (a folder left holding only numba's ``__pycache__`` is none)."""
+    return [path for path in sorted(package.rglob("*"))
+            if "__pycache__" not in path.parts and path.name not in ("__init__.py", "__main__.py")
+            and (path.suffix == ".py" or (path.is_dir() and (path / "__init__.py").exists()))]
+
+
 def test_no_two_modules_or_folders_share_a_name():
     """One word a thing (docs/design.md): a module's or folder's name is unique in the
     package (``split`` is the split tree's, ``search`` outside the kernels the exact
     search's), but for the layers of one concept in :data:`LAYERED` and the roles of a
     kernel folder's modules (:data:`KERNEL_ROLES`: ``kernels/gravity/search``)."""
     names: dict[str, list[str]] = {}
-    for path in PACKAGE.rglob("*"):
-        if "__pycache__" in path.parts or path.name in ("__init__.py", "__main__.py") or \
-                not (path.suffix == ".py" or (path.is_dir() and (path / "__init__.py").exists())):
-            continue
+    for path in named(PACKAGE):
         if path.suffix == ".py" and path.parent.parent == PACKAGE / "kernels" and path.stem in KERNEL_ROLES:
             continue
         names.setdefault(path.stem, []).append(path.relative_to(PACKAGE).as_posix())
@@ -273,14 +279,8 @@ def _stutters(package: Path) -> list[str]:
     """The modules and folders under ``package`` whose name repeats the name of the folder
     they are in: its first word again (``gravity/gravity_search``, ``book_search/book_layout``,
     ``pns/pns.py``)."""
-    found = []
-    for path in sorted(package.rglob("*")):
-        if "__pycache__" in path.parts or path.name in ("__init__.py", "__main__.py") or path.parent == package or \
-                not (path.suffix == ".py" or (path.is_dir() and (path / "__init__.py").exists())):
-            continue
-        if path.stem.split("_")[0] == path.parent.name.split("_")[0]:
-            found.append(path.relative_to(package).as_posix())
-    return found
+    return [path.relative_to(package).as_posix() for path in named(package)
+            if path.parent != package and path.stem.split("_")[0] == path.parent.name.split("_")[0]]
 
 
 def test_no_name_stutters_and_limited_names_the_depth_limited_engine_only():
@@ -291,8 +291,7 @@ def test_no_name_stutters_and_limited_names_the_depth_limited_engine_only():
     ``kernels/grid/``."""
     assert _stutters(PACKAGE) == []
     kernels = PACKAGE / "kernels"
-    assert [p.relative_to(kernels).as_posix() for p in sorted(kernels.rglob("*limited*"))
-            if "__pycache__" not in p.parts] == []
+    assert [p.relative_to(kernels).as_posix() for p in named(kernels) if "limited" in p.stem] == []
 
 
 def test_the_library_loads_a_solves_kernels_in_one_place():
