@@ -4,7 +4,7 @@ cells (bench/README.md, "Big boards").
 * :func:`fours_positions`: k=5 free-placement positions (9x9 to 19x19) where the
   side to move wins by continuous fours, drawn by random play around the centre
   and kept when the shortest such win takes ``fours`` fours (found by the array
-  board's VCF search, :func:`parallel_mnk.kernels.limited.tss.vct` with no threes);
+  board's VCF search, :func:`parallel_mnk.kernels.grid.tss.vct` with no threes);
   that they are wins is then the certificate checker's word, not this module's.
 * :func:`threes_positions`: the same with no win by fours, but one by fours and
   one or two threes (threat-space search).
@@ -22,8 +22,8 @@ import numpy as np
 
 from parallel_mnk import GameSpec, Move, Position
 from parallel_mnk.engines.exact.big import BigSearch
-from parallel_mnk.kernels.limited import limited_layout as GL
-from parallel_mnk.kernels.limited.tss import scratch_size
+from parallel_mnk.kernels.grid import layout as GL
+from parallel_mnk.kernels.grid.tss import scratch_size
 
 NODE_CAP = 200_000   # nodes of each threat search that picks a position
 

@@ -1,8 +1,8 @@
 """Where a free-placement proof's nodes go: one serial weak solve of a position,
 its nodes counted per ply and per way the node ended.
 
-The exact search counts, at every node it leaves (``kernels/free/free_search.py``),
-the ply and how the node ended (``PROF_*`` of ``kernels/proofs/proofs_layout.py``):
+The exact search counts, at every node it leaves (``kernels/free/search.py``),
+the ply and how the node ended (``PROF_*`` of ``kernels/proofs/layout.py``):
 
 * ``prelude``: forced lines and static bounds (no move left, or they close the window);
 * ``table``: the transposition table's bound closed the window;
@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from parallel_mnk import GameSpec, MnkError, Position  # noqa: E402
 from parallel_mnk.engines.exact.search import Search  # noqa: E402
 from parallel_mnk.kernels.core import layout as L  # noqa: E402
-from parallel_mnk.kernels.proofs import proofs_layout as PL  # noqa: E402
+from parallel_mnk.kernels.proofs import layout as PL  # noqa: E402
 
 KINDS = ("prelude", "table", "threats", "pairing", "cut", "all")
 

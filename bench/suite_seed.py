@@ -22,7 +22,7 @@ import time
 
 from parallel_mnk import GameSpec, Position, solve
 from parallel_mnk.engines import limited as LM
-from parallel_mnk.kernels.limited.limited_search import F_ORDER, F_PRUNE, F_TT
+from parallel_mnk.kernels.grid.search import F_ORDER, F_PRUNE, F_TT
 from parallel_mnk import Options
 
 # (spec, published name, published plain-minimax states, published alpha-beta states, published minimax seconds)

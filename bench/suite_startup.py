@@ -28,7 +28,7 @@ from typing import Optional
 
 from .common import REPO
 
-FAMILIES = ["gravity", "free", "proofs", "pns", "limited", "big", "expand", "book_search"]
+FAMILIES = ["gravity", "free", "proofs", "pns", "grid", "big", "expand", "book_search"]
 CLI_COMMANDS = [
     ("connect4 4453 (README), default workers", ["solve", "--game", "connect4", "--moves", "4453"]),
     ("connect4 4453, 1 worker", ["solve", "--game", "connect4", "--moves", "4453", "--workers", "1"]),

@@ -248,7 +248,7 @@ def best_move(position: Position, limit: Optional[Limit] = None, *, options: Opt
     options.refuse("best_move", "backend", "address", "prover", "book", "certificate", "checkpoint", "progress",
                    "split_depth", "serial_budget", "pv")
     bits = current().LIMITED_TT_BITS if options.tt_size is None else tt_bits_for_size(options.tt_size)
-    families.load("limited", aside=families.outside_the_limit(None if limit is None else limit.time))
+    families.load("grid", aside=families.outside_the_limit(None if limit is None else limit.time))
     search = LimitedSearch(position, limit, options.width, bits, options.watch)
     found = search.forcing_win()
     if found is None:

@@ -105,7 +105,7 @@ def test_a_users_script_runs_as_written(script, tmp_path):
 def test_counts_are_singular_for_one():
     """Plurals right: "1 stone", "1 position", "1 move", never "1 stones" or "move(s)"."""
     from parallel_mnk.api.results import LimitedResult, counted
-    from parallel_mnk.kernels.limited.limited_layout import WIN
+    from parallel_mnk.kernels.grid.layout import WIN
     from parallel_mnk.proofcheck import Verdict
 
     assert (counted(1, "stone"), counted(2, "stone"), counted(1, "ply", "plies"), counted(3, "ply", "plies"),

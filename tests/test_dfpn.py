@@ -10,7 +10,7 @@ import pytest
 from checks import random_positions
 from naive import naive_score
 from parallel_mnk import GameSpec, MnkError, Position
-from parallel_mnk.kernels.proofs import proofs_layout as PL
+from parallel_mnk.kernels.proofs import layout as PL
 from parallel_mnk.engines.provers.dfpn import Dfpn, dfpn_value, dfpn_wins
 from parallel_mnk.game.rules import value_of_score
 from parallel_mnk import Options

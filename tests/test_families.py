@@ -30,11 +30,11 @@ def run_python(code: str, cache_dir: Path, **env: str) -> subprocess.CompletedPr
     ("gravity", {"core", "gravity"}),
     ("free", {"core", "free", "proofs"}),     # the free search uses pairing certificates and VCF at its nodes
     ("expand", {"core", "expand"}),
-    ("limited", {"core", "limited"}),
+    ("grid", {"core", "grid"}),
 ])
 def test_a_family_reaches_no_other_familys_kernels(tmp_path, family, allowed):
     """What a family's entry points can compile is what its modules import: a
-    Connect Four solve never loads df-pn, the free search or the grid engine."""
+    Connect Four solve never loads df-pn, the free search or the array board."""
     code = (f"import sys; from parallel_mnk.runtime import families; families.load({family!r}); "
             "print(' '.join(m for m in sys.modules if m.startswith('parallel_mnk.kernels.')))")
     proc = run_python(code, tmp_path, NUMBA_DISABLE_JIT="1")
@@ -62,7 +62,7 @@ def test_warm_up_compiles_once_says_so_in_one_line_then_finds_the_cache(tmp_path
 def test_warm_up_refuses_an_unknown_family_in_one_line(capsys):
     assert main(["warm-up", "--families", "gravity,nope"], stdout=io.StringIO()) == 2
     err = capsys.readouterr().err
-    assert err == ("parallel-mnk: error: not a kernel family: nope (choose from gravity, free, proofs, pns, limited, big, "
+    assert err == ("parallel-mnk: error: not a kernel family: nope (choose from gravity, free, proofs, pns, grid, big, "
                    "expand, book_search, or gravity@COLSxROWSkK for a board's own build)\n")
 
 
@@ -113,9 +113,9 @@ def test_one_call_loads_a_solves_kernels_and_says_what_and_how_long():
     assert families.proof_kernels() is families.entries("proofs")
 
 
-@pytest.mark.parametrize("spec,expected", [(GameSpec(3, 3, 3), "free limited"),
-                                           (GameSpec(7, 6, 4, True), "gravity@7x6k4 limited"),
-                                           (GameSpec(15, 15, 5), "limited")], ids=str)
+@pytest.mark.parametrize("spec,expected", [(GameSpec(3, 3, 3), "free grid"),
+                                           (GameSpec(7, 6, 4, True), "gravity@7x6k4 grid"),
+                                           (GameSpec(15, 15, 5), "grid")], ids=str)
 def test_play_loads_both_engines_before_the_first_move(tmp_path, spec, expected):
     """The depth-limited engine answers whenever the exact one runs out of time: its
     compile must not fall inside a move's time budget."""
@@ -174,7 +174,7 @@ def _kernel_packages() -> list[str]:
 def test_no_kernel_passes_a_literal_to_another(package):
     """numba types a constant argument of a kernel-to-kernel call as a literal: one more
     compile of the callee for every value, and, where the callee is an entry point of
-    another family, a second signature (the limited family's candidate_moves, called
+    another family, a second signature (the grid family's candidate_moves, called
     with False by the big-board search) that the one-signature test sees only in some
     orders of compiling. Every such argument is typed (np.int64(3), np.bool_(False))."""
     import importlib

@@ -1,4 +1,4 @@
-"""The gravity search (kernels/gravity/static_analysis.py, kernels/gravity/gravity_search.py) against the
+"""The gravity search (kernels/gravity/static_analysis.py, kernels/gravity/search.py) against the
 naive solver on random small gravity boards: every static bound on its own
 (forced lines, the 2-4 ply bounds, the even-squares bound), and whole searches
 with each rule switched off and with each rule alone, so that no rule's answer
@@ -185,8 +185,8 @@ def test_whole_searches_with_each_rule_set(rules_name, rules):
 
 def _generic_score(search: Search, own: int, opp: int, ply: int) -> int:
     """The exact score by the free-placement engine's generic search
-    (kernels/free/free_search.py, which also plays gravity), independent of the gravity one."""
-    from parallel_mnk.kernels.free import free_search as N
+    (kernels/free/search.py, which also plays gravity), independent of the gravity one."""
+    from parallel_mnk.kernels.free import search as N
     from parallel_mnk.kernels.core.table import set_root_hashes as root_hashes
     cells = search.spec.cells
     own_b, opp_b = np.uint64(own), np.uint64(opp)

@@ -1,4 +1,4 @@
-"""The depth-limited engine (parallel_mnk.engines.limited and kernels/limited/grid.py, kernels/limited/limited_search.py).
+"""The depth-limited engine (parallel_mnk.engines.limited and kernels/grid/stones.py, kernels/grid/search.py).
 
 Checked against plain recomputation (incremental state), against the naive
 memoised minimax (full-depth search), against itself (pruning never changes a
@@ -17,9 +17,9 @@ from parallel_mnk import best_move
 from parallel_mnk.parallel.uses.limited import best_move_parallel
 from parallel_mnk.game import geometry
 from parallel_mnk.engines import limited as LM
-from parallel_mnk.kernels.limited import grid as G
-from parallel_mnk.kernels.limited import limited_layout as GL
-from parallel_mnk.kernels.limited.limited_search import F_FAST, F_ORDER, F_PRUNE, F_THREATS, F_TT, WIN
+from parallel_mnk.kernels.grid import stones as G
+from parallel_mnk.kernels.grid import layout as GL
+from parallel_mnk.kernels.grid.search import F_FAST, F_ORDER, F_PRUNE, F_THREATS, F_TT, WIN
 from parallel_mnk.game.rules import move_name, move_list_indexes, ply_of_score
 from parallel_mnk import Limit, Options
 from checks import random_positions

@@ -1,5 +1,5 @@
-"""The preconditions of both exact engines' searches (``kernels.free.free_search.negamax``,
-free placement; ``kernels.gravity.gravity_search.gravity_negamax``, gravity) hold at every
+"""The preconditions of both exact engines' searches (``kernels.free.search.negamax``,
+free placement; ``kernels.gravity.search.gravity_negamax``, gravity) hold at every
 node of real searches, and their ``check_preconditions`` refuse a node that breaks them.
 
 In a subprocess with ``NUMBA_DISABLE_JIT=1`` the kernels are plain Python, and
@@ -27,8 +27,8 @@ sys.path.insert(0, sys.argv[1])
 import numpy as np
 from numba.core import config
 assert config.DISABLE_JIT, "NUMBA_DISABLE_JIT is not set"
-from parallel_mnk.kernels.gravity import gravity_search as G
-from parallel_mnk.kernels.free import free_search as N
+from parallel_mnk.kernels.gravity import search as G
+from parallel_mnk.kernels.free import search as N
 from parallel_mnk import GameSpec, Position
 '''
 

@@ -114,7 +114,7 @@ def test_a_store_export_stops_where_its_buffer_ends():
     workers write may meet more entries than it counted)."""
     import numpy as np
     from parallel_mnk.engines.provers.pns import PnProver
-    from parallel_mnk.kernels.pns import pns_layout as PL
+    from parallel_mnk.kernels.pns import layout as PL
 
     prover = PnProver(GameSpec(5, 5, 4), 12, 12)
     pos = Position.from_moves(GameSpec(5, 5, 4), "c3 b2")
@@ -133,7 +133,7 @@ def test_a_store_exported_and_imported_is_the_same_store():
     slot for slot: an entry that had wrapped past the table's end may come home.)"""
     import numpy as np
     from parallel_mnk.engines.provers.pns import PnProver, new_store
-    from parallel_mnk.kernels.pns import pns_layout as PL
+    from parallel_mnk.kernels.pns import layout as PL
 
     spec = GameSpec(5, 5, 4)
     prover = PnProver(spec, 14, 14)

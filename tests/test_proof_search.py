@@ -1,4 +1,4 @@
-"""The exact search with its proof bounds (kernels.free.free_search with kernels.proofs.pairing
+"""The exact search with its proof bounds (kernels.free.search with kernels.proofs.pairing
 and kernels.proofs.threats) and the empty board's strategy-stealing bound: the same
 scores as the naive solver with certificates and VCF tried at every node (also
 with caps so small that the proof searches give up, with a tiny table, and with
@@ -12,7 +12,7 @@ import pytest
 from checks import random_positions
 from naive import naive_score
 from parallel_mnk import GameSpec
-from parallel_mnk.kernels.proofs import proofs_layout as PL
+from parallel_mnk.kernels.proofs import layout as PL
 from parallel_mnk.engines.exact.search import Search
 from parallel_mnk import Options
 

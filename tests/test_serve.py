@@ -423,7 +423,7 @@ def test_serve_loads_every_family_a_request_may_need_before_it_listens(monkeypat
     monkeypatch.setattr(serve_module.Server, "serve_forever", lambda self: (_ for _ in ()).throw(KeyboardInterrupt))
     out = io.StringIO()
     assert serve_module.serve(port=0, out=out, book="none") == 0 and "stopped" in out.getvalue()
-    assert {"gravity", "free", "proofs", "limited"} <= set(loaded), loaded
+    assert {"gravity", "free", "proofs", "grid"} <= set(loaded), loaded
 
 
 @pytest.mark.parametrize("argv, fragment", [

@@ -24,7 +24,7 @@ from parallel_mnk.api import settings as runtime_sheet
 from parallel_mnk.api.settings import DEFAULTS, NAMES, applied, current
 from parallel_mnk.frontends.cli import main
 from parallel_mnk.kernels.core import layout as L
-from parallel_mnk.kernels.proofs.proofs_layout import VCF_MAX_MOVES
+from parallel_mnk.kernels.proofs.layout import VCF_MAX_MOVES
 from parallel_mnk.runtime import cache_guard
 
 PACKAGE = Path(kernel_sheet.__file__).resolve().parent.parent

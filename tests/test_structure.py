@@ -7,6 +7,9 @@
 * the map of docs/design.md names the layers of :data:`LAYERS` in their order, and every
   module of every layer in its row;
 * no module over 500 lines, no function over 100 lines (kernels included);
+* a module's or folder's name is unique (but for one concept's layers and the roles of a
+  kernel folder's modules) and never repeats its folder's name; ``limited`` names no kernel
+  folder or module (the array board is ``kernels/grid``);
 * ``import parallel_mnk`` does not import numba (the engines load it on first use);
 * every public function and class of the package has a docstring.
 """
@@ -243,21 +246,52 @@ def test_importing_the_package_does_not_load_numba():
 # One concept at several layers, the only names two modules may share: a prover's kernel and
 # its validated wrapper, the depth-limited engine's and big boards' kernels, engine and pool use,
 # and the two sheets of settings (the kernels' constants at the bottom, the runtime ones in api/).
-LAYERED = {"dfpn": 2, "pairing": 2, "threats": 2, "limited": 3, "big": 3, "pns": 2, "settings": 2}
+LAYERED = {"dfpn": 2, "pairing": 2, "threats": 2, "limited": 2, "big": 3, "pns": 2, "settings": 2}
+# The roles a module of a kernel folder may have in any family, named by the role alone (its
+# folder says whose): its entry points, the layout of its arrays, its search.
+KERNEL_ROLES = {"entry", "layout", "search"}
+
+
+def named(package: Path) -> list[Path]:
+    """The modules and folders (packages) below ``package`` that have names of their own:
+    every ``*.py`` but ``__init__`` and ``__main__``, every folder with an ``__init__.py``
+    (a folder left holding only numba's ``__pycache__`` is none)."""
+    return [path for path in sorted(package.rglob("*"))
+            if "__pycache__" not in path.parts and path.name not in ("__init__.py", "__main__.py")
+            and (path.suffix == ".py" or (path.is_dir() and (path / "__init__.py").exists()))]
 
 
 def test_no_two_modules_or_folders_share_a_name():
     """One word a thing (docs/design.md): a module's or folder's name is unique in the
-    package (``search`` is the exact search's, ``layout`` the context's, ``split`` the
-    split tree's), but for the layers of one concept in :data:`LAYERED`."""
+    package (``split`` is the split tree's, ``search`` outside the kernels the exact
+    search's), but for the layers of one concept in :data:`LAYERED` and the roles of a
+    kernel folder's modules (:data:`KERNEL_ROLES`: ``kernels/gravity/search``)."""
     names: dict[str, list[str]] = {}
-    for path in PACKAGE.rglob("*"):
-        if "__pycache__" in path.parts or path.name in ("__init__.py", "__main__.py") or \
-                not (path.suffix == ".py" or (path.is_dir() and (path / "__init__.py").exists())):
+    for path in named(PACKAGE):
+        if path.suffix == ".py" and path.parent.parent == PACKAGE / "kernels" and path.stem in KERNEL_ROLES:
             continue
         names.setdefault(path.stem, []).append(path.relative_to(PACKAGE).as_posix())
     shared = {name: sorted(paths) for name, paths in names.items() if len(paths) > 1}
     assert {name: len(paths) for name, paths in shared.items()} == LAYERED, shared
+
+
+def _stutters(package: Path) -> list[str]:
+    """The modules and folders under ``package`` whose name repeats the name of the folder
+    they are in: its first word again (``gravity/gravity_search``, ``book_search/book_layout``,
+    ``pns/pns.py``)."""
+    return [path.relative_to(package).as_posix() for path in named(package)
+            if path.parent != package and path.stem.split("_")[0] == path.parent.name.split("_")[0]]
+
+
+def test_no_name_stutters_and_limited_names_the_depth_limited_engine_only():
+    """Names say what things are, once (docs/design.md): no module or folder repeats its
+    folder's name (``kernels/gravity/search.py``, not ``kernels/gravity/gravity_search.py``;
+    the folder says whose), and no kernel folder or module is called ``limited``: the word
+    is the depth-limited engine's (``engines/limited``), the array board's kernels are
+    ``kernels/grid/``."""
+    assert _stutters(PACKAGE) == []
+    kernels = PACKAGE / "kernels"
+    assert [p.relative_to(kernels).as_posix() for p in named(kernels) if "limited" in p.stem] == []
 
 
 def test_the_library_loads_a_solves_kernels_in_one_place():

@@ -1,4 +1,4 @@
-"""Threat-space search on the grid engine (parallel_mnk.kernels.limited.tss through
+"""Threat-space search on the array board (parallel_mnk.kernels.grid.tss through
 LimitedSearch.threat_space and best_move): every win it proves on boards the
 exact solver settles is a win there, with a first move that keeps it; on 15x15
 k=5 it finds every win the depth-limited engine finds at depth 6 on random

@@ -16,7 +16,7 @@ from typing import Any, Optional
 from ..game.moves import Move, MoveLike, Side, as_move, move_of
 from ..game.position import Position
 from ..game.rules import GameSpec, Value, move_name, value_of_score
-from ..kernels.limited.limited_layout import MATE_ZONE, WIN
+from ..kernels.grid.layout import MATE_ZONE, WIN
 from .settings import Settings
 
 ILLEGAL = -1000  # the plain line's entry for a full column / taken cell (Pons' INVALID_MOVE)

@@ -3,7 +3,7 @@ any board up to 26x26.
 
 Where the exact solver cannot go (boards over 64 cells, or positions out of
 reach in the time given) this module finds a strong move: iterative deepening
-alpha-beta over :mod:`parallel_mnk.kernels.limited.limited_search`, with an open-line
+alpha-beta over :mod:`parallel_mnk.kernels.grid.search`, with an open-line
 evaluation, threat detection (a win in one is never missed, an opponent's win in
 one never ignored, a double threat is seen as lost) and a search for wins by
 continuous fours before the main search.
@@ -33,11 +33,11 @@ from ..game.geometry import MAX_LIMITED_DEPTH, build_grid_geometry
 from ..game.position import Position
 from ..game.rules import GameSpec, MnkError
 from ..kernels.core.layout import CTL_ABORT, CTL_SIZE
-from ..kernels.limited import grid as G
-from ..kernels.limited import limited_layout as GL
-from ..kernels.limited.limited_layout import F_FAST, F_NEAR, F_ORDER, F_PRUNE, F_THREATS, F_TT, INF, MATE_ZONE, WIN
-from ..kernels.limited.limited_search import forced_win_by_fours, negamax_limited
-from ..kernels.limited.tss import MAX_FOURS, scratch_size, vct
+from ..kernels.grid import stones as G
+from ..kernels.grid import layout as GL
+from ..kernels.grid.layout import F_FAST, F_NEAR, F_ORDER, F_PRUNE, F_THREATS, F_TT, INF, MATE_ZONE, WIN
+from ..kernels.grid.search import forced_win_by_fours, negamax_limited
+from ..kernels.grid.tss import MAX_FOURS, scratch_size, vct
 from ..runtime import families, running
 from ..runtime.ttable import limited_table
 
@@ -51,7 +51,7 @@ MAX_DEPTH = MAX_LIMITED_DEPTH
 
 def new_state(spec: GameSpec, cells_x: list[int], cells_o: list[int], turn: int) -> np.ndarray:
     """The kernel state ``st`` of a board: stones of each player and the side to move (1 or 2)."""
-    families.load("limited")
+    families.load("grid")
     geo = build_grid_geometry(spec)
     st = np.zeros(int(geo[GL.G_S_SIZE]), dtype=np.int64)
     if spec.k == 1:   # every line is one stone short of a win before anything is played
@@ -82,7 +82,7 @@ def count_search(spec: GameSpec, st: np.ndarray, depth: int, flags: int, tt_bits
     table is used when ``F_TT`` is in ``flags``, so counts are reproducible
     (``tt_bits`` None: the setting ``LIMITED_TT_BITS``).
     """
-    families.load("limited")
+    families.load("grid")
     geo = build_grid_geometry(spec)
     work = st.copy()
     work[GL.S_NODES] = work[GL.S_EVALS] = work[GL.S_ABORTED] = 0
@@ -143,7 +143,7 @@ class LimitedSearch:
             raise MnkError(f"--depth must be between 1 and {MAX_DEPTH}, got {limit.depth}")
         if width is not None and width < 0:
             raise MnkError(f"--width must be 0 (all moves) or more, got {width}")
-        families.load("limited")
+        families.load("grid")
         spec = self.spec = position.spec
         self.position = position
         self.limit = limit
@@ -187,7 +187,7 @@ class LimitedSearch:
         return self.forced_fours() or self.threat_space()
 
     def threat_space(self, threes: Optional[int] = None) -> Optional[LimitedResult]:
-        """A win by fours and threes proven by threat-space search (:mod:`parallel_mnk.kernels.limited.tss`;
+        """A win by fours and threes proven by threat-space search (:mod:`parallel_mnk.kernels.grid.tss`;
         free placement), with at most ``threes`` three-moves (None: the setting
         ``LIMITED_THREES``), fewest first, within a share of the time and node limits;
         None when none is found."""
@@ -195,7 +195,7 @@ class LimitedSearch:
         threes = settings.LIMITED_THREES if threes is None else threes
         if self.spec.gravity:
             return None
-        families.load("limited")
+        families.load("grid")
         turn = int(self.st[GL.S_TURN])
         scratch = np.zeros(scratch_size(self.spec.cells), dtype=np.int64)
         fail = np.zeros(2 << settings.THREAT_TABLE_BITS, dtype=np.int64)

@@ -110,7 +110,7 @@ class Engine:
         processes), not inside a move's time budget: the depth-limited engine answers
         whenever the exact solver does not finish in time."""
         exact = families.for_solve(self.spec, SolveOptions(workers=self.workers)) if self.spec.exact_solvable else []
-        families.load(*exact, "limited")
+        families.load(*exact, "grid")
 
     def choose(self, position: Position) -> EngineChoice:
         """The move for the side to move (the game must not be over)."""

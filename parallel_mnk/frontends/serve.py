@@ -367,7 +367,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1, max_time:
     open_book(families.CONNECT_FOUR, book)   # read once now, not in the first request (a bad file: an error now)
     server = Server(host, port, workers, max_time, log=log, book=book)
     try:
-        families.load("gravity", families.exact_family(families.CONNECT_FOUR), "free", "proofs", "limited",
+        families.load("gravity", families.exact_family(families.CONNECT_FOUR), "free", "proofs", "grid",
                       *(["expand"] if workers > 1 else []))   # any game may be asked (df-pn for weak free ones)
         if workers > 1:   # fork the workers now, before the server has threads
             entrance.start_backend("process", workers, server.tt_bits)

@@ -34,8 +34,8 @@ from typing import Callable
 import numpy as np
 
 from ..kernels.core import layout as L
-from ..kernels.limited import limited_layout as GL
-from ..kernels.proofs.proofs_layout import fill_proof_tables
+from ..kernels.grid import layout as GL
+from ..kernels.proofs.layout import fill_proof_tables
 from .rules import MAX_CELLS, GameSpec
 from ..settings import ETC_MIN_EMPTY
 
@@ -292,7 +292,7 @@ def grid_line_weights(k: int) -> list[int]:
 @lru_cache(maxsize=32)
 def build_grid_geometry(spec: GameSpec, whole_game: bool = False) -> np.ndarray:
     """The read-only ``geo`` array of the depth-limited engine for ``spec`` (any
-    board up to 26x26; see :mod:`parallel_mnk.kernels.limited.limited_layout`); its per-ply
+    board up to 26x26; see :mod:`parallel_mnk.kernels.grid.layout`); its per-ply
     move lists reach :data:`MAX_LIMITED_DEPTH` plies, or every ply of the game with
     ``whole_game`` (the exact search of big boards, :mod:`parallel_mnk.kernels.big`)."""
     cells, cols, rows, k = spec.cells, spec.cols, spec.rows, spec.k

@@ -134,7 +134,7 @@ def package_name(spec: GameSpec) -> str:
 def entry_module(spec: GameSpec) -> str:
     """The module of the build's entry points, its package made and importable
     (:func:`ensure`)."""
-    return f"{ensure(spec)}.{FAMILY}.{FAMILY}_entry"
+    return f"{ensure(spec)}.{FAMILY}.entry"
 
 
 def ensure(spec: GameSpec, root: Optional[Path] = None) -> str:

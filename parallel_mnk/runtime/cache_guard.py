@@ -7,7 +7,7 @@ after a ``git pull`` on an editable install, for instance. So each kernel folder
 (a family, or ``core``) gets a fingerprint of its sources and of the sources of
 every kernel folder it imports, directly or not; when it differs from the one
 stored next to that folder's cache, the folder's cached kernels are removed
-(numba compiles them again, once). An edit to ``limited/`` leaves the gravity
+(numba compiles them again, once). An edit to ``grid/`` leaves the gravity
 search cached; an edit to ``core/`` or to the kernel sheet of settings
 (``parallel_mnk/settings/__init__.py``, whose values the kernels compile in or find
 in every context) recompiles everything. The runtime settings

@@ -8,13 +8,13 @@ missing.
 | ``free`` | ``kernels/free`` (+ ``proofs/pairing``, ``proofs/threats``) | exact solves of free-placement boards |
 | ``proofs`` | ``kernels/proofs`` | df-pn, pairing certificates and VCF (:mod:`parallel_mnk.engines.provers`) |
 | ``pns`` | ``kernels/pns`` (+ ``proofs/pairing``, ``proofs/threats``) | the proof-number prover with zones (:mod:`parallel_mnk.engines.provers.pns`) |
-| ``limited`` | ``kernels/limited`` | the depth-limited engine (``best``, big boards in ``play``/``serve``) |
-| ``big`` | ``kernels/big`` (+ ``limited``'s board) | exact solves of boards past 64 cells |
+| ``grid`` | ``kernels/grid`` | the array board and the depth-limited engine (``best``, big boards in ``play``/``serve``) |
+| ``big`` | ``kernels/big`` (+ ``grid``, the array board) | exact solves of boards past 64 cells |
 | ``expand`` | ``kernels/expand`` | a parallel solve's split expansion |
 | ``book_search`` | ``kernels/book_search`` | searching Connect Four down to Thill's 12-ply database (:mod:`parallel_mnk.engines.books.thill`) |
 | ``gravity@7x6k4`` | a per-board build of ``gravity`` (:mod:`.boards`) | exact solves of that board |
 
-Each family's ``<family>_entry.py`` names its entry points and their one signature
+Each family's ``entry.py`` (``kernels/<family>/entry.py``) names its entry points and their one signature
 (``SIGNATURES``); :func:`load` compiles (or loads) exactly those, then forbids
 numba to compile any other signature of them, so a caller passing other types
 fails at once instead of compiling a second copy. Whatever has to be compiled
@@ -57,14 +57,14 @@ class Family:
 
 
 FAMILIES = {f.name: f for f in (
-    Family("gravity", "gravity search", "parallel_mnk.kernels.gravity.gravity_entry", 10.0),
-    Family("free", "free-placement search", "parallel_mnk.kernels.free.free_entry", 10.0),
-    Family("proofs", "proof", "parallel_mnk.kernels.proofs.proofs_entry", 4.0),
-    Family("pns", "proof-number prover", "parallel_mnk.kernels.pns.pns_entry", 5.0),
-    Family("limited", "depth-limited engine", "parallel_mnk.kernels.limited.limited_entry", 6.0),
-    Family("big", "big-board search", "parallel_mnk.kernels.big.big_entry", 3.0),
-    Family("expand", "split expansion", "parallel_mnk.kernels.expand.expand_entry", 1.0),
-    Family("book_search", "book search", "parallel_mnk.kernels.book_search.book_search_entry", 2.0),
+    Family("gravity", "gravity search", "parallel_mnk.kernels.gravity.entry", 10.0),
+    Family("free", "free-placement search", "parallel_mnk.kernels.free.entry", 10.0),
+    Family("proofs", "proof", "parallel_mnk.kernels.proofs.entry", 4.0),
+    Family("pns", "proof-number prover", "parallel_mnk.kernels.pns.entry", 5.0),
+    Family("grid", "array-board", "parallel_mnk.kernels.grid.entry", 6.0),
+    Family("big", "big-board search", "parallel_mnk.kernels.big.entry", 3.0),
+    Family("expand", "split expansion", "parallel_mnk.kernels.expand.entry", 1.0),
+    Family("book_search", "book search", "parallel_mnk.kernels.book_search.entry", 2.0),
 )}
 
 CONNECT_FOUR = GameSpec(7, 6, 4, True)   # its per-board build is part of load_all (warm-up, tests)
@@ -116,7 +116,7 @@ def for_solve(spec: GameSpec, opts: SolveOptions = SolveOptions()) -> list[str]:
     (:meth:`SolveOptions.may_ask_dfpn`), the pool's where it runs on workers
     (:attr:`SolveOptions.parallel`); past 64 cells the array board's and the big-board search's."""
     if not spec.exact_solvable:   # past 64 cells: the array board's search, on one process or several
-        return ["limited", "big"]
+        return ["grid", "big"]
     return ([exact_family(spec)] + (["proofs"] if opts.may_ask_dfpn(spec) else [])
             + (["pns"] if opts.may_ask_pn(spec) else [])
             + (["expand"] if opts.parallel else []))
@@ -148,53 +148,53 @@ def outside_the_limit(seconds: Optional[float]) -> str:
 # ------------------------------------------------------------------ the engines' kernels
 # Each returns a family's entry-point module, loaded: an engine names the kernels it calls here.
 def exact_kernels(spec: GameSpec) -> ModuleType:
-    """The exact search of ``spec``: ``kernels/gravity/gravity_entry.py``, its per-board build
-    (a generated package, imported by name) or ``kernels/free/free_entry.py``."""
+    """The exact search of ``spec``: ``kernels/gravity/entry.py``, its per-board build
+    (a generated package, imported by name) or ``kernels/free/entry.py``."""
     name = exact_family(spec)
     load(name)
     if name == "gravity":
-        from ..kernels.gravity import gravity_entry as gravity
+        from ..kernels.gravity import entry as gravity
         return gravity
     if name == "free":
-        from ..kernels.free import free_entry as free
+        from ..kernels.free import entry as free
         return free
     return importlib.import_module(family(name).module)
 
 
 def proof_kernels() -> ModuleType:
-    """df-pn and the proof finders: ``kernels/proofs/proofs_entry.py``."""
+    """df-pn and the proof finders: ``kernels/proofs/entry.py``."""
     load("proofs")
-    from ..kernels.proofs import proofs_entry
-    return proofs_entry
+    from ..kernels.proofs import entry as proofs
+    return proofs
 
 
 def pns_kernels() -> ModuleType:
-    """The proof-number prover: ``kernels/pns/pns_entry.py``."""
+    """The proof-number prover: ``kernels/pns/entry.py``."""
     load("pns")
-    from ..kernels.pns import pns_entry
-    return pns_entry
+    from ..kernels.pns import entry as pns
+    return pns
 
 
 def big_kernels() -> ModuleType:
-    """The exact search of boards past 64 cells: ``kernels/big/big_entry.py`` (with the
-    array board's kernels, ``kernels/limited``)."""
-    load("limited", "big")
-    from ..kernels.big import big_entry
-    return big_entry
+    """The exact search of boards past 64 cells: ``kernels/big/entry.py`` (with the
+    array board's kernels, ``kernels/grid``)."""
+    load("grid", "big")
+    from ..kernels.big import entry as big
+    return big
 
 
 def expand_kernels() -> ModuleType:
-    """A parallel solve's split expansion: ``kernels/expand/expand_entry.py``."""
+    """A parallel solve's split expansion: ``kernels/expand/entry.py``."""
     load("expand")
-    from ..kernels.expand import expand_entry
-    return expand_entry
+    from ..kernels.expand import entry as expand
+    return expand
 
 
 def book_search_kernels() -> ModuleType:
-    """The search down to Thill's database: ``kernels/book_search/book_search_entry.py``."""
+    """The search down to Thill's database: ``kernels/book_search/entry.py``."""
     load("book_search")
-    from ..kernels.book_search import book_search_entry
-    return book_search_entry
+    from ..kernels.book_search import entry as book_search
+    return book_search
 
 
 def entries(name: str) -> ModuleType:

@@ -3,7 +3,7 @@ maps: an anonymous memory file (``memfd``, freed with the last process that hold
 it: nothing is left behind when a solve is killed) that the workers open by its
 path under ``/proc`` (a file in the temporary folder where ``memfd`` does not
 exist); the searchers write it with compare-and-swaps (the prover's kernels,
-:mod:`parallel_mnk.kernels.pns.pns_store`).
+:mod:`parallel_mnk.kernels.pns.settled_store`).
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from ..game.rules import MnkError
-from ..kernels.pns import pns_layout as PL
+from ..kernels.pns import layout as PL
 
 
 def store_words(bits: int) -> int:

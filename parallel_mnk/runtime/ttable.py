@@ -123,7 +123,7 @@ def new_salt() -> np.uint64:
 
 class LimitedTable:
     """The depth-limited engine's table of ``2**bits`` entries: ``keys`` (hashes)
-    and ``data`` (two words per entry, see :mod:`parallel_mnk.kernels.limited.limited_search`)."""
+    and ``data`` (two words per entry, see :mod:`parallel_mnk.kernels.grid.search`)."""
 
     def __init__(self, bits: int) -> None:
         self.keys = np.zeros(1 << bits, dtype=np.int64)

@@ -48,7 +48,7 @@ RANGES = {   # name -> (lowest, highest, the form it must have beside: "" none, 
     "PAIRING_MIN_EMPTY": (0, CELLS, "", "empty cells of a board"),
     "PAIRING_CAP": (1, NODES, "", "a node count"),
     "VCF_MIN_EMPTY": (0, CELLS, "", "empty cells of a board"),
-    "VCF_MOVES": (1, 31, "", "the fours a VCF line's region of the context holds (proofs_layout VCF_MAX_MOVES)"),
+    "VCF_MOVES": (1, 31, "", "the fours a VCF line's region of the context holds (proofs/layout.py VCF_MAX_MOVES)"),
     "VCF_NODE_CAP": (1, NODES, "", "a node count"),
 }
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from ...game.position import Position
 from ...game.rules import GameSpec, MnkError, ResourceError, generic_bounds, win_score
-from ...kernels.book_search import book_layout as BL
+from ...kernels.book_search import layout as BL
 from ...runtime import families
 from ..exact.probes import probe_score
 from .base import Book
@@ -96,7 +96,7 @@ class ThillBook(Book):
 
 
 def _state(spec: GameSpec, plies: int) -> np.ndarray:
-    """The search's ``st`` words for ``spec`` (:mod:`parallel_mnk.kernels.book_search.book_layout`)."""
+    """The search's ``st`` words for ``spec`` (:mod:`parallel_mnk.kernels.book_search.layout`)."""
     st = np.zeros(BL.S_SIZE, dtype=np.uint64)
     h1 = spec.rows + 1
     st[BL.S_COLS], st[BL.S_ROWS], st[BL.S_BOOK_PLY] = spec.cols, spec.rows, plies

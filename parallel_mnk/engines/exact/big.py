@@ -4,10 +4,10 @@ for values, windows and best moves, and :func:`solve_big` is the serial solve
 :func:`parallel_mnk.solve` runs on such boards.
 
 The board is the depth-limited engine's array board (per-line stone counts:
-:mod:`parallel_mnk.kernels.limited.limited_layout`), where a node costs the same on 9x8 as on
+:mod:`parallel_mnk.kernels.grid.layout`), where a node costs the same on 9x8 as on
 26x26 lines; the bitboard families stay the ones for boards of at most 64 cells.
 A weak solve of a free-placement position asks threat-space search first
-(:func:`parallel_mnk.kernels.limited.tss.vct`: fours and threes, every defence
+(:func:`parallel_mnk.kernels.grid.tss.vct`: fours and threes, every defence
 accounted for), then the search, which looks for a win by continuous fours at
 each of its nodes. A table entry costs 24 bytes (key, score, flags and move).
 """
@@ -25,8 +25,8 @@ from ...game.geometry import build_grid_geometry
 from ...game.position import Position
 from ...game.rules import GameSpec, Value, value_of_score
 from ...kernels.core.layout import CTL_SIZE, TT_EXACT, TT_LOWER, TT_UPPER
-from ...kernels.limited import limited_layout as GL
-from ...kernels.limited.tss import LINE_MAX, scratch_size
+from ...kernels.grid import layout as GL
+from ...kernels.grid.tss import LINE_MAX, scratch_size
 from ...runtime import families, running
 from ...runtime.ttable import LimitedTable
 from .search import terminal_result
@@ -51,7 +51,7 @@ class BigSearch:
 
     def __init__(self, spec: GameSpec, bits: int, ctl: Optional[np.ndarray] = None) -> None:
         self.kernels = families.big_kernels()
-        self.board = families.entries("limited")
+        self.board = families.entries("grid")
         self.spec = spec
         self.geo = build_grid_geometry(spec, whole_game=True)
         self.bits = bits

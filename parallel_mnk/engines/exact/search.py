@@ -20,7 +20,7 @@ from ...game.moves import Move
 from ...game.position import Position
 from ...game.rules import GameSpec, generic_bounds, terminal_score, value_of_score
 from ...kernels.core import layout as L
-from ...kernels.proofs import proofs_layout as PL
+from ...kernels.proofs import layout as PL
 from ...runtime import families
 from ...runtime.ttable import new_salt, stored_move
 from .probes import narrowed, probe_score, weak_value

@@ -27,7 +27,7 @@ import numpy as np
 from ...game.geometry import symmetries
 from ...game.position import Position
 from ...game.rules import GameSpec, cell_name
-from ...kernels.limited import limited_layout as GL
+from ...kernels.grid import layout as GL
 from ...runtime.running import StatusLine
 from ..exact.big import BigSearch, table_bits
 from .certificate import Certificate, RecordFile, write_certificate

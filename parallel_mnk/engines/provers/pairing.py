@@ -17,7 +17,7 @@ import numpy as np
 
 from ...game.geometry import build_context
 from ...game.rules import GameSpec, MnkError, UnsupportedError
-from ...kernels.proofs.proofs_layout import MAX_PAIR_K, MAX_PAIRS, OFF_FOUND, OFF_RING
+from ...kernels.proofs.layout import MAX_PAIR_K, MAX_PAIRS, OFF_FOUND, OFF_RING
 from ...runtime import families
 
 Pairs = list[tuple[int, int]]

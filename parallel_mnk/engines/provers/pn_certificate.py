@@ -1,9 +1,9 @@
 """Certificates of the proof-number prover (``docs/proof-format.md``, mnk-proof/2),
 written from the store a proof settled its nodes into: the walk of the positions
-the checker will walk (:mod:`parallel_mnk.kernels.pns.pns_walk`) leaves records in a
+the checker will walk (:mod:`parallel_mnk.kernels.pns.certificate_walk`) leaves records in a
 buffer (the claimant's moves, the defender's pairings, the attacker's moves walked
 first where zones answered the others); each is moved to the certificate's frame
-(:mod:`parallel_mnk.kernels.pns.pns_records`) and written as a JSON line. No search:
+(:mod:`parallel_mnk.kernels.pns.records`) and written as a JSON line. No search:
 the store holds every record's content.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from types import ModuleType
 import numpy as np
 
 from ...game.rules import GameSpec, cell_name
-from ...kernels.pns import pns_layout as PL
+from ...kernels.pns import layout as PL
 from .certificate import FORMAT, RecordFile
 
 FORMAT_2 = "mnk-proof/2"

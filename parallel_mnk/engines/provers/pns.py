@@ -24,8 +24,8 @@ from ...game.geometry import build_context, line_masks, symmetries
 from ...game.position import Position
 from ...game.rules import GameSpec, MnkError, UnsupportedError, Value
 from ...kernels.core import layout as L
-from ...kernels.pns import pns_layout as PL
-from ...kernels.proofs.proofs_layout import MAX_PAIR_K
+from ...kernels.pns import layout as PL
+from ...kernels.proofs.layout import MAX_PAIR_K
 from ...runtime import families, running
 from ...runtime.ttable import new_salt
 from .pn_certificate import CertificateFile
@@ -97,7 +97,7 @@ def check_game(spec: GameSpec) -> None:
 
 
 def new_store(store_bits: int) -> np.ndarray:
-    """An empty store of ``2**store_bits`` entries and its pairing pool (:mod:`...kernels.pns.pns_store`)."""
+    """An empty store of ``2**store_bits`` entries and its pairing pool (:mod:`...kernels.pns.settled_store`)."""
     return np.zeros((PL.ST_WORDS << store_bits) + PL.pool_words(1 << store_bits), dtype=np.uint64)
 
 
@@ -215,7 +215,7 @@ def write_certificate(prover: PnProver, st: np.ndarray, position: Position, atta
     """Write the certificate of a settled question (``attacker`` wins, or cannot win)
     from the store ``st`` it settled into (``prover``'s context and salt: the
     question's), into ``folder`` as ``<attacker>-<claim>.jsonl.xz``, by a walk of the
-    positions the checker will walk (:mod:`...kernels.pns.pns_walk`), no search.
+    positions the checker will walk (:mod:`...kernels.pns.certificate_walk`), no search.
     :class:`MnkError` if the store lacks a position (a bug)."""
     K, wk, ctx = prover.kernels, prover.wk, prover.ctx
     entries = int(K.count_entries(st, np.uint64(int(wk[PL.W_ST_MASK]))))

@@ -16,7 +16,7 @@ import numpy as np
 
 from ...game.geometry import build_context
 from ...game.rules import GameSpec, MnkError, UnsupportedError
-from ...kernels.proofs.proofs_layout import OFF_VCF_LINE, VCF_MAX_MOVES
+from ...kernels.proofs.layout import OFF_VCF_LINE, VCF_MAX_MOVES
 from ...runtime import families
 from .pairing import windows
 

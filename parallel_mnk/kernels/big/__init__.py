@@ -1,2 +1,2 @@
 """The exact search of boards past 64 cells (up to 26x26) on the array board of
-:mod:`..limited`; entry points in :mod:`.big_entry`."""
+:mod:`..grid`; entry points in :mod:`.entry`."""

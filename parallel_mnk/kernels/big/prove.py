@@ -1,4 +1,4 @@
-"""Exact alpha-beta on the array board (:mod:`..limited.grid`): the value of a
+"""Exact alpha-beta on the array board (:mod:`..grid.stones`): the value of a
 position of any board up to 26x26, free placement or gravity.
 
 The bitboard searches stop at 64 cells; past them this search proves values on
@@ -13,11 +13,11 @@ It reads top-down, one step per rule:
 3. **The window** (exact scores): no win comes before ply + 3 and no loss before
    ply + 2, so the score lies in ``[-(cells - ply) // 2, (cells - 1 - ply) // 2]``.
 4. **The table**: a stored bound that decides the window answers.
-5. **A win by continuous fours** (weak, free placement): :func:`..limited.tss.vcf`
+5. **A win by continuous fours** (weak, free placement): :func:`..grid.tss.vcf`
    finds the side to move a line of fours, each reply forced, the defender never
    winning first: a win in the strong game (``docs/proofs.md`` 4.3).
 6. **Every move**, the block alone after step 2; the table's move first, then
-   :func:`..limited.grid.move_score` order (what a stone builds and blocks).
+   :func:`..grid.stones.move_score` order (what a stone builds and blocks).
 
 Scores: ``weak`` 1 / 0 / -1; otherwise the project's exact score (a win
 completed on ply ``p`` is worth ``(cells + 2 - p) // 2``,
@@ -32,10 +32,10 @@ import numpy as np
 from ..core.common import POLL_MASK, budget_spent, insert_descending, stop_requested
 from ..core.jit import allocating
 from ..core.layout import TT_EXACT, TT_LOWER, TT_UPPER
-from ..limited.grid import candidate_moves, move_score, play, unplay, winning_cells
-from ..limited.limited_layout import G_CELLS, G_GRAVITY, G_S_MOVES, G_S_MSCORE, INF, S_ABORTED, S_BEST, S_HASH, S_NODES, \
+from ..grid.stones import candidate_moves, move_score, play, unplay, winning_cells
+from ..grid.layout import G_CELLS, G_GRAVITY, G_S_MOVES, G_S_MSCORE, INF, S_ABORTED, S_BEST, S_HASH, S_NODES, \
     S_NODE_LIMIT, S_PLY, S_TURN
-from ..limited.tss import vcf
+from ..grid.tss import vcf
 
 
 @allocating

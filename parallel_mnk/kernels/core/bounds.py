@@ -1,5 +1,5 @@
 """Score bounds and search windows, shared by the exact engines (free placement
-in :mod:`..free.free_search`, gravity in :mod:`..gravity.gravity_search`).
+in :mod:`..free.search`, gravity in :mod:`..gravity.search`).
 
 Scores are from the side to move (docs/design.md): a win completed on ply p is worth
 ``(cells + 2 - p) // 2``, a draw 0, a loss the negated worth of the opponent's win.

@@ -21,7 +21,7 @@ compile therefore depends on its kind (bench/README.md, "Cold start"):
   flag, which pasted rare paths into every search node (and made the result
   depend on which caller compiled it first).
 * :data:`entry`: what Python calls, with the GIL released. Each family of kernels
-  declares its entry points and their one signature in its ``<family>_entry.py``
+  declares its entry points and their one signature in its ``entry.py``
   (``SIGNATURES``); :mod:`parallel_mnk.runtime.families` compiles or loads exactly those.
 
 The kernels allocate nothing, so numba's runtime (NRT) is off in all four

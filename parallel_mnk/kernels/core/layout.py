@@ -62,11 +62,11 @@ OFF_HASH = OFF_INVPERM + MAX_SYM * MAX_CELLS       # scratch [ply][sym]
 OFF_MOVES = OFF_HASH + MAX_PLY * MAX_SYM          # scratch [ply][i]
 OFF_SCORES = OFF_MOVES + MAX_PLY * MAX_CELLS      # scratch [ply][cell] per-cell scores, then [ply][i] sorted
 OFF_TMP = OFF_SCORES + MAX_PLY * 2 * MAX_CELLS    # scratch for one kernel call (no recursion)
-OFF_PROOF = OFF_TMP + MAX_CELLS + 2               # the proof machinery's region (kernels/proofs/proofs_layout.py)
+OFF_PROOF = OFF_TMP + MAX_CELLS + 2               # the proof machinery's region (kernels/proofs/layout.py)
 PROOF_SIZE = 4096
 # gravity search: per ply, the table lookup a parent already made for the node at that
 # ply (GN_SIZE words), then per ply and child of the node at that ply a record of
-# GC_SIZE words: what the child's static analysis found (kernels/gravity/gravity_search.py).
+# GC_SIZE words: what the child's static analysis found (kernels/gravity/search.py).
 # The records take (cells + 2) * cols * GC_SIZE words after CTX_SIZE, in gravity
 # contexts only (gravity_records_size).
 OFF_GNODE = OFF_PROOF + PROOF_SIZE

@@ -1,7 +1,7 @@
 """The generic rules of a node, for either placement: its forced lines and static
 score bounds (:func:`node_prelude`) and the order of its moves (:func:`order_moves`).
 
-The free-placement search applies both at every node (:mod:`..free.free_search`); the
+The free-placement search applies both at every node (:mod:`..free.search`); the
 split of a parallel solve expands its nodes with them on either kind of board
 (:mod:`..expand.expansion`), and df-pn takes its moves from them (:mod:`..proofs.dfpn`).
 Scores are from the side to move (docs/design.md).

@@ -1,1 +1,1 @@
-"""What a parallel solve needs beyond its exact search; entry points in :mod:`.expand_entry`."""
+"""What a parallel solve needs beyond its exact search; entry points in :mod:`.entry`."""

@@ -22,7 +22,7 @@ def expand(ctx, tt, own, opp, ply, out):
 
     For a position that is not over. Returns ``(n, lo, hi)`` and writes ``n``
     cells to ``out``: proven bounds ``lo <= score <= hi`` and the moves worth
-    searching (the same pruning as :func:`..free.free_search.negamax`). ``n == 0``
+    searching (the same pruning as :func:`..free.search.negamax`). ``n == 0``
     means the score is exactly ``lo`` without search (a win at once, a forced
     loss, a dead draw); for a win at once ``out[0]`` is the winning cell.
     """

@@ -1,1 +1,1 @@
-"""The exact search of free-placement boards; entry point in :mod:`.free_entry`."""
+"""The exact search of free-placement boards; entry point in :mod:`.entry`."""

@@ -1,1 +1,1 @@
-"""The exact search of gravity boards; entry point in :mod:`.gravity_entry`."""
+"""The exact search of gravity boards; entry point in :mod:`.entry`."""

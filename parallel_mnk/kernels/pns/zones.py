@@ -30,7 +30,7 @@ import numpy as np
 from ..core.bits import lowest_bit_index
 from ..core.jit import inlined
 from ..core.layout import C_BOARD, C_NLINES, C_NSYM, MAX_CELLS, MAX_SYM, OFF_HASH, OFF_INVPERM, OFF_LINES, OFF_PERM
-from .pns_layout import OFF_RINGS, RING_WORDS
+from .layout import OFF_RINGS, RING_WORDS
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)

@@ -1,1 +1,1 @@
-"""Pairing certificates, VCF and df-pn; entry points in :mod:`.proofs_entry`."""
+"""Pairing certificates, VCF and df-pn; entry points in :mod:`.entry`."""

@@ -26,7 +26,7 @@ from ..core.layout import C_ABORTED, C_BOARD, C_CELLS, C_NODES, MAX_CELLS, OFF_M
 from ..core.lines import winning_cells
 from ..core.node_rules import node_prelude, order_moves
 from .pairing import defender_has_certificate
-from .proofs_layout import (
+from .layout import (
     P_MIN_EMPTY, P_VCF_MIN_EMPTY, P_VCF_MOVES, P_VCF_NODE_CAP, P_VCF_NODES, P_VCF_TOTAL, P_VCF_WINS,
 )
 from ..core.sharing import poll_abort

@@ -14,10 +14,10 @@ The finder (note 2.3a) is an exact, complete search: take the uncovered window
 with the fewest free cells (none with fewer than two, or it fails); some pair of
 the certificate lies inside it, so try each 2-subset of its free cells (best
 first: the one covering most uncovered windows), remove what it covers, recurse.
-It runs on an explicit stack in ``ctx`` (:mod:`.proofs_layout`) with a node cap:
+It runs on an explicit stack in ``ctx`` (:mod:`.layout`) with a node cap:
 ``-1`` means "no certificate exists", ``-2`` "capped", unknown.
 
-Window sets are bitsets of ``WORDS`` words (:mod:`.proofs_layout`).
+Window sets are bitsets of ``WORDS`` words (:mod:`.layout`).
 """
 import numpy as np
 from ..core.jit import called, entry, inlined
@@ -25,7 +25,7 @@ from ..core.jit import called, entry, inlined
 from ..core.bits import lowest_bit_index, popcount
 from ..core.common import insert_descending
 from ..core.layout import C_BOARD, C_CELLS, C_NLINES, OFF_LINES
-from .proofs_layout import (
+from .layout import (
     CERT_SIZE, LEVEL_CAND, LEVEL_F, LEVEL_I, LEVEL_N, LEVEL_SIZE, LEVEL_U, OFF_CELL_WIN, OFF_FOUND, OFF_RING,
     OFF_RING_SCORE, OFF_STACK, P_CAP, P_CAPPED, P_DFS_NODES, P_FOUND, P_FRESH, P_MIN_EMPTY, P_REUSED, P_SCAN_MIN_EMPTY, P_RING_NEXT, RING, WORDS,
 )

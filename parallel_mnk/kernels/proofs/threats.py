@@ -22,7 +22,7 @@ from ..core.jit import called, entry, inlined
 from ..core.bits import lowest_bit_index, popcount
 from ..core.bounds import win_in
 from ..core.layout import C_BOARD, C_CELLS, C_K, C_NLINES, OFF_LINES
-from .proofs_layout import (
+from .layout import (
     OFF_VCF_LINE, P_VCF_CAP, P_VCF_MIN_EMPTY, P_VCF_MOVES, P_VCF_NODE_CAP, P_VCF_NODES, P_VCF_TOTAL, P_VCF_WINS,
     VCF_MAX_MOVES,
 )

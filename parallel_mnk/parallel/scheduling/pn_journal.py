@@ -3,7 +3,7 @@ FILE``): SQLite, so that a proof of hours resumes after Ctrl-C, a crash or a mov
 another machine.
 
 What a proof knows is its store: every node settled, with its value, zone and
-record (:mod:`parallel_mnk.kernels.pns.pns_store`). The journal keeps, per question
+record (:mod:`parallel_mnk.kernels.pns.settled_store`). The journal keeps, per question
 (``x`` wins? ``o`` wins?), its salt (the store's keys are salted) and its answer once
 settled, and *snapshots* of its store: every entry and the used part of its
 pairing pool, compressed, written every ``PN_SNAPSHOT_S`` seconds, when the question

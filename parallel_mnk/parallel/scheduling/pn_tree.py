@@ -4,7 +4,7 @@ proof-number search whose leaves are handed out as bounded df-pn jobs.
 
 A node holds its position, whose move it is (the attacker's: an OR node), its
 proof and disproof numbers, and, once settled, its value (the store holds its
-record and zone: :mod:`parallel_mnk.kernels.pns.pns_store`). :meth:`PnTree.select`
+record and zone: :mod:`parallel_mnk.kernels.pns.settled_store`). :meth:`PnTree.select`
 walks from the root to the most-proving leaf with no job under way (at an OR node
 the child of least proof number, at an AND node of least disproof number; a leaf
 with a job is passed over for the next best, as if it were worse: a virtual loss),

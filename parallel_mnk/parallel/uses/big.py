@@ -24,7 +24,7 @@ from ...engines.exact.big import BigSearch, solve_big, table_bits, threat_budget
 from ...game.moves import Move, moves_of
 from ...game.position import Position
 from ...game.rules import Value, value_of_score
-from ...kernels.limited import limited_layout as GL
+from ...kernels.grid import layout as GL
 from ...runtime import running
 from ..scheduling import registry
 from ..task import AnyResult, BigTask, BigTaskResult

@@ -1,7 +1,7 @@
 """Depth-limited search on the process pool: root splitting for big boards.
 
 Each root move is one :class:`~.task.LimitedTask`, run by a pool worker with
-the kernel of :mod:`parallel_mnk.kernels.limited.limited_search`. Moves are handed out in the
+the kernel of :mod:`parallel_mnk.kernels.grid.search`. Moves are handed out in the
 engine's move order, and every task carries the best value known when it is
 handed out (the shared alpha bound at dispatch), so later moves are searched
 with narrower windows. A bound that improves while a task runs is not pushed
@@ -17,7 +17,7 @@ from typing import Optional
 
 from ...api.results import LimitedResult
 from ...engines.limited import LimitedSearch
-from ...kernels.limited.limited_layout import INF, MATE_ZONE, WIN
+from ...kernels.grid.layout import INF, MATE_ZONE, WIN
 from ..scheduling import registry
 from ..task import AnyResult, LimitedTaskResult, LimitedTask
 from ...api.settings import current

@@ -14,7 +14,7 @@ agrees with the zones its ancestors used. The coordinator settles the tree's own
 nodes with the same kernels, once their children settle them.
 
 A worker that dies mid-job is restarted and its job handed out again; a slot it was
-filling is marked dead (:func:`parallel_mnk.kernels.pns.pns_store.bury_dead`), what it
+filling is marked dead (:func:`parallel_mnk.kernels.pns.settled_store.bury_dead`), what it
 stored stays (whole entries only: an entry is published after its words).
 
 With a journal (``--checkpoint``, :mod:`..scheduling.pn_journal`) the store is saved
@@ -44,7 +44,7 @@ from ...game.moves import Move, moves_of
 from ...game.position import Position
 from ...game.rules import GameSpec, MnkError, Value
 from ...kernels.core import layout as L
-from ...kernels.pns import pns_layout as PL
+from ...kernels.pns import layout as PL
 from ...runtime import running
 from ...runtime.shared_store import SharedStore
 from ...runtime.ttable import new_salt

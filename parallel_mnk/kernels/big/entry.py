@@ -1,8 +1,8 @@
 """The big-board family's entry point: the exact search of boards up to 26x26
 (:mod:`.prove`), called by :mod:`parallel_mnk.engines.exact.big`. Its arrays are
-the depth-limited engine's (:mod:`..limited.limited_layout`): geometry read-only, state,
+the depth-limited engine's (:mod:`..grid.layout`): geometry read-only, state,
 table and scratch int64 words. The array board's own kernels (play, threats) are
-the ``limited`` family's entry points."""
+the ``grid`` family's entry points."""
 from ..core.jit import CTL as I
 from ..core.jit import GEO, boolean, i64
 from .prove import prove

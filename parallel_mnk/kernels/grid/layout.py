@@ -1,4 +1,4 @@
-"""The layout of the depth-limited engine's arrays (:mod:`.grid`, :mod:`.limited_search`, :mod:`.tss`),
+"""The layout of the depth-limited engine's arrays (:mod:`.stones`, :mod:`.search`, :mod:`.tss`),
 and its flags and score scale. Plain Python (no numba), like :mod:`..core.layout`.
 
 Two int64 arrays describe a search:

@@ -4,11 +4,11 @@ counts, an incremental open-line evaluation, and threat (winning-cell) detection
 The bitboard kernels stop at 64 cells; the depth-limited search (used for big
 boards, for the play engine when a position is out of exact reach, and for the
 seed experiments) works on this representation instead. The arrays ``geo`` and
-``st`` are described in :mod:`.limited_layout`.
+``st`` are described in :mod:`.layout`.
 """
 from ..core.jit import allocating, allocating_expanded   # the family makes arrays (core/jit.py)
 
-from .limited_layout import (
+from .layout import (
     G_CELLS, G_COLS, G_GRAVITY, G_K, G_NLINES, G_OFF_CENTRE, G_OFF_CLINES, G_OFF_CSTART, G_OFF_LINES, G_OFF_W,
     G_OFF_ZOB, G_ROWS, G_S_BOARD, G_S_CNT, G_S_HEIGHT, G_S_NEAR, NEAR_RADIUS, S_EVAL, S_HASH, S_PLY, S_THREAT,
     S_TURN,

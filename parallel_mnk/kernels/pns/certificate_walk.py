@@ -1,5 +1,5 @@
 """The certificate walk of the proof-number prover: the records of a settled
-question, read from its store (:mod:`.pns_store`) by walking the positions the
+question, read from its store (:mod:`.settled_store`) by walking the positions the
 checker will walk (``docs/proof-format.md``, mnk-proof/2), no search.
 
 From the root, depth first, memoised by canonical key: a position the checker's
@@ -9,8 +9,8 @@ it); the refuter to move, in ``cannot-win``, may have a stored pairing (a ``pair
 record, the walk stops there) or its moves walked first (a ``first`` record: the
 walk goes on after those only, the prover's zones answer the others); otherwise
 every move of the refuter that is not on a dead cell is walked. Records go to
-the buffer ``rb`` (:mod:`.pns_layout`) in the position's own frame
-(:mod:`.pns_records` moves them to the certificate's).
+the buffer ``rb`` (:mod:`.layout`) in the position's own frame
+(:mod:`.records` moves them to the certificate's).
 
 The walk stops (returns ``STOP_BUFFER``) when the buffer is nearly full; its stack
 stays in ``stk``, so the next call goes on. A position the store lacks, or one
@@ -24,12 +24,12 @@ from ..core.jit import called, entry, inlined
 from ..core.layout import C_BOARD, MAX_CELLS, OFF_INVPERM
 from ..core.lines import has_k_run, winning_cells
 from ..core.table import canonical_key, set_root_hashes
-from .pns_layout import (
+from .layout import (
     KIND_FIRST, KIND_PAIRS, REC_FIRST, REC_MOVE, REC_PAIRS, STOP_BUFFER, STOP_DONE, W_RECORDS, W_STORE_FULL,
     W_ST_MASK, W_WALK_MISSING,
 )
-from .pns_rules import _live
-from .pns_store import pool_base, store_find
+from .settling import _live
+from .settled_store import pool_base, store_find
 from .zones import from_canonical
 
 ZERO = np.uint64(0)

@@ -6,9 +6,9 @@ Each node has a proof number ``pn`` and a disproof number ``dn`` (proven: ``(0,
 INF)``, disproven: ``(INF, 0)``); :func:`_mid` works on a node while its numbers stay
 under the thresholds, always in the most-proving child (Nagai's df-pn, with the
 1 + 1/4 trick against see-saws), keeping the numbers in the table ``pt`` and every
-settled node in the store ``st`` (:mod:`.pns_store`; layouts: :mod:`.pns_layout`).
+settled node in the store ``st`` (:mod:`.settled_store`; layouts: :mod:`.layout`).
 
-A node is settled without children by exact rules only (:func:`.pns_rules._evaluate`): a win
+A node is settled without children by exact rules only (:func:`.settling._evaluate`): a win
 in one; two completion cells of the side not to move; A with no live window left;
 a VCF of the side to move (:mod:`..proofs.threats`: A's proves, D's disproves); a
 pairing certificate of D (:mod:`..proofs.pairing`), at once or (the *scan*) after
@@ -26,9 +26,9 @@ one of D's moves. Three rules cut the moves searched, each exact:
   stone's forced replies (block a completion cell) are the only moves.
 
 Every node settled goes to the store with what its certificate record needs
-(:mod:`.pns_store`): the claimant's move, the defender's pairing, at an A node some of
+(:mod:`.settled_store`): the claimant's move, the defender's pairing, at an A node some of
 whose moves a zone answered the moves walked first; the certificate is written
-from it (:mod:`.pns_walk`). A node is stored by the searcher that settles it first;
+from it (:mod:`.certificate_walk`). A node is stored by the searcher that settles it first;
 one settled again takes the stored zone and move, so that every record and the
 zones its ancestors used agree.
 """
@@ -42,14 +42,14 @@ from ..core.layout import C_BOARD, MAX_CELLS, OFF_INVPERM, OFF_MOVES, OFF_PERM
 from ..core.lines import winning_cells
 from ..core.table import canonical_key, push_hashes
 from ..proofs.threats import threat_zone
-from .pns_layout import (
+from .layout import (
     CH_CELL, CH_KEY, CH_NUMS, CH_SYM, CH_WORDS, CH_ZONE, INF, KIND_FIRST, KIND_MOVE, KIND_NONE, OFF_CHILDREN,
     PLY_WORDS, PT_WORDS, SETTLED_PROVEN, STOP_ABORT, STOP_LIMIT, STOP_THRESHOLD, W_EVALUATED, W_EXCUSED, W_HALT,
     W_INIT_WIDTH, W_NODE_LIMIT, W_NODES, W_ROOT_DN, W_ROOT_MOVE, W_ROOT_PN, W_ROOT_ZONE, W_SHARED, W_SOFT_LIMIT,
     W_STOP, W_STORE_HITS, W_ZONES_ON,
 )
-from .pns_rules import _evaluate, _live, _order, _put, _threat_entries, _vcf
-from .pns_store import store_find
+from .settling import _evaluate, _live, _order, _put, _threat_entries, _vcf
+from .settled_store import store_find
 from .zones import from_canonical, hit_twice, to_canonical
 
 ZERO = np.uint64(0)

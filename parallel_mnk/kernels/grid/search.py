@@ -1,7 +1,7 @@
-"""Depth-limited negamax on the array board (:mod:`.grid`), for boards beyond
+"""Depth-limited negamax on the array board (:mod:`.stones`), for boards beyond
 exact reach and for the seed experiments.
 
-One kernel serves every variant through ``flags`` (:mod:`.limited_layout`):
+One kernel serves every variant through ``flags`` (:mod:`.layout`):
 ``F_PRUNE`` alpha-beta cut-offs (without it: plain minimax), ``F_ORDER`` move
 ordering, ``F_TT`` a transposition table, ``F_THREATS`` forced lines found
 without search, ``F_FAST`` quick wins worth more, ``F_NEAR`` only cells near
@@ -22,8 +22,8 @@ import numpy as np
 from ..core.jit import allocating, allocating_expanded   # the family makes arrays (core/jit.py)
 
 from ..core.common import POLL_MASK, budget_spent, insert_descending, stop_requested
-from .grid import candidate_moves, evaluate, makes_four, move_score, play, unplay, winning_cells
-from .limited_layout import (  # noqa: F401  (the flags and the scale are part of this kernel's interface)
+from .stones import candidate_moves, evaluate, makes_four, move_score, play, unplay, winning_cells
+from .layout import (  # noqa: F401  (the flags and the scale are part of this kernel's interface)
     F_FAST, F_NEAR, F_ORDER, F_PRUNE, F_THREATS, F_TT, G_CELLS, G_MAX_PLY, G_S_MOVES, G_S_MSCORE, INF, MATE_ZONE,
     S_ABORTED, S_BEST, S_EVALS, S_HASH, S_NODE_LIMIT, S_NODES, S_PLY, S_TURN, WIN,
 )
@@ -77,7 +77,7 @@ def _tt_entry(packed, score, depth, alpha, beta, sply):
 def negamax_limited(geo, st, tt_keys, tt_data, ctl, depth, alpha, beta, flags, width, sply):
     """Depth-limited negamax value of the position in ``st`` for the side to move.
 
-    ``depth`` plies are searched; leaves get :func:`.grid.evaluate`. Fail-soft
+    ``depth`` plies are searched; leaves get :func:`.stones.evaluate`. Fail-soft
     alpha-beta with ``F_PRUNE`` (result <= alpha: upper bound, >= beta: lower
     bound); plain minimax without it (the window is ignored). ``width`` > 0 keeps
     only the best-ordered ``width`` moves (forced moves excepted). ``sply`` is the

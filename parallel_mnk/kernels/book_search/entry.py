@@ -1,9 +1,9 @@
 """The book family's entry points: the exact search of a Connect Four position down to
-an opening book's ply (:mod:`.book_negamax`), and the win-at-once test its caller needs."""
+an opening book's ply (:mod:`.negamax`), and the win-at-once test its caller needs."""
 from numba import types
 
 from ..core.jit import entry, i64, u64
-from .book_negamax import book_negamax, can_win_now
+from .negamax import book_negamax, can_win_now
 
 __all__ = ["SIGNATURES", "search", "wins_now"]
 
@@ -18,7 +18,7 @@ SIGNATURES = {
 
 @entry
 def search(st, keys, values, tt, cur, mask, ply, alpha, beta):
-    """:func:`.book_negamax.book_negamax` from Python (its contract: the side to move cannot
+    """:func:`.negamax.book_negamax` from Python (its contract: the side to move cannot
     win at once, the game is not over, ``ply`` <= the book's ply)."""
     return book_negamax(st, keys, values, tt, cur, mask, ply, alpha, beta)
 

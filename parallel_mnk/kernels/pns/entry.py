@@ -6,10 +6,10 @@ from numba import types
 
 from ..core.jit import CTL, CTX, i64, u64
 from ..core.table import set_root_hashes
-from .pns_records import canonical_records
-from .pns_search import pns_expand, pns_search, pns_settled
-from .pns_walk import walk_records
-from .pns_store import bury_dead, count_entries, export_entries, import_entries
+from .records import canonical_records
+from .search import pns_expand, pns_search, pns_settled
+from .certificate_walk import walk_records
+from .settled_store import bury_dead, count_entries, export_entries, import_entries
 
 __all__ = ["bury_dead", "canonical_records", "count_entries", "export_entries", "import_entries", "pns_expand",
            "pns_search", "pns_settled", "set_root_hashes", "walk_records"]

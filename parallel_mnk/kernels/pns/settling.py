@@ -1,13 +1,13 @@
-"""The exact rules of the proof-number search (:mod:`.pns_search`): what settles a
+"""The exact rules of the proof-number search (:mod:`.search`): what settles a
 node without children, and what goes to the store when a node is settled.
 
 :func:`_evaluate` settles a node by a win in one, two completion cells of the side
 not to move, A with no live window left, a VCF of the side to move, or a pairing
 certificate of D (at once, or after one of D's moves: :func:`_pairing_reply`);
-:func:`_put` writes a settled node to the store (:mod:`.pns_store`) with what its
+:func:`_put` writes a settled node to the store (:mod:`.settled_store`) with what its
 certificate record needs; :func:`_line_entries` and :func:`_threat_entries` store the
 nodes of a VCF line and of A's wins after D's pruned moves, so that the certificate
-walk (:mod:`.pns_walk`) finds a record at every position it reaches.
+walk (:mod:`.certificate_walk`) finds a record at every position it reaches.
 """
 import numpy as np
 
@@ -21,16 +21,16 @@ from ..core.layout import (
 from ..core.lines import line_move_scores, winning_cells
 from ..core.table import canonical_key, push_hashes
 from ..proofs.pairing import certificate_holds, ring_reply, search_certificate
-from ..proofs.proofs_layout import (
+from ..proofs.layout import (
     CERT_SIZE, OFF_FOUND, OFF_RING, OFF_VCF_LINE, P_CAP, P_RING_NEXT, P_VCF_MOVES, P_VCF_NODE_CAP, RING,
 )
 from ..proofs.threats import vcf_win
-from .pns_layout import (
+from .layout import (
     INF, KIND_MOVE, KIND_PAIRS, OFF_VLINE, SETTLED_DISPROVEN, SETTLED_PROVEN, W_PAIR_MIN_EMPTY, W_PAIRINGS,
     W_SCAN_ON, W_SCAN_TOP, W_SCAN_TRIES, W_ST_MASK, W_STORE_FULL, W_THREAT_CUTS, W_VCF_DISPROOFS, W_VCF_MIN_EMPTY,
     W_VCF_PROOFS,
 )
-from .pns_store import pool_alloc, pool_base, store_find, store_put
+from .settled_store import pool_alloc, pool_base, store_find, store_put
 from .zones import from_canonical, hit_once, hit_twice, to_canonical, zone_to_canonical
 
 ZERO = np.uint64(0)

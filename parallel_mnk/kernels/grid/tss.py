@@ -1,4 +1,4 @@
-"""Threat-space search on the grid state of the depth-limited engine (any free-
+"""Threat-space search on the array board (the depth-limited engine's, any free-
 placement board up to 26x26): wins by fours and threes for a side X, with
 every answer of the defender Y accounted for, so that a win found is a win in
 the strong game (``docs/proofs.md``).
@@ -33,8 +33,8 @@ from parallel_mnk.settings import POLL_MASK
 from ..core.jit import allocating, allocating_expanded   # the family makes arrays (core/jit.py)
 
 from ..core.common import budget_spent, stop_requested
-from .grid import clear_stone, makes_four, set_stone, winning_cells
-from .limited_layout import (
+from .stones import clear_stone, makes_four, set_stone, winning_cells
+from .layout import (
     G_CELLS, G_K, G_NLINES, G_OFF_CLINES, G_OFF_CSTART, G_OFF_LINES, G_S_BOARD, G_S_CNT, S_ABORTED, S_BEST, S_HASH,
     S_NODE_LIMIT, S_NODES,
 )

@@ -1,4 +1,4 @@
-"""The settled stores of the proof-number prover (layout: :mod:`.pns_layout`): every
+"""The settled stores of the proof-number prover (layout: :mod:`.layout`): every
 node settled, by its canonical key, with its value, its move, its zone and what its
 record needs, written once and never replaced.
 
@@ -6,7 +6,7 @@ Why once: a certificate's record of a position and the zone its ancestors used
 must agree (``docs/proof-format.md``, zones); a node proven again (its table entry
 lost, or by another searcher) takes the stored result instead of its own, so that
 every position has one record: the certificate is written from the store
-(:mod:`.pns_walk`). A searcher writes the store ``st`` (its own, or one every
+(:mod:`.certificate_walk`). A searcher writes the store ``st`` (its own, or one every
 searcher of the question shares in memory all their processes map) and reads
 ``ss`` first (may be empty). A slot is claimed with a compare-and-swap (empty ->
 busy: ``ST_BUSY | writer << 2``, the writer's number from ``wk[W_WRITER]``), filled,
@@ -25,7 +25,7 @@ from numba.core.extending import intrinsic
 
 from ..core.bits import atomic_cas, atomic_load
 from ..core.jit import entry, inlined
-from .pns_layout import ST_BUSY, ST_DEAD, ST_WORDS, W_SS_MASK, W_ST_MASK, W_ST_USED, W_STORE_FULL, W_WRITER
+from .layout import ST_BUSY, ST_DEAD, ST_WORDS, W_SS_MASK, W_ST_MASK, W_ST_USED, W_STORE_FULL, W_WRITER
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)

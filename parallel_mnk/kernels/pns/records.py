@@ -8,7 +8,7 @@ import numpy as np
 from ..core.bits import lowest_bit_index
 from ..core.jit import entry
 from ..proofs.canonical import canonical_into
-from .pns_layout import REC_PAIRS
+from .layout import REC_PAIRS
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
@@ -16,7 +16,7 @@ ONE = np.uint64(1)
 
 @entry
 def canonical_records(maps, rb, start, end, out):
-    """Move the records of ``rb[start:end]`` (:mod:`.pns_layout`) to their canonical
+    """Move the records of ``rb[start:end]`` (:mod:`.layout`) to their canonical
     frames: the stones to the canonical image, each payload cell (or pair mask's
     cells) by the same symmetry (``maps[s, c]``: symmetry ``s`` takes cell ``c`` there).
     ``out`` is scratch (3 words). Returns the number of records."""

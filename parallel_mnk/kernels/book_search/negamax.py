@@ -6,7 +6,7 @@ Pons' solver: a move the opponent answers with a win at once is never generated,
 moves are tried by the threats they make (centre first on ties), a table of one
 word an entry keeps bounds. At the book's ply a position is not searched: its value
 is read from the database (a sorted array of 32-bit codes, both the position and
-its mirror image tried). Board layout and ``st`` words: :mod:`.book_layout`.
+its mirror image tried). Board layout and ``st`` words: :mod:`.layout`.
 
 Contract of every search here: the side to move cannot win at once (the caller
 plays such a win itself), the game is not over, ``ply`` <= the book's ply.
@@ -15,7 +15,7 @@ import numpy as np
 
 from ..core.bits import popcount
 from ..core.jit import called, inlined
-from .book_layout import (DISTANCE_BASE, KIND_LOWER, KIND_UPPER, S_BOARD, S_BOOK_PLY, S_BOTTOM, S_COLS, S_LOOKUPS,
+from .layout import (DISTANCE_BASE, KIND_LOWER, KIND_UPPER, S_BOARD, S_BOOK_PLY, S_BOTTOM, S_COLS, S_LOOKUPS,
                      MAX_COLS, S_MISSING, S_MOVES, S_NODES, S_ORDER, S_ROWS, VALUE_OFFSET)
 
 ONE = np.uint64(1)

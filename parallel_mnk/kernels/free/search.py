@@ -70,7 +70,7 @@ from ..core.sharing import (
     unmark_child,
 )
 from ..core.table import canonical_key, probe, push_hashes, set_root_hashes, store, work_of
-from ..proofs.proofs_layout import (
+from ..proofs.layout import (
     OFF_PROFILE, P_DFS_NODES, P_FOUND, P_MIN_EMPTY, P_THREAT_ZONES, P_VCF_MIN_EMPTY, P_VCF_MOVES, P_VCF_NODE_CAP,
     P_VCF_NODES, P_VCF_TOTAL, P_ZONE_NODES, P_ZONE_ON, P_ZONE_SKIPS,
     PROF_ALL, PROF_CUT, PROF_KINDS, PROF_PAIRING, PROF_PRELUDE, PROF_TABLE, PROF_THREATS,
@@ -85,7 +85,7 @@ ABORT_POLL_MASK = np.uint64(POLL_MASK)
 
 @inlined
 def _count(ctx, ply, kind):
-    """One more node of ``ply`` that ended as ``kind`` (``PROF_*``, :mod:`..proofs.proofs_layout`)."""
+    """One more node of ``ply`` that ended as ``kind`` (``PROF_*``, :mod:`..proofs.layout`)."""
     ctx[OFF_PROFILE + ply * PROF_KINDS + kind] += ONE
 
 
@@ -277,7 +277,7 @@ def free_task(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     """Search any free-placement position that is not over, window ``(alpha, beta)``
     (live from ``ctl[live_slot]``). Same contract as :func:`negamax`, without its
     preconditions: a win at once is scored here, the root hashes are set here.
-    Pasted into the family's entry point (:mod:`.free_entry`): a function of its own
+    Pasted into the family's entry point (:mod:`.entry`): a function of its own
     would be another library holding a copy of the whole search."""
     cells = np.int64(ctx[C_CELLS])
     if winning_cells(ctx, own, ctx[C_BOARD] & ~(own | opp)) != ZERO:

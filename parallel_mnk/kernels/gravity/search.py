@@ -7,7 +7,7 @@ Contract of :func:`gravity_negamax` for a window ``alpha < beta`` and true score
 ``s <= v``, ``v >= beta`` means ``s >= v``, else ``s == v``; what it proves is left
 in ``ctx[C_RESULT_KIND]`` (1 lower, 2 upper, 3 exact), exact also when a bound
 meets the node's known bounds. Live windows, aborts and busy marks work as in
-:mod:`..free.free_search` (module docstring there; helpers in :mod:`..core.sharing`).
+:mod:`..free.search` (module docstring there; helpers in :mod:`..core.sharing`).
 
 A node, top-down (each step a helper of its own where it is more than a few lines):
 
@@ -294,7 +294,7 @@ def gravity_task(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     """Search any gravity position that is not over, window ``(alpha, beta)`` (live
     from ``ctl[live_slot]`` when the forced line from it, if any, has even length).
     Same contract as :func:`gravity_negamax`; sets the root hashes itself. Pasted
-    into the family's entry point (:mod:`.gravity_entry`), the one caller of the search
+    into the family's entry point (:mod:`.entry`), the one caller of the search
     from outside (a function of its own would be another library holding a copy
     of the whole search)."""
     cells = B.cells(ctx)

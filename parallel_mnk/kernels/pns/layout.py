@@ -1,6 +1,6 @@
 """The layout of the proof-number prover's arrays (plain Python, no numba): its
 table ``pt``, its stores ``st`` and ``ss``, its work array ``wk`` and the buffer
-``rb`` its certificate walk writes records to (:mod:`.pns_search`, :mod:`.pns_walk`).
+``rb`` its certificate walk writes records to (:mod:`.search`, :mod:`.certificate_walk`).
 
 The table ``pt`` (``uint64``, private to one searcher): entries of ``PT_WORDS`` words
 in buckets of two (one 64-byte line)::
@@ -12,7 +12,7 @@ in buckets of two (one 64-byte line)::
             | (move + 1) << 32 (canonical frame; the proving or disproving move, 0: none)
 
 The stores (``uint64``): every node settled, never replaced, with what its record
-needs: a proof's certificate is written from them (:mod:`.pns_walk`). ``st`` is
+needs: a proof's certificate is written from them (:mod:`.certificate_walk`). ``st`` is
 the searcher's own or one it shares with every searcher of the question (in
 memory all processes map: workers claim a slot with a compare-and-swap, the first
 writer of a node wins, the others take its result); ``ss`` a second one read
