@@ -156,7 +156,13 @@ def _answerers(spec: GameSpec, opts: SolveOptions, kernels: "KernelLoad") -> lis
 
     def from_book(position: Position, opts: SolveOptions) -> Optional[SolveResult]:
         book = open_book(position.spec, _book_choice(opts))
-        return None if book is None else book_result(position, book, opts, kernels.load)
+        if book is None:
+            return None
+        if book.covers(position):
+            kernels.load_also(book.families)   # the book's own searches: before the clock starts
+        tail = (families.exact_family(position.spec),)   # the line past the book: a serial search
+        return book_result(position, book, opts, lambda: kernels.load_also(tail),
+                           lambda: families.cached(*tail) == set(tail))
 
     booked = opts.book is not None and opts.certificate is None and opts.checkpoint is None and spec.exact_solvable
     return [from_book, searched] if booked else [searched]
@@ -311,11 +317,20 @@ class KernelLoad:
         self.loaded = False
 
     def load(self) -> float:
-        """Load the families (the first call only); the seconds it took."""
+        """Load the families (the first call only); the seconds it took (with those
+        of :meth:`load_also`)."""
         if not self.loaded:
-            self.seconds = families.load_for_solve(self.spec, self.opts).seconds
+            self.seconds += families.load_for_solve(self.spec, self.opts).seconds
             self.loaded = True
         return self.seconds
+
+    def load_also(self, names: tuple[str, ...]) -> float:
+        """Load the families ``names`` too (an opening book's, or only what a book's line
+        needs), their seconds added to :attr:`seconds`; the seconds this call took (0
+        when they were loaded)."""
+        took = families.load(*names, aside=families.outside_the_limit(self.opts.limit.time)) if names else 0.0
+        self.seconds += took
+        return took
 
 
 def start_backend(backend: str, workers: int, tt_bits: int, address: Optional[str] = None) -> float:

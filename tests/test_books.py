@@ -10,9 +10,10 @@ import sqlite3
 
 import pytest
 
-from checks import check_best_move, random_positions, serial_score
+from checks import check_best_move, check_pv, random_positions, serial_score
 from naive import naive_score
 from parallel_mnk import GameSpec, Position, solve
+from parallel_mnk.game.moves import Move
 from parallel_mnk.entrance import analyze
 from parallel_mnk.engines.books import base, choose, thill
 from parallel_mnk.engines.books.base import canonical, positions_by_ply
@@ -193,6 +194,43 @@ def test_thill_answers_the_empty_board_and_its_moves_as_known():
     assert (r.score, r.proof) == (1, "book")
     middle = random_positions(C4, 1, 10, seed=2, quiet=True)[0]
     assert solve(middle, options=Options(book="auto")).proof == "book" and solve(middle, options=Options(book="none")).proof != "book"
+
+
+@needs_thill
+def test_thills_own_line_past_its_plies_is_perfect():
+    """The line a book answer gives with the solver's kernels not compiled: the
+    database's search from the book's last position, each move held to the serial
+    solver's scores; from positions at the book's ply and past it."""
+    book = choose.open_book(C4, "auto")
+    rng = random.Random(7)
+    for pos in random_positions(C4, 1, 12, rng=rng, quiet=True) + random_positions(C4, 2, (16, 24), rng=rng,
+                                                                                     quiet=True):
+        score = serial_score(pos)
+        line = book.line_past(pos, score)
+        check_pv(pos, [Move(C4, m) for m in line], score)
+    with pytest.raises(AssertionError, match="no move keeps the score"):   # a score that is not the position's
+        book.line_past(pos, score + 1)
+
+
+@needs_thill
+def test_a_first_book_answer_compiles_only_the_books_kernels(monkeypatch):
+    """With the solver's kernels not compiled, a solve the book answers loads the
+    book's family alone and its line is the book's own (perfect); once they are
+    compiled, the line past the book is the solver's search."""
+    from parallel_mnk.runtime import families
+    loaded: list[tuple[str, ...]] = []
+    real_load = families.load
+    monkeypatch.setattr(families, "load", lambda *names, **kw: loaded.append(names) or real_load(*names, **kw))
+    monkeypatch.setattr(families, "cached", lambda *names: set())   # as on an empty cache
+    pos = Position.from_moves(C4, "4453")
+    r = solve(pos, options=Options(book="auto"))
+    assert r.proof == "book" and r.score == -2 and r.nodes > 0
+    assert {n for names in loaded for n in names} == {"book_search"}, loaded
+    check_pv(pos, r.pv, r.score)
+    monkeypatch.setattr(families, "cached", lambda *names: set(names))   # compiled
+    searched = solve(pos, options=Options(book="auto"))
+    assert searched.score == -2 and families.exact_family(C4) in {n for names in loaded for n in names}
+    check_pv(pos, searched.pv, searched.score)
 
 
 @needs_thill

@@ -19,13 +19,16 @@ from .serial import solve_serial
 from .books.base import Book, BookAnswer
 
 
-def book_result(position: Position, book: Book, opts: SolveOptions,
-                load: Callable[[], float]) -> Optional[SolveResult]:
+def book_result(position: Position, book: Book, opts: SolveOptions, load: Callable[[], float],
+                ready: Callable[[], bool] = lambda: True) -> Optional[SolveResult]:
     """The answer of ``book`` for ``position`` (None when it does not cover it),
-    ``proof`` ``"book"``: the line follows the book, then (``opts.pv``) a search
-    from its last position. ``load()`` makes the kernels ready before a search
-    and returns the seconds that took (the same on later calls): they are left out
-    of ``time_s``."""
+    ``proof`` ``"book"``: the line follows the book, then (``opts.pv``) goes on from
+    its last position by the solver's search when its kernels are ``ready()``
+    (compiled), else by the book's own search where it has one
+    (:meth:`Book.line_past`: a first answer compiles no solver), else by the
+    solver's search. ``load()`` makes the solver's kernels ready before its search
+    and returns the seconds that call took (0 once they are): they are left out of
+    ``time_s``."""
     started = time.perf_counter()
     answer = book.answer(position)
     nodes = 0
@@ -34,7 +37,7 @@ def book_result(position: Position, book: Book, opts: SolveOptions,
         known = book.score(position)
         if known is None:
             return None
-        loading = load()
+        loading += load()
         answer, nodes = _move_by_search(position, known, opts, book.name)
     line: list[int] = []
     walk = position.copy()
@@ -45,10 +48,17 @@ def book_result(position: Position, book: Book, opts: SolveOptions,
         walk.push(move)
         step = book.answer(walk) if opts.pv else None
     if opts.pv and not walk.is_game_over():
-        loading = load()
-        tail = solve_serial(walk, SolveOptions(tt_bits=opts.tt_bits, progress=False))
-        line += tail.pv
-        nodes += tail.nodes
+        before = book.nodes
+        last_score = answer.score if len(line) % 2 == 0 else -answer.score   # (a perfect line keeps it)
+        past = None if ready() else book.line_past(walk, last_score)
+        if past is not None:
+            line += past
+            nodes += book.nodes - before
+        else:
+            loading += load()
+            tail = solve_serial(walk, SolveOptions(tt_bits=opts.tt_bits, progress=False))
+            line += tail.pv
+            nodes += tail.nodes
     score = answer.score
     return SolveResult(position.spec, value_of_score(score), None if opts.weak else score,
                        Move(position.spec, line[0]), moves_of(position.spec, line if opts.pv else line[:1]), nodes,

@@ -81,6 +81,7 @@ class Book(ABC):
     spec: GameSpec
     plies: int
     name: str
+    families: tuple[str, ...] = ()   # the kernel families its own searches run (loaded at the first)
 
     @abstractmethod
     def score(self, position: Position) -> Optional[int]:
@@ -93,15 +94,16 @@ class Book(ABC):
         the last cell scored by the rules)."""
         if position.spec != self.spec or position.ply > self.plies or position.is_game_over():
             return None
-        best: Optional[tuple[int, int]] = None
-        for move in position.legal_moves:   # (a child it does not cover: nor the position, as a whole)
-            value = child_score(self.score, position, move)
-            if value is None:
-                return None
-            if best is None or value > best[0]:
-                best = (value, move)
-        assert best is not None
-        return BookAnswer(best[0], Move(position.spec, best[1]), self.name)
+        best = best_child(self.score, position)
+        return None if best is None else BookAnswer(best[0], Move(position.spec, best[1]), self.name)
+
+    def line_past(self, position: Position, score: int) -> Optional[list[int]]:
+        """A perfect line (move indices) from ``position`` (not over: where the book's
+        answers stop, at its last ply or past it), whose exact score is ``score``
+        (the side to move's), to the game's end, by the book's own
+        search; None when the book has none (a book that only reads) or cannot finish
+        it: the caller searches. Each move keeps the position's exact score."""
+        return None
 
     @property
     def nodes(self) -> int:
@@ -129,6 +131,20 @@ def child_score(score_of: Callable[[Position], Optional[int]], position: Positio
         return None if value is None else -value
     finally:
         position.pop()
+
+
+def best_child(score_of: Callable[[Position], Optional[int]], position: Position) -> Optional[tuple[int, int]]:
+    """``(score, move)`` of ``position``'s best move (not over), each move scored by
+    :func:`child_score`, the first of the best in ``legal_moves``' order; None when
+    ``score_of`` does not know some child."""
+    best: Optional[tuple[int, int]] = None
+    for move in position.legal_moves:   # (a child it does not know: nor the position, as a whole)
+        value = child_score(score_of, position, move)
+        if value is None:
+            return None
+        if best is None or value > best[0]:
+            best = (value, move)
+    return best
 
 
 def positions_by_ply(spec: GameSpec, plies: int) -> Iterator[tuple[int, list[Position]]]:

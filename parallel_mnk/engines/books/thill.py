@@ -12,10 +12,12 @@ kept between positions, so a move's children share their work.
 from __future__ import annotations
 
 from pathlib import Path
+from types import ModuleType
 from typing import Optional, Union
 
 import numpy as np
 
+from ...game.moves import Move
 from ...game.position import Position
 from ...game.rules import GameSpec, MnkError, ResourceError, generic_bounds, win_score
 from ...kernels.book_search import layout as BL
@@ -49,6 +51,7 @@ class ThillBook(Book):
     spec = CONNECT_FOUR
     plies = PLIES
     name = "thill-12ply"
+    families = ("book_search",)
 
     def __init__(self, path: Union[str, Path, None] = None) -> None:
         path = installed_path() if path is None else Path(path)
@@ -68,7 +71,15 @@ class ThillBook(Book):
         self.entries = len(keys)
         self.st = _state(self.spec, self.plies)
         self.tt = np.zeros(1 << TT_BITS, dtype=np.uint64)
-        self._kernels = families.book_search_kernels()
+        self._loaded: Optional[ModuleType] = None
+
+    @property
+    def _kernels(self) -> ModuleType:
+        """The search's kernels, loaded at the first lookup (a solve loads them beside
+        its own first: :attr:`Book.families`)."""
+        if self._loaded is None:
+            self._loaded = families.book_search_kernels()
+        return self._loaded
 
     @property
     def nodes(self) -> int:
@@ -80,6 +91,61 @@ class ThillBook(Book):
         over); None for any other position, or one whose leaves the database lacks."""
         if position.spec != self.spec or position.ply > self.plies or position.is_game_over():
             return None
+        return self._searched(position)
+
+    def line_past(self, position: Position, score: int) -> Optional[list[int]]:
+        """A perfect line from a Connect Four position (not over) of exact score
+        ``score`` to the game's end, by the database's search (its entries the leaves
+        at ply 12, none met past it): at each step the first move in column order
+        that keeps the score, each tried by one null-window search. None for a
+        position of another game, or when a leaf the database lacks is met."""
+        if position.spec != self.spec or position.is_game_over():
+            return None
+        walk, line = position.copy(), []
+        while not walk.is_game_over():
+            move = self._keeping(walk, score)
+            if move is None:
+                return None
+            line.append(move)
+            walk.push(Move(self.spec, move))
+            score = -score
+        return line
+
+    def _keeping(self, position: Position, score: int) -> Optional[int]:
+        """The first of ``position``'s moves whose score (side to move) is ``score``,
+        the position's exact score; None when a leaf is missing."""
+        for move in position.legal_moves:
+            position.push(Move(self.spec, move))
+            try:
+                outcome = position.outcome()
+                if outcome is not None:
+                    keeps: Optional[bool] = (0 if outcome.winner is None else win_score(self.spec, position.ply)) >= score
+                else:
+                    keeps = self._at_most(position, -score)   # the child's score <= -score: the move's >= score
+            finally:
+                position.pop()
+            if keeps is None:
+                return None
+            if keeps:
+                return move
+        raise AssertionError(f"no move keeps the score {score} of {position}")   # (the score was not exact)
+
+    def _at_most(self, position: Position, bound: int) -> Optional[bool]:
+        """Whether the exact score of ``position`` (not over) is at most ``bound``, by
+        one null-window search; None when a leaf is missing."""
+        cur, mask = _columns(position)
+        k = self._kernels
+        if k.wins_now(self.st, np.uint64(cur), np.uint64(mask)):
+            return win_score(self.spec, position.ply + 1) <= bound
+        self.st[BL.S_MISSING] = 0
+        v = int(k.search(self.st, self.keys, self.values, self.tt, np.uint64(cur), np.uint64(mask), position.ply,
+                         bound, bound + 1))
+        return None if self.st[BL.S_MISSING] else v <= bound
+
+    def _searched(self, position: Position) -> Optional[int]:
+        """The exact score of ``position`` (of this game, not over) by the search, with
+        the database's entries as its leaves at ply 12 (none met past it); None when
+        a leaf is missing."""
         cur, mask = _columns(position)
         ply = position.ply
         k = self._kernels
