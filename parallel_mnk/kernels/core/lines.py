@@ -91,7 +91,7 @@ def _winning_cells_any_k(ctx, b, k):
     return w
 
 
-@expanded
+@inlined
 def _winning_cells_along(ctx, b, d, k):
     """Cells that complete ``k`` (3, 4 or 5, a constant where it is inlined) in a
     row for the stones ``b`` along direction ``d`` (f_i: a stone i cells before,
