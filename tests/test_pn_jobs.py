@@ -5,6 +5,7 @@ worker killed mid-job, a journal stopped and resumed, and what is refused.
 from __future__ import annotations
 
 import json
+import lzma
 import os
 import signal
 import subprocess
@@ -103,10 +104,16 @@ def test_snapshots_while_workers_write(tmp_path, use_settings):
     first = solve(Position(spec), Limit(nodes=4_000), weak=True,
                   options=Options(workers=2, prover="pn", checkpoint=journal))
     assert first.value == Value.UNKNOWN
+    assert first.parallel["proof_nodes"] == {"x": first.nodes}
     second = solve(Position(spec), weak=True, options=Options(workers=2, prover="pn", checkpoint=journal,
                                                               certificate=tmp_path))
     assert second.value == Value.DRAW and second.parallel["resumed"] > 0
-    assert check_file(tmp_path / "x-cannot-win.jsonl.xz").claim == "cannot-win"
+    checked = check_file(tmp_path / "x-cannot-win.jsonl.xz")
+    assert checked.claim == "cannot-win"
+    header = json.loads(lzma.open(tmp_path / "x-cannot-win.jsonl.xz", "rt").readline())
+    assert header["nodes"] == second.parallel["proof_nodes"]["x"] > first.nodes   # every run's nodes, the first's too
+    third = solve(Position(spec), weak=True, options=Options(workers=1, prover="pn", checkpoint=journal))
+    assert third.parallel["proof_nodes"]["x"] == header["nodes"]   # (the answer read from the journal)
 
 
 def test_a_store_export_stops_where_its_buffer_ends():

@@ -133,7 +133,8 @@ class CoordinatorKernels:
 @dataclass
 class QuestionRun:
     """What one question's run did: ``wins`` (None: stopped), the root's ``move``,
-    ``nodes``, jobs run and lost, the tree's size, and the certificate file."""
+    ``nodes``, jobs run and lost, the tree's size, and the certificate file;
+    ``earlier``: the nodes earlier runs of the question gave it (a journal's)."""
 
     wins: Optional[bool]
     move: Optional[int]
@@ -145,6 +146,12 @@ class QuestionRun:
     stored: int = 0
     resumed: int = 0
     guess: Optional[int] = None   # stopped: the root move the proof leans to (not proved)
+    earlier: int = 0
+
+    @property
+    def proof_nodes(self) -> int:
+        """The question's nodes over every run: the earlier runs' and this one's."""
+        return self.earlier + self.nodes
 
 
 class JobProof:
@@ -183,18 +190,19 @@ class JobProof:
         backend = self.backend
         running_jobs: dict[int, tuple[PnJob, PnNode]] = {}
         kernels: Optional[CoordinatorKernels] = None
+        run: Optional[QuestionRun] = None
         try:
             kernels = CoordinatorKernels(spec, salt, st, self.store_bits, self.rules)
-            resumed = self._resume(kernels, attacker)
+            resumed, earlier = self._resume(kernels, attacker)
             if janswer is not None:   # settled in an earlier run: its answer (and certificate, from its store)
-                run = QuestionRun(janswer, jmove, 0, stored=resumed)
+                run = QuestionRun(janswer, jmove, 0, stored=resumed, earlier=int(jnodes or 0))
                 if certificate is not None:
                     run.certificate = write_certificate(kernels.prover, st, pos, attacker, janswer, certificate,
-                                                        int(jnodes or 0), 0.0, self.opts.progress)
+                                                        run.proof_nodes, 0.0, self.opts.progress)
                 return run
             tree = PnTree(pos.x, pos.o, pos.ply, attacker_moves, kernels.expand, kernels.state_of,
                           kernels.zone_of, kernels.settle, current().PN_OPEN_DEPTH)
-            run = QuestionRun(None, None, 0, resumed=resumed)
+            run = QuestionRun(None, None, 0, resumed=resumed, earlier=earlier)
             started = time.perf_counter()
             next_snapshot = time.monotonic() + current().PN_SNAPSHOT_S
             backend.begin()
@@ -204,7 +212,7 @@ class JobProof:
                 # taken when the last one has ended (taken while they wrote, it held parents without children)
                 due = due or (journal is not None and time.monotonic() >= next_snapshot)
                 if due and not running_jobs:
-                    self._snapshot(kernels, attacker, run.nodes)
+                    self._snapshot(kernels, attacker, run.proof_nodes)
                     due, next_snapshot = False, time.monotonic() + current().PN_SNAPSHOT_S
                 if not stopped and not due:
                     self._hand_out(tree, running_jobs, kernels, question, salt, str(path))
@@ -234,7 +242,7 @@ class JobProof:
             p = kernels.prover
             run.stored += kernels.stored   # (counted as written: a scan of the store took 0.2 s a question)
             if journal is not None:
-                self._snapshot(kernels, attacker, run.nodes)
+                self._snapshot(kernels, attacker, run.proof_nodes)
             if tree.root.state == OPEN:
                 run.guess = tree.best_cell()
                 return run
@@ -242,16 +250,16 @@ class JobProof:
             _, _, move = kernels.lookup(tree.root)
             run.move = None if move < 0 else move
             if journal is not None:
-                journal.settled(attacker, run.wins, run.move, run.nodes)
-            if certificate is not None:
-                run.certificate = write_certificate(p, st, pos, attacker, run.wins, certificate, run.nodes,
+                journal.settled(attacker, run.wins, run.move, run.proof_nodes)
+            if certificate is not None:   # (its header counts the question's nodes over every run)
+                run.certificate = write_certificate(p, st, pos, attacker, run.wins, certificate, run.proof_nodes,
                                                     time.perf_counter() - started, self.opts.progress)
             return run
         except BaseException:
             backend.stop_all()
             if journal is not None and kernels is not None:   # (Ctrl-C, SIGTERM: keep what was settled)
                 self._drain(running_jobs, kernels)
-                self._snapshot(kernels, attacker, 0)
+                self._snapshot(kernels, attacker, 0 if run is None else run.proof_nodes)
             raise
         finally:
             store.close()
@@ -302,14 +310,15 @@ class JobProof:
             run.jobs += 1
             tree.end_job(node, event.found, event.pn, event.dn)
 
-    def _resume(self, kernels: CoordinatorKernels, attacker: str) -> int:
-        """Load the journal's newest snapshot of the question into the store: the entries loaded."""
+    def _resume(self, kernels: CoordinatorKernels, attacker: str) -> tuple[int, int]:
+        """Load the journal's newest snapshot of the question into the store: the entries
+        loaded, and the nodes the question had taken when it was written."""
         if self.journal is None:
-            return 0
+            return 0, 0
         snap = self.journal.latest(attacker)
         if snap is None:
-            return 0
-        _, entries, pool, _ = snap
+            return 0, 0
+        _, entries, pool, nodes = snap
         p = kernels.prover
         mask = (1 << self.store_bits) - 1
         base = (mask + 1) * PL.ST_WORDS
@@ -320,7 +329,7 @@ class JobProof:
         if n < 0:
             raise MnkError("the journal's store does not fit in this run's: give a bigger table (--tt-size)")
         p.st[base:base + len(pool)] = pool
-        return n
+        return n, nodes
 
     def _snapshot(self, kernels: CoordinatorKernels, attacker: str, nodes: int) -> None:
         """Write the store to the journal (entries and the used part of the pool)."""
@@ -430,7 +439,9 @@ def solve_pn(position: Position, opts: SolveOptions, certificate: Optional[Path]
         [proof.worker_stats[w] for w in sorted(proof.worker_stats)]
     figures: dict[str, object] = {"jobs": sum(r.jobs for r in runs), "lost": sum(r.lost for r in runs),
                "tree_nodes": sum(r.tree_nodes for r in runs), "stored": sum(r.stored for r in runs),
-               "resumed": sum(r.resumed for r in runs), "questions": len(runs)}
+               "resumed": sum(r.resumed for r in runs), "questions": len(runs),
+               "proof_nodes": {("x" if (position.ply % 2 == 0) == (i == 0) else "o"): r.proof_nodes
+                               for i, r in enumerate(runs)}}
     if journal is not None:
         figures["checkpoint"] = figures_journal
     elapsed = time.perf_counter() - started
