@@ -10,6 +10,7 @@ run kills.
 
     python bench/mutation.py                      # every target, 25 mutants each
     python bench/mutation.py --sample 10 --only rules --json out.json --workdir /tmp/mnk-mutation
+    python bench/mutation.py --no-jit --only lines node-rules --sample 20   # kernels, no compile a mutant
 """
 from __future__ import annotations
 
@@ -38,6 +39,15 @@ TARGETS = {
     "protocol": ("parallel_mnk/frontends/protocol.py", "tests/test_protocol.py"),
     "bounds": ("parallel_mnk/kernels/core/bounds.py", "tests/test_negamax.py tests/test_negamax_contract.py"),
 }
+# kernel modules that decide values, with the small-board tests that reach them against naive.py: run with
+# --no-jit (the kernels plain Python: a mutant compiles nothing, where a compiled one recompiles its family)
+KERNEL_TESTS = "tests/test_negamax.py tests/test_negamax_contract.py tests/test_gravity_search.py"
+TARGETS.update({
+    "lines": ("parallel_mnk/kernels/core/lines.py", KERNEL_TESTS),
+    "node-rules": ("parallel_mnk/kernels/core/node_rules.py", KERNEL_TESTS),
+    "gravity-search": ("parallel_mnk/kernels/gravity/search.py", KERNEL_TESTS),
+    "free-search": ("parallel_mnk/kernels/free/search.py", KERNEL_TESTS),
+})
 
 
 def copy_project(to: Path) -> None:
@@ -95,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="write the figures here")
     ap.add_argument("--workdir", type=Path, help="the project's copy, kept between runs (its numba cache with it); "
                                                  "default: a temporary folder")
+    ap.add_argument("--no-jit", action="store_true", help="run the tests with NUMBA_DISABLE_JIT=1: the kernels as "
+                                                          "plain Python, no mutant compiled (kernel targets)")
     args = ap.parse_args(argv)
     if args.sample < 1 or args.timeout <= 0:
         ap.error("--sample must be at least 1 and --timeout positive")
@@ -108,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         copy_project(copy)
         os.environ["PYTHONPATH"] = str(copy)   # the copy's package, never the checkout's (an editable install)
         os.environ["NUMBA_CACHE_DIR"] = str(copy / ".numba-cache")
+        if args.no_jit:
+            os.environ["NUMBA_DISABLE_JIT"] = "1"
         for name in args.only or sorted(TARGETS):
             row = run_target(name, copy, args.sample, args.seed, args.timeout)
             rows.append(row)
