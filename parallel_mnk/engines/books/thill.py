@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from types import ModuleType
-from typing import Optional, Union
+from typing import Callable, Optional, Union
 
 import numpy as np
 
@@ -133,32 +133,36 @@ class ThillBook(Book):
     def _at_most(self, position: Position, bound: int) -> Optional[bool]:
         """Whether the exact score of ``position`` (not over) is at most ``bound``, by
         one null-window search; None when a leaf is missing."""
-        cur, mask = _columns(position)
-        k = self._kernels
-        if k.wins_now(self.st, np.uint64(cur), np.uint64(mask)):
-            return win_score(self.spec, position.ply + 1) <= bound
-        self.st[BL.S_MISSING] = 0
-        v = int(k.search(self.st, self.keys, self.values, self.tt, np.uint64(cur), np.uint64(mask), position.ply,
-                         bound, bound + 1))
-        return None if self.st[BL.S_MISSING] else v <= bound
+        won, probe = self._prober(position)
+        if won is not None:
+            return won <= bound
+        v = probe(bound)
+        return None if v is None else v <= bound
 
     def _searched(self, position: Position) -> Optional[int]:
         """The exact score of ``position`` (of this game, not over) by the search, with
         the database's entries as its leaves at ply 12 (none met past it); None when
         a leaf is missing."""
-        cur, mask = _columns(position)
-        ply = position.ply
-        k = self._kernels
-        if k.wins_now(self.st, np.uint64(cur), np.uint64(mask)):
-            return win_score(self.spec, ply + 1)
-        self.st[BL.S_MISSING] = 0
+        won, probe = self._prober(position)
+        if won is not None:
+            return won
+        return probe_score(*generic_bounds(self.spec.cells, position.ply), lambda lo, hi, med: probe(med))
 
-        def probe(lo: int, hi: int, med: int) -> Optional[int]:
-            v = int(k.search(self.st, self.keys, self.values, self.tt, np.uint64(cur), np.uint64(mask), ply,
-                             med, med + 1))
+    def _prober(self, position: Position) -> tuple[Optional[int], Callable[[int], Optional[int]]]:
+        """For ``position`` (not over): its score when the side to move wins at once
+        (the search's contract excludes it), and ``probe(med)``, the search's fail-soft
+        value in the window ``(med, med + 1)``, None when a leaf is missing."""
+        cur, mask = (np.uint64(word) for word in _columns(position))
+        k = self._kernels
+        if k.wins_now(self.st, cur, mask):
+            return win_score(self.spec, position.ply + 1), lambda med: None
+
+        def probe(med: int) -> Optional[int]:
+            self.st[BL.S_MISSING] = 0
+            v = int(k.search(self.st, self.keys, self.values, self.tt, cur, mask, position.ply, med, med + 1))
             return None if self.st[BL.S_MISSING] else v
 
-        return probe_score(*generic_bounds(self.spec.cells, ply), probe)
+        return None, probe
 
 
 def _state(spec: GameSpec, plies: int) -> np.ndarray:
