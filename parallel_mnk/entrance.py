@@ -18,6 +18,7 @@ module is the engines' and the pools'.
 from __future__ import annotations
 
 import functools
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -406,6 +407,8 @@ def prepare(what: str, spec: GameSpec, limit: Optional[Limit] = None, weak: bool
             _check_big(opts)
         if opts.certificate is not None:
             _check_certifiable(spec, Path(opts.certificate))
+        if opts.checkpoint is not None:
+            _check_journal_path(Path(opts.checkpoint))
     if opts.book is not None and spec.exact_solvable:
         open_book(spec, _book_choice(opts))   # a file that is not a book, or of another game, refused now
     return opts
@@ -423,6 +426,24 @@ def _check_big(opts: SolveOptions) -> None:
     if opts.prover in ("dfpn", "pn"):
         raise UnsupportedError(f"the {opts.prover} prover takes boards of at most 64 cells; past them threat-space "
                                "search and alpha-beta prove values")
+
+
+def _check_journal_path(path: Path) -> None:
+    """Raise :class:`MnkError` when no journal can be kept at ``path``: a folder, a
+    file this process may not read and write, or a new file in a folder that is
+    missing or not writable (what is in an existing file is the journal's to judge
+    once the position is known)."""
+    if path.is_dir():
+        raise MnkError(f"checkpoint {path} is a folder: give a file")
+    if path.exists():
+        if not os.access(path, os.R_OK | os.W_OK):
+            raise MnkError(f"checkpoint {path} cannot be opened (not readable and writable by this process)")
+        return
+    folder = path.parent
+    if not folder.is_dir():
+        raise MnkError(f"checkpoint {path} cannot be made (no folder {folder})")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise MnkError(f"checkpoint {path} cannot be made (the folder {folder} is not writable)")
 
 
 def _check_certifiable(spec: GameSpec, folder: Path) -> None:

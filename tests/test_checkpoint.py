@@ -217,6 +217,19 @@ def test_cli_checkpoint_needs_one_position(tmp_path):
     assert p.returncode == 2 and "--checkpoint" in p.stderr and p.stderr.count("\n") == 1
 
 
+@pytest.mark.parametrize("where", ["missing folder", "folder"])
+def test_a_journal_that_cannot_be_kept_is_one_error_line_before_any_note(tmp_path, where):
+    """A checkpoint path with no folder, or a folder, is refused before the notes of a
+    preset changed by a size (bad input is one line) and before any search."""
+    path = tmp_path / "none" / "j.sqlite" if where == "missing folder" else tmp_path
+    p = subprocess.run(cli("solve", "--game", "connect4", "--cols", "3", "--rows", "3", "--k", "3", "--moves", "",
+                           "--checkpoint", str(path)), capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
+    assert p.stderr.startswith("parallel-mnk: error: checkpoint") and not (tmp_path / "none").exists()
+    with pytest.raises(MnkError, match="checkpoint"):
+        solve(Position.from_moves(GameSpec(3, 3, 3), ""), options=Options(workers=2, checkpoint=path))
+
+
 def test_cli_human_output_names_the_journal(tmp_path):
     journal = tmp_path / "h.ckpt"
     args = cli("solve", "--game", "tictactoe", "--moves", "b2", "--workers", "2", "--checkpoint", str(journal))
