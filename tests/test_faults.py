@@ -50,6 +50,9 @@ from parallel_mnk.parallel.scheduling.checkpoint import journal_keys
 from parallel_mnk import Options
 
 ROOT = Path(__file__).resolve().parents[1]
+# one process at a time (CI's slow stage runs with --dist loadgroup): the kill, signal and
+# lost-Ray-node tests never share the machine with one another, only with other tests
+pytestmark = pytest.mark.xdist_group("faults")
 
 # Pons' Test_L1_R3, line 22: exact score 0 (a draw); without the book about 10 s on 2 workers
 LONG_MOVES, LONG_VALUE, LONG_SCORE = "64", "draw", 0

@@ -14,6 +14,7 @@ import pytest
 from bench.soak_load import agrees, check_body
 
 REPO = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.xdist_group("faults")   # the soak's load never beside a kill test (CI: --dist loadgroup)
 JSON = {"content-type": "application/json"}
 
 
