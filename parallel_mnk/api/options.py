@@ -18,7 +18,6 @@ import os
 import re
 import threading
 from dataclasses import dataclass, field, fields
-from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Union
 
 from ..game.rules import GameSpec, OptionError, UnsupportedError
@@ -331,8 +330,3 @@ class SolveOptions(Options):
             return True
         return (self.prover == "auto" and not self._pn_by_default(spec) and self.weak and not spec.gravity and position.ply > 0
                 and spec.cells - position.ply >= self.settings_in_force.DFPN_AUTO_MIN_EMPTY)
-
-
-def as_path(value: Optional[PathLike]) -> Optional[Path]:
-    """An option's file or folder as a :class:`Path` (None stays None)."""
-    return None if value is None else Path(value)

@@ -129,10 +129,6 @@ class ProcessPool(LocalPool):
         """The workers' process ids."""
         return [p.process.pid for p in self._procs if p.process is not None]
 
-    def busy_workers(self) -> list[int]:
-        """The workers (1..n) running a task now."""
-        return [p.index for p in self._procs if p.task_id]
-
     def searching(self) -> dict[int, int]:
         """Worker (1..n) -> id of the task it holds, for the workers inside its
         search now: their published line (``CTL_PATH``) carries that task's id (a
