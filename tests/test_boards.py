@@ -26,6 +26,8 @@ def test_the_policy_picks_big_gravity_boards(monkeypatch):
     monkeypatch.delenv(boards.ENV, raising=False)
     assert boards.wanted(C4) and boards.wanted(GameSpec(6, 6, 4, True))
     assert not boards.wanted(GameSpec(5, 4, 4, True)) and not boards.wanted(GameSpec(7, 6, 4))
+    assert not boards.wanted(GameSpec(7, 6, 3, True)) and not boards.wanted(GameSpec(8, 8, 1, True))   # (won at once)
+    assert boards.wanted(GameSpec(7, 6, 5, True))
     monkeypatch.setenv(boards.ENV, "all")
     assert boards.wanted(GameSpec(4, 4, 3, True)) and not boards.wanted(GameSpec(4, 4, 3))
     monkeypatch.setenv(boards.ENV, "off")

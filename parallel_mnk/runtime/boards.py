@@ -13,8 +13,8 @@ directions unroll, the branches of other ``k`` disappear, and a node costs less
 (bench/README.md, "Settings and their figures").
 
 Which boards get one (:func:`wanted`): gravity boards of at least
-``BOARD_BUILD_MIN_CELLS`` cells (a runtime setting), where a solve is long enough to repay a compile of its
-own (once: the build is cached on disk like every kernel); the
+``BOARD_BUILD_MIN_CELLS`` cells (a runtime setting) and ``k >= 4``, where a solve is long enough to repay a
+compile of its own (once: the build is cached on disk like every kernel); the
 generic build serves the others. ``PARALLEL_MNK_BOARD_KERNELS`` overrides it:
 ``off`` (the generic build everywhere), ``all`` (every gravity board), ``auto``
 (the default).
@@ -61,12 +61,16 @@ def mode() -> str:
     return value
 
 
+# k of 3 or less: won in a few hundred nodes on any board, never worth a compile of its own
+BUILD_MIN_K = 4
+
+
 def wanted(spec: GameSpec) -> bool:
     """Whether an exact solve of ``spec`` uses a per-board build (module docstring)."""
     if not spec.gravity:
         return False
     m = mode()
-    return m == "all" or (m == "auto" and spec.cells >= current().BOARD_BUILD_MIN_CELLS)
+    return m == "all" or (m == "auto" and spec.cells >= current().BOARD_BUILD_MIN_CELLS and spec.k >= BUILD_MIN_K)
 
 
 def available(spec: GameSpec) -> bool:
