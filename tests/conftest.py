@@ -12,6 +12,9 @@
   in the test's process until the test ends (or the next call), as a solve's
   ``Options(settings=...)`` would for the solve.
 
+Tests marked ``minutes`` (a few slow ones of minutes each) are collected first, so
+that on two processes the longest start at once and the short ones fill in after.
+
 A test run started as a background job of a shell (``nohup pytest &``) inherits
 SIGINT *ignored*, and so would every CLI it starts: its Ctrl-C tests would see
 an interrupt do nothing. The handler is put back here, so the CLIs the tests
@@ -33,6 +36,12 @@ import pytest
 
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Tests marked ``minutes`` first, the others in their order (a stable sort): every
+    process of the run collects the same order, and pytest-xdist hands them out in it."""
+    items.sort(key=lambda item: item.get_closest_marker("minutes") is None)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -112,6 +112,7 @@ def test_every_certificate_survives_play_against_every_attacker_line(spec):
 
 
 @pytest.mark.slow
+@pytest.mark.minutes
 def test_the_5x5_certificate_survives_play_from_the_empty_board():
     """Every attacker line and every free defender move from the empty 5x5 board (2 min)."""
     spec = GameSpec(5, 5, 5)

@@ -402,10 +402,11 @@ def check_pons_batch(name: str, count: int, first: int = 0) -> None:
 # all six sets in full (6,000 lines) under -m slow: Test_L1_R3 (about 2.3 s a line on one
 # core here) in two parts, so that CI, which deselects 'long', checks its first 200 lines
 @pytest.mark.slow
+@pytest.mark.minutes
 @pytest.mark.timeout(3600)
 @pytest.mark.parametrize("name, count, first", [
+    ("Test_L1_R3", 200, 0), ("Test_L1_R2", 1000, 0),   # (the longest first: see tests/conftest.py)
     ("Test_L3_R1", 1000, 0), ("Test_L2_R1", 1000, 0), ("Test_L1_R1", 1000, 0), ("Test_L2_R2", 1000, 0),
-    ("Test_L1_R2", 1000, 0), ("Test_L1_R3", 200, 0),
     pytest.param("Test_L1_R3", 800, 200, marks=pytest.mark.long, id="Test_L1_R3-800-200-long")])
 def test_pons_sets_full(name, count, first):
     check_pons_batch(name, count, first)
