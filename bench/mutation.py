@@ -42,7 +42,7 @@ TARGETS = {
 # kernel modules that decide values, with the small-board tests that reach them against naive.py: run with
 # --no-jit (the kernels plain Python: a mutant compiles nothing, where a compiled one recompiles its family)
 KERNEL_TESTS = ("tests/test_negamax.py tests/test_negamax_contract.py tests/test_gravity_search.py "
-                "tests/test_solver.py::test_random_positions_match_the_naive_solver")
+                "tests/test_solver.py::test_random_positions_match_the_naive_solver tests/test_kernel_paths.py")
 TARGETS.update({
     "lines": ("parallel_mnk/kernels/core/lines.py", KERNEL_TESTS),
     "node-rules": ("parallel_mnk/kernels/core/node_rules.py", KERNEL_TESTS),
