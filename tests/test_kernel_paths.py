@@ -1,5 +1,7 @@
-"""The free-placement search's zones (kernels/free/search.py: ``_zone_of``, ``_threat_zone_of``,
-``_skip``) against naive.py, on small random free positions of k = 4 boards.
+"""Paths of the value-deciding kernels that the other small-board tests do not reach, against
+naive.py: the free-placement search's zones (kernels/free/search.py: ``_zone_of``,
+``_threat_zone_of``, ``_skip``) on small random free positions of k = 4 boards, and the
+winning cells of lines of 6, 7 and 8 (kernels/core/lines.py beyond its unrolled k = 3-5).
 
 A reply zone (a remembered pairing certificate of the opponent answers every move outside
 its cells) and a threat zone (were the side to move to pass, the opponent would win by
@@ -36,7 +38,7 @@ ZONES_FROM = 4            # empty cells from which the searches test pairings, s
 ROOT_EMPTY = 11
 ROOTS = 6
 CONTINUATIONS = 6         # per root
-SPECS = [GameSpec(5, 4, 4), GameSpec(4, 5, 4), GameSpec(4, 4, 4), GameSpec(6, 4, 4), GameSpec(5, 5, 4)]
+SPECS = [GameSpec(5, 4, 4), GameSpec(4, 5, 4), GameSpec(6, 4, 4), GameSpec(5, 5, 4)]
 
 
 def zone_search(spec: GameSpec) -> Search:
@@ -116,3 +118,62 @@ def test_zones_keep_the_naive_scores(spec):
     counts = {"reply-zone nodes": int(ctx[PL.P_ZONE_NODES]), "threat-zone nodes": int(ctx[PL.P_THREAT_ZONES]),
               "moves closed": int(ctx[PL.P_ZONE_SKIPS])}
     assert min(counts.values()) > 0, f"the searches of {spec} did not go through both kinds of zones: {counts}"
+
+
+# ---------------------------------------------------------------- lines of 6 and more (kernels/core/lines.py)
+LONG_LINES = [GameSpec(6, 3, 6), GameSpec(3, 6, 6), GameSpec(6, 6, 6), GameSpec(7, 2, 7), GameSpec(2, 7, 7),
+              GameSpec(8, 2, 8)]
+
+
+def near_lines(spec: GameSpec, count: int, seed: int, most_empty: int = 10) -> list[Position]:
+    """``count`` distinct positions (2 to ``most_empty`` empty cells, not over) in which one
+    side holds ``k - 1``, ``k - 2`` or ``k - 3`` cells of a line whose other cells are empty
+    (a win at once, a block forced, a double threat to make or stop), the rest of the stones
+    at random: random play on boards of long lines gives draws only."""
+    rng = random.Random(seed)
+    naive = naive_solver(spec)
+    out, seen = [], set()
+    while len(out) < count:
+        line = rng.choice(naive.lines)
+        cells = [c for c in range(spec.cells) if line >> c & 1]
+        empty_cells = rng.randint(2, most_empty)
+        stones = spec.cells - empty_cells
+        counts = [(stones + 1) // 2, stones // 2]        # X, O
+        side = rng.randrange(2)
+        mine = rng.sample(cells, spec.k - rng.choice((1, 2, 3)))
+        off_line = [c for c in range(spec.cells) if not line >> c & 1]
+        if len(mine) > counts[side] or stones - len(mine) > len(off_line):
+            continue
+        rest = rng.sample(off_line, stones - len(mine))
+        bits = [0, 0]
+        for c in mine:
+            bits[side] |= 1 << c
+        for c in rest:
+            who = side if bits[side].bit_count() < counts[side] else 1 - side
+            bits[who] |= 1 << c
+        x, o = bits
+        if naive.has_line(x) or naive.has_line(o) or (x, o) in seen:
+            continue
+        seen.add((x, o))
+        pos = Position(spec)
+        pos.x, pos.o = x, o
+        out.append(pos)
+    return out
+
+
+@pytest.mark.parametrize("spec", LONG_LINES, ids=lambda s: f"{s.cols}x{s.rows}k{s.k}")
+def test_lines_of_six_and_more_keep_the_naive_scores(spec):
+    """``lines.winning_cells`` is unrolled for k = 3, 4 and 5 and generic beyond: exact
+    scores, weak values and best moves of positions near a line (:func:`near_lines`) of
+    boards with k = 6, 7, 8 along rows, columns and diagonals equal naive.py's."""
+    search = Search(spec, np.zeros(1 << 12, dtype=np.uint64))
+    positions = near_lines(spec, 16, seed=spec.cells * 10 + spec.k)
+    failures = []
+    try:
+        for pos in positions:
+            failures += check_position(spec, search, pos)
+    finally:
+        naive_solver(spec).score.cache_clear()
+    assert not failures, f"{len(failures)} disagreements on {spec}:\n" + "\n".join(failures[:15])
+    # not all draws: a solver that always said draw would pass otherwise
+    assert any(naive_solver(spec).score(p.x, p.o) != 0 for p in positions), "every position is a draw"
