@@ -20,17 +20,20 @@ from __future__ import annotations
 
 import contextlib
 import os
+import queue
 import random
 import signal
 import threading
 import time
 from typing import Iterator, Optional, Union
 
+import numpy as np
 import psutil
 import pytest
 
 from naive import naive_score
 from parallel_mnk import GameSpec, Position, solve
+from parallel_mnk.parallel.pools.backend import Backend
 from parallel_mnk.parallel.scheduling.split import SplitTree
 from parallel_mnk.game.rules import win_score
 from parallel_mnk import Limit, Options
@@ -343,6 +346,68 @@ class FakeGame:
         lo, hi = self.static.get(union, WIDE)
         cells = self.child_cells[union]
         return len(cells), lo, hi, list(cells)
+
+
+class ThreadedPool(Backend):
+    """A simulated backend: one thread per slot; each item handed to a slot (by
+    :meth:`start`: the task) is answered after a random short time by
+    ``answer(worker, rng, item)`` (a result, or a :class:`Lost`), which
+    :meth:`collect` gives back. Windows, abandons and stops do nothing here."""
+
+    helpers = False
+
+    def __init__(self, workers: int, seed: int) -> None:
+        self.n, self.tt_bits, self.tt = workers, 0, np.zeros(1, dtype=np.uint64)
+        self.inbox: list[queue.Queue] = [queue.Queue() for _ in range(workers)]
+        self.results: queue.Queue = queue.Queue()
+        self.closed = False
+        self.threads = [threading.Thread(target=self._serve, args=(w + 1, random.Random(seed + w)), daemon=True)
+                        for w in range(workers)]
+        for th in self.threads:
+            th.start()
+
+    def answer(self, worker: int, rng: random.Random, item):
+        raise NotImplementedError
+
+    def _serve(self, worker: int, rng: random.Random) -> None:
+        while True:
+            item = self.inbox[worker - 1].get()
+            if item is None:
+                return
+            time.sleep(rng.random() * 0.002)
+            self.results.put((worker, self.answer(worker, rng, item)))
+
+    def start(self, slot, task):
+        self.inbox[slot - 1].put(task)
+        return True
+
+    def collect(self, timeout):
+        try:
+            got = [self.results.get(timeout=timeout)]
+        except queue.Empty:
+            return []
+        while not self.results.empty():
+            got.append(self.results.get_nowait())
+        return got
+
+    def set_window(self, slot, task_id, alpha, beta):
+        pass
+
+    def abandon(self, slot, task_id):
+        pass
+
+    def begin(self):
+        pass
+
+    def stop_all(self):
+        pass
+
+    def close(self):
+        self.closed = True
+        for box in self.inbox:
+            box.put(None)
+        for th in self.threads:
+            th.join(5)
 
 
 def check_fail_soft(result: int, truth: int, alpha: int, beta: int, where: str) -> None:

@@ -15,25 +15,22 @@
 """
 from __future__ import annotations
 
-import queue
 import random
-import threading
 import time
 from dataclasses import replace
 
-import numpy as np
 import pytest
 
-from checks import (ABC, BIG_TT_BITS, WIDE, FakeGame, abc_nodes, check_accounting, check_best_move,
+from checks import (ABC, BIG_TT_BITS, WIDE, FakeGame, ThreadedPool, abc_nodes, check_accounting, check_best_move,
                     check_fail_soft, count_refreshes, make_tree, pool_tasks, random_positions, serial_score,
                     spec_id, split_solve)
 from naive import naive_score
 from parallel_mnk import GameSpec, Position
 from parallel_mnk.kernels.core.layout import TT_EXACT, TT_LOWER, TT_UPPER
 from parallel_mnk.parallel.scheduling import coordinator as coordinator_module
-from parallel_mnk.parallel.pools.backend import Backend
 from parallel_mnk.parallel.scheduling.registry import get_coordinator
 from parallel_mnk.parallel.scheduling.places import running_children
+from parallel_mnk.parallel.scheduling.tree_tasks import WindowTasks
 from parallel_mnk.api.settings import DEFAULTS, current
 from parallel_mnk.parallel.task import Task, TaskResult
 
@@ -214,6 +211,7 @@ def test_a_result_that_decides_nothing_is_an_internal_error():
     tree = make_tree(FakeGame(ABC), 1, 2, depth=2)
     a1 = abc_nodes(tree)[3]
     coordinator = coordinator_module.Coordinator(OneSlot())
+    coordinator._tasks = WindowTasks(GameSpec(7, 6, 4, True), 0)   # (as search_tree sets it)
     w = coordinator.slots[0]
     task = Task(5, 7, 6, 4, True, 0, a1.own, a1.opp, a1.ply, a1.alpha, a1.beta, a1.path())
     coordinator._assign(w, a1, task)
@@ -233,79 +231,42 @@ def wide_game(rng: random.Random, depth: int):
     return [wide_game(rng, depth - 1) for _ in range(rng.randint(2, 5))]
 
 
-class SimPool(Backend):
-    """One thread per worker slot that 'searches' fake-game positions: after a
-    random short time, the value of the position (its cells' union) from
-    :class:`FakeGame`, fail-soft for the window it ran with (the task's, narrowed
-    by the slot's live window), or an abandoned answer when the slot's abort word
-    names the task."""
+class SimPool(ThreadedPool):
+    """Worker threads that 'search' fake-game positions: the value of the position
+    (its cells' union) from :class:`FakeGame`, fail-soft for the window it ran with
+    (the task's, narrowed by the slot's live window), or an abandoned answer when
+    the slot's abort word names the task."""
 
     helpers = True
 
     def __init__(self, game: FakeGame, workers: int, seed: int) -> None:
-        self.n, self.tt_bits, self.tt = workers, 0, np.zeros(1, dtype=np.uint64)
         self.game = game
-        self.inbox: list[queue.Queue] = [queue.Queue() for _ in range(workers)]
         self.live: list[tuple[int, int, int]] = [(0, 0, 0)] * workers   # (task id, alpha, beta)
         self.abort = [0] * workers
-        self.results: queue.Queue = queue.Queue()
         self.abandoned = 0
-        self.closed = False
-        self.threads = [threading.Thread(target=self._serve, args=(w + 1, random.Random(seed + w)), daemon=True)
-                        for w in range(workers)]
-        for th in self.threads:
-            th.start()
+        super().__init__(workers, seed)
 
-    def _serve(self, worker: int, rng: random.Random) -> None:
-        while True:
-            t = self.inbox[worker - 1].get()
-            if t is None:
-                return
-            time.sleep(rng.random() * 0.002)
-            if self.abort[worker - 1] == t.task_id:
-                self.abandoned += 1
-                self.results.put((worker, t.skipped(worker)))
-                continue
-            own_id, a, b = self.live[worker - 1]
-            assert own_id == t.task_id
-            a, b = max(a, t.alpha), min(b, t.beta)
-            v = self.game.value(self.game.nodes[t.own | t.opp])
-            value, kind = (v, TT_UPPER) if v <= a else ((v, TT_LOWER) if v >= b else (v, TT_EXACT))
-            self.results.put((worker, TaskResult(t.task_id, worker, value, kind, False, 1, 0.0, 0)))
+    def answer(self, worker, rng, t):
+        if self.abort[worker - 1] == t.task_id:
+            self.abandoned += 1
+            return t.skipped(worker)
+        own_id, a, b = self.live[worker - 1]
+        assert own_id == t.task_id
+        a, b = max(a, t.alpha), min(b, t.beta)
+        v = self.game.value(self.game.nodes[t.own | t.opp])
+        value, kind = (v, TT_UPPER) if v <= a else ((v, TT_LOWER) if v >= b else (v, TT_EXACT))
+        return TaskResult(t.task_id, worker, value, kind, False, 1, 0.0, 0)
 
     def start(self, slot, task):
         self.abort[slot - 1] = 0
         self.live[slot - 1] = (task.task_id, *task.live_window)
-        self.inbox[slot - 1].put(task)
-        return True
-
-    def collect(self, timeout):
-        try:
-            got = [self.results.get(timeout=timeout)]
-        except queue.Empty:
-            return []
-        while not self.results.empty():
-            got.append(self.results.get_nowait())
-        return got
+        return super().start(slot, task)
 
     def set_window(self, slot, task_id, alpha, beta):
         self.live[slot - 1] = (task_id, alpha, beta)
 
     def abandon(self, slot, task_id):
         self.abort[slot - 1] = task_id
-
-    def begin(self):
-        pass
-
-    def stop_all(self):
-        pass
-
-    def close(self):
-        self.closed = True
-        for box in self.inbox:
-            box.put(None)
-        for th in self.threads:
-            th.join(5)
 
 
 def test_coordinator_on_a_simulated_pool_matches_minimax():

@@ -111,6 +111,8 @@ class Task:
     path: tuple[int, ...]
     marks: bool = True   # busy marks (ABDADA deferral): off where no other worker will share the subtree
 
+    abandonable = True   # its search reads its slot's abandon word (the others read only the stop word)
+
     @property
     def spec(self) -> GameSpec:
         return GameSpec(self.cols, self.rows, self.k, self.gravity)
@@ -178,6 +180,7 @@ class LimitedTask:
     width: int
 
     live_window = None   # its window is fixed when it is handed out
+    abandonable = False   # its search reads only the stop word
 
     def skipped(self, worker: int) -> LimitedTaskResult:
         """The answer of the task stopped before it started."""
@@ -234,6 +237,7 @@ class BigTask:
     node_limit: int = 0
 
     live_window = None   # its window is fixed when it is handed out
+    abandonable = False   # its search reads only the stop word
 
     def skipped(self, worker: int) -> BigTaskResult:
         """The answer of the task stopped before it started."""
@@ -290,6 +294,7 @@ class PositionTask:
     book: Optional[str] = None
 
     live_window = None
+    abandonable = False   # its search reads only the stop word
 
     def skipped(self, worker: int) -> PositionResult:
         """The answer of the task stopped before it started."""
@@ -366,6 +371,7 @@ class PnJob:
     rules: PnRules
 
     live_window = None
+    abandonable = False   # its search reads only the stop word
 
     def skipped(self, worker: int) -> PnJobResult:
         """The answer of the job stopped before it started."""

@@ -29,8 +29,11 @@ until its root is settled:
 :attr:`Coordinator.log` (:mod:`.tasklog`) sees every probe, task and result of
 a solve: where the workers' time went, and the span.
 
-:meth:`Coordinator.run_each` runs independent tasks (the depth-limited engine's
-root moves) in the order a callback hands them out.
+Every engine's split work goes through :meth:`Coordinator.search_tree`: the exact
+solver's split trees, and the root splitting of big boards and of the
+depth-limited engine (a :func:`.tree_tasks.root_split` tree whose tasks are
+theirs, :class:`.tree_tasks.TreeTasks`). :meth:`Coordinator.run_each` runs
+independent tasks (a book's positions) in the order a callback hands them out.
 """
 from __future__ import annotations
 
@@ -50,6 +53,7 @@ from .checkpoint import Checkpoint
 from .places import Job, Slot, helpable, running_children
 from .split import Node, SplitTree
 from .tasklog import TaskLog
+from .tree_tasks import TreeTasks, WindowTasks
 
 _task_ids = itertools.count(1)   # unique in the process, whatever the backend
 
@@ -102,6 +106,7 @@ class Coordinator:
         self.restarts = [0] * backend.n                                 # each worker's restarts in this solve
         self.helper_jobs = 0   # times an idle worker joined a running task (since the backend started)
         self._settle: Optional[resplit.Settle] = None   # the current split tree's one-node searches
+        self._tasks: Optional[TreeTasks] = None          # what the current split tree's nodes become
         self.journal: Optional[Checkpoint] = None   # sees every task handed out and every result, for one solve
         self.log = TaskLog(backend.n)          # where this solve's time went, and its span
         self.lost: list[LostTask] = []         # this solve's lost tasks, in the order their workers died
@@ -141,14 +146,20 @@ class Coordinator:
 
     # ------------------------------------------------------------ a split tree
     def search_tree(self, tree: SplitTree, spec: GameSpec, salt: int, deadline: Optional[float],
-                    status: Optional[Callable[[], None]] = None, settle: Optional[resplit.Settle] = None) -> int:
+                    status: Optional[Callable[[], None]] = None, settle: Optional[resplit.Settle] = None,
+                    tasks: Optional[TreeTasks] = None) -> int:
         """Run the tasks of ``tree`` until its root is settled; returns the root's
-        value. ``status()`` is called after every turn of the loop. ``settle``
-        (a search of one node on the backend's table, :mod:`.resplit`) lets
-        running tasks be split where the backend shows their lines."""
+        value. ``tasks`` says what a node's task is and what its result proves
+        (default: the exact solver's window searches, salted with ``salt``).
+        ``status()`` is called after every turn of the loop (it may raise
+        :class:`SearchTimeout` to stop the search). ``settle`` (a search of one
+        node on the backend's table, :mod:`.resplit`) lets running tasks be split
+        where the backend shows their lines. Raises :class:`SearchTimeout` at
+        ``deadline``, or when a stop of every search (a limit) cut a task short."""
         self.backend.begin()
         self.log.probe_begin()
         self._settle = settle if self.backend.splits else None
+        self._tasks = tasks or WindowTasks(spec, salt)
         try:
             while not tree.done:
                 self._dispatch(tree, spec, salt)
@@ -174,6 +185,7 @@ class Coordinator:
             self._settle = None
             if not self.backend.closed:
                 self._drain(tree)
+            self._tasks = None
             self.log.probe_end(tree)
             for lost in self._unsettled.values():   # (the nodes of this probe's tree)
                 for t in lost:
@@ -190,10 +202,11 @@ class Coordinator:
         if not idle:
             return
         splitting = self._splitting(spec)
-        self._hand_out(tree, spec, salt, idle, helpers=not splitting)
+        assert self._tasks is not None
+        self._hand_out(tree, spec, salt, idle, helpers=not splitting and self._tasks.helpers)
         while idle and splitting and self._split(tree):
             self._hand_out(tree, spec, salt, idle, helpers=False)
-        while idle and self.backend.helpers and not splitting:
+        while idle and self.backend.helpers and self._tasks.helpers and not splitting:
             job = helpable(self.slots, tree, current().MAX_HELPERS)
             if job is None or job.node is None:
                 break
@@ -215,6 +228,7 @@ class Coordinator:
     def _hand_out(self, tree: SplitTree, spec: GameSpec, salt: int, idle: list[Slot], helpers: bool) -> None:
         """Start the tasks the tree allows now on slots taken from ``idle``
         (``helpers``: the slots left idle will join running tasks)."""
+        assert self._tasks is not None
         nodes = self._choose(tree, spec, len(idle), helpers)
         while nodes is None:   # (the table settled a node: the tree's order and windows changed)
             if tree.done:
@@ -222,11 +236,11 @@ class Coordinator:
             nodes = self._choose(tree, spec, len(idle), helpers)
         # busy marks (ABDADA) where a subtree may be searched by two workers at once:
         # tasks that idle workers will join, and those workers
-        company = helpers and self.backend.helpers and len(nodes) < len(idle)
+        company = helpers and self.backend.helpers and self._tasks.helpers and len(nodes) < len(idle)
         for node in nodes:
-            task = Task(next(_task_ids), spec.cols, spec.rows, spec.k, spec.gravity, int(salt), node.own,
-                        node.opp, node.ply, node.alpha, node.beta, node.path(), marks=company)
+            task = self._tasks.task(node, next(_task_ids), company)
             if self.journal is not None:
+                assert isinstance(task, Task)
                 self.journal.handed_out(tree, task)
             self._start(idle.pop(0), node, task)
 
@@ -352,24 +366,27 @@ class Coordinator:
         self._release(job)
         abandoned = isinstance(result, TaskResult) and result.abandoned
         # a helper's or an older search of a node handed out again does not count
-        counts = not (node is None or tree is None or not isinstance(result, TaskResult) or abandoned
+        counts = not (node is None or tree is None or self._tasks is None or abandoned
                       or result.task_id != node.task_id)
         self.log.answered(slot.index, counts, abandoned, result.nodes, split=job.split)
         if not counts:
             return True
-        assert node is not None and tree is not None and isinstance(result, TaskResult)
+        assert node is not None and tree is not None and self._tasks is not None
+        proven = self._tasks.bound(result)
+        if proven is None:   # a stop of every search (a limit) cut it short
+            raise SearchTimeout()
         self.log.decided(node, result.nodes)
-        tree.record(node, result.value, result.kind)
+        tree.record(node, *proven)
         if not node.settled():
             # the fail-soft contract makes every finished search decide its node; going
             # on would hand the same task out again and again
             raise RuntimeError(f"internal error: task {result.task_id} at {node.path()} returned "
-                               f"{result.value} (kind {result.kind}), which does not decide its window "
+                               f"{proven[0]} (kind {proven[1]}), which does not decide its window "
                                f"({node.alpha}, {node.beta}); bounds now [{node.lo}, {node.hi}]")
         for t in self._unsettled.pop(id(node), ()):
             t.outcome = "rerun" if t.task_id != result.task_id else "helper"
         if self.journal is not None:
-            assert isinstance(job.task, Task)
+            assert isinstance(job.task, Task) and isinstance(result, TaskResult)
             self.journal.task_done(tree, job.task, result)
         return True
 
@@ -405,8 +422,8 @@ class Coordinator:
         """Narrow the live windows of running tasks; abandon those nobody needs."""
         for s in self.slots:
             job = s.job
-            if job is None or job.abandon_sent or job.node is None:
-                continue
+            if job is None or job.abandon_sent or job.node is None or not job.task.abandonable:
+                continue   # (a task that is not abandonable has a fixed window: it runs to its end)
             window = tree.live_window(job.node)
             if window is None:
                 self.backend.abandon(s.index, job.task.task_id)
@@ -418,13 +435,16 @@ class Coordinator:
         self.backend.flush()
 
     def _drain(self, tree: Optional[SplitTree]) -> None:
-        """Abandon every task handed out and wait for the places to answer (an
-        abandoned search stops within about a millisecond); a place that has not
-        answered after ``DRAIN_TIMEOUT_S`` is reset."""
+        """Abandon every task handed out (a stop of every search where one of them
+        reads only the stop word) and wait for the places to answer (an abandoned
+        search stops within about a millisecond); a place that has not answered
+        after ``DRAIN_TIMEOUT_S`` is reset."""
         for s in self.slots:
             if s.job is not None and not s.job.abandon_sent:
                 self.backend.abandon(s.index, s.job.task.task_id)
                 s.job.abandon_sent = True
+        if any(s.job is not None and not s.job.task.abandonable for s in self.slots):
+            self.backend.stop_all()   # (their searches read only the stop word; begin() clears it)
         self.backend.flush()
         deadline = time.monotonic() + current().DRAIN_TIMEOUT_S
         while self.running and time.monotonic() < deadline:

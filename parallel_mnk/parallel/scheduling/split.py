@@ -31,6 +31,8 @@ from ...kernels.core.layout import TT_EXACT, TT_LOWER, TT_UPPER
 
 # expander(own, opp, ply) -> (n, lo, hi, cells): see search.Search.expand
 Expander = Callable[[int, int, int], tuple[int, int, int, list[int]]]
+# static_bounds(ply) -> (lo, hi): proven bounds of any node of that ply before its search
+StaticBounds = Callable[[int], tuple[int, int]]
 
 
 class Node:
@@ -75,11 +77,14 @@ class SplitTree:
 
     def __init__(self, cells: int, expander: Expander, own: int, opp: int, ply: int,
                  alpha: int, beta: int, depth: int, ybw: bool = True, min_tasks: int = 0,
-                 max_depth: int = 4) -> None:
+                 max_depth: int = 4, static_bounds: Optional[StaticBounds] = None) -> None:
         """Expand ``depth`` plies; with ``min_tasks``, keep expanding one more ply
-        (up to ``max_depth``) while there are fewer tasks than that."""
+        (up to ``max_depth``) while there are fewer tasks than that. A node's bounds
+        before its expansion or task are ``static_bounds(ply)`` (default: the exact
+        score's, :func:`parallel_mnk.game.rules.generic_bounds`, 0 on a full board)."""
         self.cells = cells
         self.expander = expander
+        self.static_bounds = static_bounds or self._score_bounds
         self.ybw = ybw
         self.alpha0, self.beta0 = alpha, beta
         self.root = self._make(None, 0, own, opp, ply, -1)
@@ -109,10 +114,12 @@ class SplitTree:
     def _tasks(nodes: list[Node]) -> list[Node]:
         return [n for n in nodes if n.is_task]
 
+    def _score_bounds(self, ply: int) -> tuple[int, int]:
+        """The exact score's bounds of a node of ``ply`` stones (0 on a full board)."""
+        return (0, 0) if ply >= self.cells else generic_bounds(self.cells, ply)
+
     def _make(self, parent: Optional[Node], index: int, own: int, opp: int, ply: int, cell: int) -> Node:
-        lo, hi = generic_bounds(self.cells, ply)
-        if ply >= self.cells:
-            lo = hi = 0
+        lo, hi = self.static_bounds(ply)
         return Node(parent, index, own, opp, ply, cell, lo, hi)
 
     def _expand(self, node: Node) -> None:

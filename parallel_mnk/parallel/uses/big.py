@@ -6,13 +6,15 @@ big-board search (:mod:`parallel_mnk.engines.exact.big`) on tables of its own
 out in the search's static order, each with the best value known then as its
 alpha (the shared bound at dispatch); a move's result above its alpha is exact and
 comes with the line after it. A weak win, or an exact score that cannot be beaten,
-stops every running task and hands out no more. Before the pool, the coordinator
+stops every running task and hands out no more. The scheduler is the exact
+solver's (:meth:`..scheduling.coordinator.Coordinator.search_tree` over a
+:func:`..scheduling.tree_tasks.root_split` tree): a worker lost mid-task gets its
+move again on a fresh worker. Before the pool, the coordinator
 settles what needs no split: a game over, a win in one, a forced reply, and (weak,
 free placement) a win found by threat-space search.
 """
 from __future__ import annotations
 
-import itertools
 import time
 from typing import Optional
 
@@ -27,10 +29,10 @@ from ...game.rules import Value, value_of_score
 from ...kernels.grid import layout as GL
 from ...runtime import running
 from ..scheduling import registry
-from ..task import AnyResult, BigTask, BigTaskResult
+from ..scheduling.coordinator import SearchTimeout
+from ..scheduling.tree_tasks import RootMoveTasks, root_split
+from ..task import BigTask, BigTaskResult
 from ...api.settings import current
-
-_task_ids = itertools.count(1)
 
 
 def worker_bits(tt_bits: int, workers: int) -> int:
@@ -82,51 +84,50 @@ def solve_big_parallel(position: Position, opts: SolveOptions) -> SolveResult:
     bits = worker_bits(opts.tt_bits, opts.workers)
     coordinator = registry.get_coordinator("process", opts.workers, current().SIDE_POOL_TT_BITS)
     coordinator.new_solve()
-    pending = list(order)
-    best: list = [lo - 1, None, ()]   # value, cell, line
-    finished: set[int] = set()
-    cut = [False]
-    nodes = [coordinator_search.nodes]
-    ceiling = hi
 
-    def next_task() -> Optional[BigTask]:
-        if not pending or cut[0]:
-            return None
-        budget = 0 if limit.nodes is None else max(1, limit.nodes - nodes[0])   # what the finished left
-        return BigTask(next(_task_ids), spec.cols, spec.rows, spec.k, spec.gravity, x, o, pending.pop(0), opts.weak,
-                       best[0], hi + 1, bits, opts.pv, budget)
+    def worker_nodes() -> int:
+        return sum(st.nodes for st in coordinator.stats)
 
-    def on_result(r: AnyResult) -> None:
-        assert isinstance(r, BigTaskResult)
-        nodes[0] += r.nodes
+    def make(cell: int, alpha: int, task_id: int) -> BigTask:
+        used = coordinator_search.nodes + worker_nodes()
+        budget = 0 if limit.nodes is None else max(1, limit.nodes - used)   # what the finished left
+        return BigTask(task_id, spec.cols, spec.rows, spec.k, spec.gravity, x, o, cell, opts.weak,
+                       alpha, hi + 1, bits, opts.pv, budget)
+
+    def after_turn() -> None:
+        used = coordinator_search.nodes + worker_nodes()
         if opts.watch is not None:
-            opts.watch.count(nodes[0])
-        if r.aborted:
-            if not cut[0]:
-                cut[0] = True   # a stop that was not ours: the value is unknown
-                finished.clear()
-            return
-        finished.add(r.cell)
-        if r.value > best[0]:
-            best[:] = [r.value, r.cell, r.line]
-        if best[0] >= ceiling or (opts.limit.nodes is not None and nodes[0] >= opts.limit.nodes):
-            cut[0] = True
-            coordinator.backend.stop_all()
+            opts.watch.count(used)
+            if opts.watch.stopped:
+                raise SearchTimeout()
+        if limit.nodes is not None and used >= limit.nodes:
+            raise SearchTimeout()
 
+    # lo - 1: the first move answered is proven exact (with its line) whatever its value
+    own, opp = position.stones()
+    tree = root_split(spec.cells, own, opp, position.ply, order, lo - 1, hi)
+    tasks = RootMoveTasks(make)
     remaining = left()
     deadline = None if remaining is None else time.monotonic() + remaining
-    stopped = coordinator.run_each(next_task, on_result, deadline, opts.watch)
+    try:
+        coordinator.search_tree(tree, spec, 0, deadline, after_turn, tasks=tasks)
+    except SearchTimeout:
+        pass
     elapsed = time.perf_counter() - started
+    nodes = coordinator_search.nodes + worker_nodes()
     stats = [WorkerStats(0, 0, coordinator_search.nodes)] + list(coordinator.stats)
-    decided = best[0] >= ceiling or len(finished) == len(order)
-    split = {"split": "root", "root_moves": len(order), "root_moves_proved": len(finished)}
-    if stopped or not decided or not best[2]:   # the best root move proved so far: its exact value a lower bound
-        proved = best[1] is not None
-        cell = best[1] if proved else coordinator_search.first_choice(x, o)
+    split = {"split": "root", "root_moves": len(order), "root_moves_proved": len(tasks.answers)}
+    exact = [c for c in tree.root.children if c.lo == c.hi]
+    best = max(exact, key=lambda c: -c.lo, default=None)   # (the first in move order among equals)
+    answer = None if best is None else tasks.answers[best.cell]
+    assert answer is None or isinstance(answer, BigTaskResult)
+    if not tree.done or answer is None or not answer.line:   # the best move proved so far: a lower bound
+        root = tree.root
+        cell = best.cell if best is not None else coordinator_search.first_choice(x, o)
+        low = root.lo if best is not None else lo
         return SolveResult(spec, Value.UNKNOWN, None, None if cell < 0 else position.move_of_cell(cell), [],
-                           nodes[0], elapsed, stats, parallel=split, bounds=(best[0] if proved else lo, hi))
-    value = value_of_score(best[0])
-    line = list(best[2])
-    return SolveResult(spec, value, None if opts.weak else best[0], Move(spec, line[0]), moves_of(spec, line),
-                       nodes[0], elapsed, stats,
-                       proof="search", parallel=split)
+                           nodes, elapsed, stats, parallel=split, bounds=(low, root.hi))
+    score = tree.result()
+    line = list(answer.line)
+    return SolveResult(spec, value_of_score(score), None if opts.weak else score, Move(spec, line[0]),
+                       moves_of(spec, line), nodes, elapsed, stats, proof="search", parallel=split)

@@ -6,12 +6,14 @@ engine's move order, and every task carries the best value known when it is
 handed out (the shared alpha bound at dispatch), so later moves are searched
 with narrower windows. A bound that improves while a task runs is not pushed
 into it: the depth-limited kernel reads only the pool's stop word, which stops every
-worker when the time limit passes. Iterative deepening happens here; a depth
-cut short by a limit is thrown away, as in the serial engine.
+worker when the time limit passes. The scheduler is the exact solver's
+(:meth:`..scheduling.coordinator.Coordinator.search_tree` over a
+:func:`..scheduling.tree_tasks.root_split` tree per depth): a worker lost
+mid-task gets its move again on a fresh worker. Iterative deepening happens here;
+a depth cut short by a limit is thrown away, as in the serial engine.
 """
 from __future__ import annotations
 
-import itertools
 import time
 from typing import Optional
 
@@ -19,48 +21,48 @@ from ...api.results import LimitedResult
 from ...engines.limited import LimitedSearch
 from ...kernels.grid.layout import INF, MATE_ZONE, WIN
 from ..scheduling import registry
-from ..task import AnyResult, LimitedTaskResult, LimitedTask
+from ..scheduling.coordinator import SearchTimeout
+from ..scheduling.tree_tasks import RootMoveTasks, root_split
+from ..task import LimitedTask
 from ...api.settings import current
-
-_task_ids = itertools.count(1)
 
 
 def _iteration(search: LimitedSearch, coordinator, order: list[int], depth: int) -> Optional[dict[int, int]]:
-    """The value of every root move of ``order`` searched ``depth`` plies deep, or
-    None when a limit cut the iteration short."""
+    """The value of every root move of ``order`` searched ``depth`` plies deep
+    (fail-soft: at or below the alpha it was handed out with, an upper bound), or
+    None when a limit cut the iteration short (depth 1 always completes)."""
     pos = search.position
     spec = pos.spec
-    alpha = [-INF]
-    results: dict[int, int] = {}
-    pending = list(order)
-    cut = [False]
+    watch = search.watch if depth > 1 else None
+    counted = search.nodes - sum(st.nodes for st in coordinator.stats)   # (the workers' count so far is in it)
 
-    def next_task() -> Optional[LimitedTask]:
-        if not pending or cut[0]:
-            return None
-        return LimitedTask(next(_task_ids), spec.cols, spec.rows, spec.k, spec.gravity, pos.x, pos.o, int(pos.turn),
-                             pending.pop(0), depth, alpha[0], INF, search.flags, search.width)
+    def make(cell: int, alpha: int, task_id: int) -> LimitedTask:
+        return LimitedTask(task_id, spec.cols, spec.rows, spec.k, spec.gravity, pos.x, pos.o, int(pos.turn),
+                           cell, depth, alpha, INF, search.flags, search.width)
 
-    def on_result(r: AnyResult) -> None:
-        assert isinstance(r, LimitedTaskResult)
-        search.nodes += r.nodes
+    def count_nodes() -> None:
+        search.nodes = counted + sum(st.nodes for st in coordinator.stats)
         if search.watch is not None:
             search.watch.count(search.nodes)
-        if r.aborted:
-            cut[0] = True
-            return
-        results[r.cell] = r.value
-        alpha[0] = max(alpha[0], r.value)
-        if search.limit.nodes is not None and search.nodes >= search.limit.nodes:
-            cut[0] = True
 
+    def after_turn() -> None:
+        count_nodes()
+        if depth > 1 and (watch is not None and watch.stopped
+                          or search.limit.nodes is not None and search.nodes >= search.limit.nodes):
+            raise SearchTimeout()
+
+    own, opp = pos.stones()
+    tree = root_split(spec.cells, own, opp, pos.ply, order, -INF, INF)
     deadline = None
-    if search.deadline is not None and depth > 1:   # depth 1 always completes
+    if search.deadline is not None and depth > 1:
         deadline = time.monotonic() + max(0.0, search.deadline - time.perf_counter())
-    stopped = coordinator.run_each(next_task, on_result, deadline, search.watch if depth > 1 else None)
-    if stopped or cut[0] or len(results) < len(order):
+    try:
+        coordinator.search_tree(tree, spec, 0, deadline, after_turn, tasks=RootMoveTasks(make))
+    except SearchTimeout:
         return None
-    return results
+    finally:
+        count_nodes()   # (with the tasks stopped at the end)
+    return {c.cell: -c.lo for c in tree.root.children}
 
 
 def best_move_parallel(search: LimitedSearch, workers: int) -> LimitedResult:
