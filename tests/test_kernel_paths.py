@@ -1,7 +1,8 @@
 """Paths of the value-deciding kernels that the other small-board tests do not reach, against
 naive.py: the free-placement search's zones (kernels/free/search.py: ``_zone_of``,
 ``_threat_zone_of``, ``_skip``) on small random free positions of k = 4 boards, and the
-winning cells of lines of 6, 7 and 8 (kernels/core/lines.py beyond its unrolled k = 3-5).
+winning cells of lines of 6, 7 and 8 (kernels/core/lines.py beyond its unrolled k = 3-5);
+and the helpers of kernels/core/bounds.py against their contracts over every small case.
 
 A reply zone (a remembered pairing certificate of the opponent answers every move outside
 its cells) and a threat zone (were the side to move to pass, the opponent would win by
@@ -177,3 +178,78 @@ def test_lines_of_six_and_more_keep_the_naive_scores(spec):
     assert not failures, f"{len(failures)} disagreements on {spec}:\n" + "\n".join(failures[:15])
     # not all draws: a solver that always said draw would pass otherwise
     assert any(naive_solver(spec).score(p.x, p.o) != 0 for p in positions), "every position is a draw"
+
+
+# ---------------------------------------------------------------- bounds.py's helpers against their contracts
+def plain(kernel):
+    """The Python function of a kernel (itself under ``NUMBA_DISABLE_JIT=1``): its contract
+    checked over a grid, with no compile of a signature the searches never use."""
+    return getattr(kernel, "py_func", kernel)
+
+
+def test_bound_helpers_keep_their_contracts():
+    """``kernels/core/bounds.py`` over every small case, against the contracts of their
+    docstrings written out plainly: a win's worth (never below 0), a window narrowed to
+    known bounds (or closed, with the bound it proved), what a bound proves at a node of
+    known bounds, a child folded into its node, the kind a node's loop proved, and the
+    kind seen from the other side. The searches reach these only through a few windows
+    each; a bound made looser or an exact score claimed from a bound changes answers."""
+    from parallel_mnk.game.rules import GameSpec as Spec
+    from parallel_mnk.kernels.core import bounds as Bd
+    from parallel_mnk.kernels.core.layout import TT_EXACT, TT_LOWER, TT_UPPER
+    win_in, narrow, result_kind = plain(Bd.win_in), plain(Bd.narrow), plain(Bd.result_kind)
+    take_child, node_kind, flip_kind = plain(Bd.take_child), plain(Bd.node_kind), plain(Bd.flip_kind)
+    table_bound = plain(Bd.table_bound)
+    for cells in range(1, 13):
+        spec = Spec(cells, 1, 1)
+        for ply in range(cells):
+            for plies in range(1, cells + 4):
+                worth = win_score(spec, ply + plies) if ply + plies <= cells else 0
+                assert win_in(cells, ply, plies) == worth, (cells, ply, plies)
+    scores = range(-4, 5)
+    for lower in scores:
+        for upper in (u for u in scores if u >= lower):
+            for alpha in scores:
+                for beta in (b for b in scores if b > alpha):
+                    a, b = max(alpha, lower), min(beta, upper)
+                    if lower >= beta:
+                        want = (TT_LOWER, lower)
+                    elif upper <= a:
+                        want = (TT_UPPER, upper)
+                    else:
+                        want = (0, 0)
+                    got = narrow(alpha, beta, lower, upper)
+                    assert got[2:] == want, (alpha, beta, lower, upper, got)
+                    if want[0] == 0:
+                        assert got[:2] == (a, b), (alpha, beta, lower, upper, got)
+                    for v in scores:
+                        for kind in (TT_LOWER, TT_UPPER):
+                            exact = v >= upper if kind == TT_LOWER else v <= lower
+                            assert result_kind(kind, v, lower, upper) == (TT_EXACT if exact else kind), \
+                                (kind, v, lower, upper)
+                        for best_exact in (False, True):
+                            if v >= beta:
+                                want_kind = TT_EXACT if v >= upper else TT_LOWER
+                            elif best_exact:
+                                want_kind = TT_EXACT
+                            else:
+                                want_kind = TT_EXACT if v <= lower else TT_UPPER
+                            assert node_kind(v, best_exact, beta, lower, upper) == want_kind, \
+                                (v, best_exact, beta, lower, upper)
+                    # lower/upper as a table entry's bound (``flag``, ``tt_score``) at a node of bounds (-3, 3)
+                    for flag, tt_score in ((TT_LOWER, lower), (TT_UPPER, upper), (0, 0)):
+                        got = table_bound(flag, tt_score, alpha, beta, -3, 3)
+                        known = ((max(-3, tt_score), 3) if flag == TT_LOWER else
+                                 (-3, min(3, tt_score)) if flag == TT_UPPER else (-3, 3))
+                        window = (narrow(alpha, beta, tt_score, Bd.NO_SCORE) if flag == TT_LOWER else
+                                  narrow(alpha, beta, -Bd.NO_SCORE, tt_score) if flag == TT_UPPER else
+                                  (alpha, beta, 0, 0))
+                        assert got == (window[0], window[1], *known, window[2], window[3]), (flag, tt_score, got)
+            for alpha in scores:
+                for beta in (b for b in scores if b > alpha):
+                    for best in scores:
+                        for v in scores:
+                            got = take_child(v, 7, best, 3, False, alpha, beta)
+                            want = (v, 7, alpha < v < beta) if v > best else (best, 3, False)
+                            assert got == (*want, max(alpha, v), v >= beta), (v, best, alpha, beta, got)
+    assert [flip_kind(k) for k in (0, TT_LOWER, TT_UPPER, TT_EXACT)] == [0, TT_UPPER, TT_LOWER, TT_EXACT]
