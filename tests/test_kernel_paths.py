@@ -253,3 +253,48 @@ def test_bound_helpers_keep_their_contracts():
                             want = (v, 7, alpha < v < beta) if v > best else (best, 3, False)
                             assert got == (*want, max(alpha, v), v >= beta), (v, best, alpha, beta, got)
     assert [flip_kind(k) for k in (0, TT_LOWER, TT_UPPER, TT_EXACT)] == [0, TT_UPPER, TT_LOWER, TT_EXACT]
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: f"{s.cols}x{s.rows}k{s.k}")
+def test_each_move_a_zone_closes_scores_as_the_zone_says(spec):
+    """The zones' own contracts, move by move, against naive.py: after a search of each
+    position (the certificates it found are remembered), a reply zone for the side to move
+    (``_zone_of`` with ``alpha = 0``) leaves out only moves that do not win (naive score of
+    the move <= 0), and a threat zone (``_threat_zone_of`` with ``alpha = -1``) only moves
+    that score at most its bound; both kinds are found on every board, reply zones for
+    either side to move (each side's zone comes from the other's certificates)."""
+    from parallel_mnk.kernels.core import layout as L
+    from parallel_mnk.kernels.free import search as S
+    from parallel_mnk.kernels.proofs.pairing import reply_zone
+    zone_of, threat_zone_of = plain(S._zone_of), plain(S._threat_zone_of)
+    search = zone_search(spec)
+    naive = naive_solver(spec)
+    ctx, board = search.ctx, int(search.ctx[L.C_BOARD])
+    found = {"reply, X to move": 0, "reply, O to move": 0, "threat": 0}
+    failures = []
+    try:
+        for pos in root_families(spec, seed=spec.cols * 100 + spec.rows * 10 + spec.k + 1):
+            scores = naive.child_scores(pos.x, pos.o)
+            if max(scores.values()) == naive.worth(pos.ply + 1):
+                continue   # a win at once: the search scores it before any zone (negamax's precondition)
+            own, opp = pos.stones()
+            search.score(own, opp, pos.ply, True)
+            args = (ctx, np.uint64(own), np.uint64(opp), np.int64(pos.ply))
+            reply = int(zone_of(*args, np.int64(0)))
+            # the opponent's certificates (ring ``1 - player``) give the side to move's zone
+            theirs = int(reply_zone(ctx, np.uint64(own), np.uint64(opp), 1 - pos.ply % 2))
+            assert reply == (theirs or board), (pos.move_stack, reply, theirs)
+            tzone, tbound = threat_zone_of(*args, np.int64(-1))
+            reply_name = "reply, X to move" if pos.ply % 2 == 0 else "reply, O to move"
+            for name, zone, bound in ((reply_name, reply, 0), ("threat", int(tzone), int(tbound))):
+                if zone == board:
+                    continue
+                found[name] += 1
+                for cell, v in scores.items():
+                    if not zone >> cell & 1 and v > bound:
+                        failures.append(f"moves {pos.move_stack}: the {name} zone leaves out {cell}, "
+                                        f"which scores {v} > {bound}")
+    finally:
+        naive.score.cache_clear()
+    assert not failures, f"{len(failures)} wrong zones on {spec}:\n" + "\n".join(failures[:15])
+    assert min(found.values()) > 0, f"zones found on {spec}: {found}"
