@@ -55,6 +55,7 @@ class NaiveSolver:
         self.through = [tuple(line for line in self.lines if line >> cell & 1) for cell in range(self.cells)]
         self.score = lru_cache(maxsize=None)(self._score)
         self.open_score = lru_cache(maxsize=None)(self._open_score)
+        self.empty_cells = lru_cache(maxsize=None)(self._empty_cells)   # (positions share their filled cells)
 
     # -------------------------------------------------------------- rules
     def has_line(self, bits: int) -> bool:
@@ -82,18 +83,18 @@ class NaiveSolver:
                     break
         return result
 
-    def empty_cells(self, filled: int) -> list[int]:
+    def _empty_cells(self, filled: int) -> tuple[int, ...]:
         """The cells of :meth:`moves` in a position of ``filled`` cells that is not
         over (free placement: the empty cells, lowest first, one bit at a time)."""
         if self.spec.gravity:
-            return [cell for _, cell in self.moves(filled, 0)]
+            return tuple(cell for _, cell in self.moves(filled, 0))
         cells = []
         empty = self.full & ~filled
         while empty:
             low = empty & -empty
             cells.append(low.bit_length() - 1)
             empty ^= low
-        return cells
+        return tuple(cells)
 
     def play(self, x: int, o: int, move: int) -> tuple[int, int]:
         """The position after ``move`` by the side to move."""
