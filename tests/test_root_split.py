@@ -42,6 +42,7 @@ class RootPool(ThreadedPool):
         self.handed: list[tuple[int, int]] = []   # (cell, alpha) of every task handed out
         self.restarted: list[int] = []
         self.stops = 0
+        self.stopped = False   # the stop word
         super().__init__(workers, seed)
 
     def answer(self, worker, rng, item):
@@ -61,6 +62,10 @@ class RootPool(ThreadedPool):
 
     def stop_all(self):
         self.stops += 1
+        self.stopped = True
+
+    def begin(self):
+        self.stopped = False
 
     def restart(self, worker):
         self.restarted.append(worker)
@@ -88,7 +93,8 @@ def test_the_root_value_is_the_best_moves_and_every_answer_a_true_bound():
     move's answer is exact above its alpha, an upper bound at or below it (the kinds
     recorded); the first task's alpha is the root's lower bound; a move reaching
     the root's upper bound settles the root (the moves after it are not needed),
-    and the tasks still running are stopped (they read only the stop word)."""
+    and the tasks still running are stopped (they read only the stop word), the
+    stop word cleared once they answered."""
     rng = random.Random(5)
     cut_short = 0
     for case in range(80):
@@ -113,6 +119,7 @@ def test_the_root_value_is_the_best_moves_and_every_answer_a_true_bound():
         cut_short += len(tasks.answers) < len(values)
         if len(pool.handed) > len(tasks.answers):   # tasks still running when the root settled:
             assert pool.stops == 1                    # their searches read only the stop word
+        assert not pool.stopped   # (cleared once they answered: the pool's next work runs)
     assert cut_short, "no case reached the root's upper bound before every move was answered"
 
 

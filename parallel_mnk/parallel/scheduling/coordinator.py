@@ -436,15 +436,16 @@ class Coordinator:
 
     def _drain(self, tree: Optional[SplitTree]) -> None:
         """Abandon every task handed out (a stop of every search where one of them
-        reads only the stop word) and wait for the places to answer (an abandoned
-        search stops within about a millisecond); a place that has not answered
-        after ``DRAIN_TIMEOUT_S`` is reset."""
+        reads only the stop word, cleared once they answered) and wait for the
+        places to answer (an abandoned search stops within about a millisecond); a
+        place that has not answered after ``DRAIN_TIMEOUT_S`` is reset."""
         for s in self.slots:
             if s.job is not None and not s.job.abandon_sent:
                 self.backend.abandon(s.index, s.job.task.task_id)
                 s.job.abandon_sent = True
-        if any(s.job is not None and not s.job.task.abandonable for s in self.slots):
-            self.backend.stop_all()   # (their searches read only the stop word; begin() clears it)
+        stop = any(s.job is not None and not s.job.task.abandonable for s in self.slots)
+        if stop:
+            self.backend.stop_all()   # (their searches read only the stop word)
         self.backend.flush()
         deadline = time.monotonic() + current().DRAIN_TIMEOUT_S
         while self.running and time.monotonic() < deadline:
@@ -455,6 +456,8 @@ class Coordinator:
                 s.job = None
                 self.log.answered(s.index, False, True)
                 self.backend.reset(s.index)
+        if stop:
+            self.backend.begin()   # (the pool's next work must not find the stop word set)
 
     # ------------------------------------------------------------ independent tasks
     def run_each(self, next_task: Callable[[], Optional[AnyTask]], on_result: Callable[[AnyResult], None],
