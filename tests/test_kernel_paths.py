@@ -194,14 +194,13 @@ def test_bound_helpers_keep_their_contracts():
     known bounds, a child folded into its node, the kind a node's loop proved, and the
     kind seen from the other side. The searches reach these only through a few windows
     each; a bound made looser or an exact score claimed from a bound changes answers."""
-    from parallel_mnk.game.rules import GameSpec as Spec
     from parallel_mnk.kernels.core import bounds as Bd
     from parallel_mnk.kernels.core.layout import TT_EXACT, TT_LOWER, TT_UPPER
     win_in, narrow, result_kind = plain(Bd.win_in), plain(Bd.narrow), plain(Bd.result_kind)
     take_child, node_kind, flip_kind = plain(Bd.take_child), plain(Bd.node_kind), plain(Bd.flip_kind)
     table_bound = plain(Bd.table_bound)
     for cells in range(1, 13):
-        spec = Spec(cells, 1, 1)
+        spec = GameSpec(cells, 1, 1)
         for ply in range(cells):
             for plies in range(1, cells + 4):
                 worth = win_score(spec, ply + plies) if ply + plies <= cells else 0
