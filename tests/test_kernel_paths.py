@@ -100,6 +100,18 @@ def check_position(spec: GameSpec, search: Search, pos: Position) -> list[str]:
     return [f"moves {pos.move_stack}: {e}" for e in errors]
 
 
+def check_positions(spec: GameSpec, search, positions) -> None:
+    """:func:`check_position` on each of ``positions``, every disagreement in one
+    failure; naive.py's cache of ``spec`` cleared after (its memory)."""
+    failures = []
+    try:
+        for pos in positions:
+            failures += check_position(spec, search, pos)
+    finally:
+        naive_solver(spec).score.cache_clear()
+    assert not failures, f"{len(failures)} disagreements on {spec}:\n" + "\n".join(failures[:15])
+
+
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: f"{s.cols}x{s.rows}k{s.k}")
 def test_zones_keep_the_naive_scores(spec):
     """Exact scores, weak values and best moves with the zones on from ``ZONES_FROM``
@@ -108,13 +120,7 @@ def test_zones_keep_the_naive_scores(spec):
     search = zone_search(spec)
     positions = root_families(spec, seed=spec.cols * 100 + spec.rows * 10 + spec.k)
     assert len(positions) >= ROOTS * 4
-    failures = []
-    try:
-        for pos in positions:
-            failures += check_position(spec, search, pos)
-    finally:
-        naive_solver(spec).score.cache_clear()
-    assert not failures, f"{len(failures)} disagreements on {spec}:\n" + "\n".join(failures[:15])
+    check_positions(spec, search, positions)
     ctx = search.ctx
     counts = {"reply-zone nodes": int(ctx[PL.P_ZONE_NODES]), "threat-zone nodes": int(ctx[PL.P_THREAT_ZONES]),
               "moves closed": int(ctx[PL.P_ZONE_SKIPS])}
@@ -169,13 +175,7 @@ def test_lines_of_six_and_more_keep_the_naive_scores(spec):
     boards with k = 6, 7, 8 along rows, columns and diagonals equal naive.py's."""
     search = Search(spec, np.zeros(1 << 12, dtype=np.uint64))
     positions = near_lines(spec, 16, seed=spec.cells * 10 + spec.k)
-    failures = []
-    try:
-        for pos in positions:
-            failures += check_position(spec, search, pos)
-    finally:
-        naive_solver(spec).score.cache_clear()
-    assert not failures, f"{len(failures)} disagreements on {spec}:\n" + "\n".join(failures[:15])
+    check_positions(spec, search, positions)
     # not all draws: a solver that always said draw would pass otherwise
     assert any(naive_solver(spec).score(p.x, p.o) != 0 for p in positions), "every position is a draw"
 
