@@ -63,7 +63,7 @@ def canonical_key(ctx, ply):
     nsym = B.nsym(ctx)
     src = OFF_HASH + ply * MAX_SYM
     h = ctx[src]
-    sym = 0
+    sym = np.int64(0)   # (not a literal: its callers' callees would be typed for 0 too)
     for s in range(1, nsym):
         if ctx[src + s] < h:
             h = ctx[src + s]

@@ -217,7 +217,7 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
         n = order_moves(ctx, tt, own, opp, cand, ply, tt_move, ctx[C_GRAVITY] != ZERO)
     player, task = ply & 1, np.int64(ctx[C_TASK_ID])
     busy_base, busy_mask = busy_marks(ctx, ctl, np.int64(ctx[C_CELLS]) - ply)
-    best, best_move, best_exact = -NO_SCORE, -1, False
+    best, best_move, best_exact = -NO_SCORE, np.int64(-1), np.bool_(False)   # (typed, not literals)
     deferred, second_pass = ZERO, False
     # 4. zones: one answer to all the moves outside their cells (a pairing reply, a threat line)
     zone, zone_seen, skip_bound = _zone_of(ctx, own, opp, ply, alpha), ctx[P_FOUND], -NO_SCORE

@@ -325,16 +325,16 @@ def _mid(ctx, pt, st, ss, wk, ctl, own, opp, ply, thpn, thdn, or_node):
             wk[W_STORE_HITS] += ONE
             m = np.int64((info >> np.uint64(8)) & np.uint64(255)) - 1
             if info & np.uint64(3) == np.uint64(SETTLED_PROVEN):
-                _pt_put(pt, key, I0, np.int64(INF), TRUE, ZERO, m, I1)
+                _pt_put(pt, key, I0, np.int64(INF), TRUE, ZERO, m, ONE)
                 return 0, INF
-            _pt_put(pt, key, np.int64(INF), I0, TRUE, zone, m, I1)
+            _pt_put(pt, key, np.int64(INF), I0, TRUE, zone, m, ONE)
             return INF, 0
     if not evaluated:
         wk[W_EVALUATED] += ONE
         pn, dn, zone, move, kind = _evaluate(ctx, st, ss, wk, own, opp, ply, or_node, key, sym)
         if kind != 0:
             m = -1 if move < 0 else np.int64(ctx[OFF_PERM + sym * MAX_CELLS + move])
-            _pt_put(pt, key, pn, dn, TRUE, to_canonical(ctx, sym, zone), m, I1)
+            _pt_put(pt, key, pn, dn, TRUE, to_canonical(ctx, sym, zone), m, ONE)
             return pn, dn
     n, pruned, plies = _expand(ctx, wk, own, opp, ply, or_node)
     base = OFF_CHILDREN + ply * PLY_WORDS

@@ -121,7 +121,7 @@ def search_certificate(ctx, att, dfn, cap):
     """
     ctx[OFF_STACK + LEVEL_F] = ctx[C_BOARD] & ~(att | dfn)
     live_windows(ctx, dfn, OFF_STACK + LEVEL_U)
-    lvl = 0
+    lvl = np.int64(0)   # (not a literal: _write_found would be typed for 0 too)
     nodes = 0
     fresh = True
     while True:
