@@ -106,7 +106,8 @@ def test_ctrl_c_commits_the_journal(tmp_path):
     """SIGINT (a terminal's Ctrl-C): exit 130, and every task finished so far is in the
     journal, which is released for the next run."""
     journal = tmp_path / "int.ckpt"
-    proc = subprocess.Popen(cli("solve", "--game", "connect4", "--moves", KILL_MOVES, "--workers", "2", "--tt-size",
+    # a solve of about 10 s on 2 workers (KILL_MOVES' 1 s could end before the interrupt got there)
+    proc = subprocess.Popen(cli("solve", "--game", "connect4", "--moves", "45", "--workers", "2", "--tt-size",
                                 "64M", "--checkpoint", str(journal)),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, start_new_session=True)
     try:

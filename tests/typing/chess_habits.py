@@ -36,7 +36,7 @@ assert best is not None and best in board.legal_moves
 table: Analysis = analyze(ttt, options=Options(workers=1))
 assert str(table).startswith("draw for O, score +0")
 
-stopped = solve(Position(GameSpec(6, 6, 4, True)), Limit(nodes=2_000))
+stopped = solve(Position(GameSpec(7, 7, 5)), Limit(nodes=2_000))   # (a board whose kernels the test run loads)
 assert stopped.value is Value.UNKNOWN and stopped.bounds is not None and stopped.best_move is not None
 
 for wrong in (lambda: solve(board, options=Options(workers="2")),     # type: ignore[arg-type]
