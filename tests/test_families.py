@@ -48,15 +48,16 @@ def test_a_family_reaches_no_other_familys_kernels(tmp_path, family, allowed):
 
 
 def test_warm_up_compiles_once_says_so_in_one_line_then_finds_the_cache(tmp_path):
-    warm = "from parallel_mnk.frontends.cli import main; import sys; sys.exit(main(['warm-up', '--families', 'expand']))"
+    # (the smallest family: book_search compiles in about 3 s)
+    warm = "from parallel_mnk.frontends.cli import main; import sys; sys.exit(main(['warm-up', '--families', 'book_search']))"
     first = run_python(warm, tmp_path)
     assert first.returncode == 0, first.stderr
-    assert first.stdout.splitlines()[0] == "expand: compiled"
+    assert first.stdout.splitlines()[0] == "book_search: compiled"
     line = first.stderr.strip()
-    assert line.startswith("compiling the split expansion kernels (first run only)... done in ") and "\n" not in line
+    assert line.startswith("compiling the book search kernels (first run only)... done in ") and "\n" not in line
     second = run_python(warm, tmp_path)
     assert second.returncode == 0 and second.stderr == ""
-    assert second.stdout.splitlines()[0] == "expand: in the cache"
+    assert second.stdout.splitlines()[0] == "book_search: in the cache"
 
 
 def test_warm_up_refuses_an_unknown_family_in_one_line(capsys):
