@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import subprocess
 import sys
@@ -43,8 +44,9 @@ LAYERS = [
 ]
 
 
+@functools.cache   # (asked once per edge of the import graph: one walk of the tree a test run)
 def modules() -> dict[str, Path]:
-    """Dotted name -> file of every module of the package."""
+    """Dotted name -> file of every module of the package (read it, never change it)."""
     out = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         parts = path.relative_to(ROOT).with_suffix("").parts
