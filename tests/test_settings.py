@@ -338,15 +338,15 @@ def test_a_pool_made_with_other_pool_settings_is_made_again():
 @pytest.mark.parametrize("workers", [1, 2])
 def test_the_pn_prover_runs_with_the_solves_settings(workers):
     """PN_JOB_NODES, PN_OPEN_DEPTH reach the pn prover's coordinator (read where it uses
-    them): jobs of 2**6 nodes make a proof of more jobs than the default's, the value
+    them): jobs of 2**8 nodes make a proof of more jobs than the default's, the value
     the same."""
     pos = Position(GameSpec(7, 7, 5))
     plain = solve(pos, weak=True, options=Options(workers=workers, prover="pn"))
     small = solve(pos, weak=True, options=Options(workers=workers, prover="pn",
-                                                  settings=Settings(PN_JOB_NODES=1 << 6, PN_OPEN_DEPTH=1)))
+                                                  settings=Settings(PN_JOB_NODES=1 << 8, PN_OPEN_DEPTH=1)))
     assert small.value == plain.value == Value.DRAW
     assert small.parallel["jobs"] > 2 * plain.parallel["jobs"], (small.parallel["jobs"], plain.parallel["jobs"])
-    assert small.settings.PN_JOB_NODES == 1 << 6 and plain.settings == DEFAULTS
+    assert small.settings.PN_JOB_NODES == 1 << 8 and plain.settings == DEFAULTS
 
 
 # ---------------------------------------------------------------- --setting, --json, --version
