@@ -6,8 +6,9 @@ naive.py is; no tests here):
   :func:`check_best_move`, :func:`check_pv`, :func:`check_accounting`,
   :func:`pool_tasks`, and :func:`split_solve` (a parallel solve that always splits);
 * :data:`BOARDS` (the random boards of the parallel tests), :data:`C4`,
-  :data:`KILL_MOVES`/:data:`KILL_SCORE` (a Connect Four solve of a few seconds on 2
-  workers, Pons' score, for the fault tests);
+  :data:`KILL_MOVES`/:data:`KILL_SCORE` (a Connect Four solve of about a second on 2
+  workers, Pons' score, for the fault tests), :data:`RESUME_MOVES` and :data:`INTERRUPT_MOVES`
+  (longer ones, for tests that stop a solve before it ends);
 * :func:`alive` (whether a process still runs), :func:`kill_mid_search` (SIGKILL a
   pool worker inside the search of a task the coordinator still wants);
 * :func:`missing` (third-party reference data absent: a skip, or under
@@ -53,6 +54,11 @@ BIG_TT_BITS = 20      # for the few searches of several seconds
 # Pons' Test_L1_R3, line 18: exact score 2 (checked serially by the slow test of
 # test_procpool.py); 70 tasks over 8 null-window probes, a few seconds on 2 workers
 KILL_MOVES, KILL_SCORE = "53476", 2
+# longer Connect Four solves, for tests that must stop one before it ends (KILL_MOVES is
+# down to about 1 s on 2 workers: it could end first): about 2.5 s (12.8 M nodes, Pons'
+# score 2 with the sign of the side to move: a win) and about 10 s (58 M nodes)
+RESUME_MOVES, RESUME_SCORE = "453", 2
+INTERRUPT_MOVES = "45"
 
 
 def sign(v: int) -> int:

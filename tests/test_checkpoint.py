@@ -23,7 +23,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from checks import C4, KILL_MOVES, KILL_SCORE
+from checks import C4, INTERRUPT_MOVES, RESUME_MOVES, RESUME_SCORE
 from parallel_mnk import GameSpec, MnkError, Position, solve
 from parallel_mnk.parallel.scheduling.checkpoint import journal_keys
 from parallel_mnk import Limit, Options
@@ -54,7 +54,7 @@ def journaled_tasks(path) -> int:
 # ---------------------------------------------------------------- killed and resumed
 def test_killed_cli_solve_resumes_without_searching_finished_tasks(tmp_path):
     journal = tmp_path / "solve.ckpt"
-    command = cli("solve", "--game", "connect4", "--moves", KILL_MOVES, "--workers", "2", "--tt-size", "64M",
+    command = cli("solve", "--game", "connect4", "--moves", RESUME_MOVES, "--workers", "2", "--tt-size", "64M",
                   "--checkpoint", str(journal), "--json")
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
                             start_new_session=True)
@@ -80,7 +80,7 @@ def test_killed_cli_solve_resumes_without_searching_finished_tasks(tmp_path):
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     r = json.loads(done.stdout)
-    assert (r["value"], r["score"]) == ("win", KILL_SCORE)  # what an uninterrupted run gives
+    assert (r["value"], r["score"]) == ("win", RESUME_SCORE)  # what an uninterrupted run gives
     assert sum(w["nodes"] for w in r["workers"]) == r["nodes"]
     c = r["checkpoint"]
     assert c["run"] == 2 and c["tasks_from_journal"] > 0, c
@@ -89,10 +89,10 @@ def test_killed_cli_solve_resumes_without_searching_finished_tasks(tmp_path):
     assert not handed & first, f"{len(handed & first)} tasks finished before the kill were searched again"
     assert not journal_keys(journal, run=2) & first
     # the best move keeps the score (checked on the pool: the child's exact score)
-    pos = Position.from_moves(C4, KILL_MOVES)
+    pos = Position.from_moves(C4, RESUME_MOVES)
     child = pos.copy()
     child.push(r["best_move"])
-    assert solve(child, options=Options(workers=2, tt_size="8M", pv=False, progress=False)).score == -KILL_SCORE
+    assert solve(child, options=Options(workers=2, tt_size="8M", pv=False, progress=False)).score == -RESUME_SCORE
 
     # run 3: the journal holds the answer; nothing is searched
     again = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=ROOT)
@@ -106,8 +106,7 @@ def test_ctrl_c_commits_the_journal(tmp_path):
     """SIGINT (a terminal's Ctrl-C): exit 130, and every task finished so far is in the
     journal, which is released for the next run."""
     journal = tmp_path / "int.ckpt"
-    # a solve of about 10 s on 2 workers (KILL_MOVES' 1 s could end before the interrupt got there)
-    proc = subprocess.Popen(cli("solve", "--game", "connect4", "--moves", "45", "--workers", "2", "--tt-size",
+    proc = subprocess.Popen(cli("solve", "--game", "connect4", "--moves", INTERRUPT_MOVES, "--workers", "2", "--tt-size",
                                 "64M", "--checkpoint", str(journal)),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, start_new_session=True)
     try:

@@ -21,7 +21,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from checks import (BIG_TT_BITS, C4, KILL_MOVES, KILL_SCORE, TT_BITS, alive, check_accounting, check_best_move,
+from checks import (BIG_TT_BITS, C4, INTERRUPT_MOVES, KILL_MOVES, KILL_SCORE, TT_BITS, alive, check_accounting, check_best_move,
                     check_pv, kill_mid_search, pool_tasks, serial_score, split_solve)
 from parallel_mnk import GameSpec, Position, solve
 from parallel_mnk.runtime import ttable
@@ -215,7 +215,7 @@ def test_cli_module_runs():
 @pytest.mark.parametrize("target", ["process", "group"])
 def test_ctrl_c_stops_the_cli_and_every_worker(target):
     """SIGINT to the CLI alone, or to its whole process group (a terminal's Ctrl-C)."""
-    proc = subprocess.Popen(cli_command("solve", "--game", "connect4", "--moves", "4453", "--workers", "2",
+    proc = subprocess.Popen(cli_command("solve", "--game", "connect4", "--moves", INTERRUPT_MOVES, "--workers", "2",
                                         "--book", "none"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
                             start_new_session=True)
