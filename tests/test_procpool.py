@@ -251,6 +251,28 @@ def test_ctrl_c_stops_the_cli_and_every_worker(target):
             proc.wait(5)
 
 
+def test_the_console_script_stops_the_workers_before_it_exits(monkeypatch, capsys):
+    """``parallel-mnk``'s wrapper: the command's status, its pools stopped before the
+    interpreter's clean-up; a Ctrl-C that lands while they stop (after the answer)
+    changes neither the status nor the output."""
+    from parallel_mnk import entrance
+    from parallel_mnk.frontends import cli
+
+    stops = []
+    monkeypatch.setattr(cli, "main", lambda: 3)
+    monkeypatch.setattr(entrance, "shutdown", lambda: stops.append("stopped"))
+    with pytest.raises(SystemExit) as done:
+        cli.entry()
+    assert done.value.code == 3 and stops == ["stopped"]
+
+    def interrupted() -> None:
+        raise KeyboardInterrupt
+    monkeypatch.setattr(entrance, "shutdown", interrupted)
+    with pytest.raises(SystemExit) as done:
+        cli.entry()
+    assert done.value.code == 3 and capsys.readouterr() == ("", "")
+
+
 # ---------------------------------------------------------------- time limit
 @pytest.mark.parametrize("weak", [False, True])
 def test_time_limit_gives_unknown_and_pool_still_works(weak):

@@ -338,8 +338,16 @@ def main(argv: Optional[list[str]] = None, stdin: TextIO = sys.stdin, stdout: Te
 
 
 def entry() -> None:
-    """Console-script wrapper."""
-    sys.exit(main())
+    """Console-script wrapper: exits with :func:`main`'s status once the worker processes
+    are stopped. A Ctrl-C that lands while they stop, after the answer was written,
+    changes neither the status nor the output (Python would print a stack for it in the
+    interpreter's own clean-up)."""
+    status = main()
+    try:
+        entrance.shutdown()
+    except KeyboardInterrupt:
+        pass
+    sys.exit(status)
 
 
 if __name__ == "__main__":
