@@ -17,14 +17,14 @@ import time
 from pathlib import Path
 
 from bench import (common, plots, suite_big, suite_books, suite_boards, suite_certificates, suite_cluster,
-                   suite_connect4, suite_gravity, suite_many_cores, suite_provers, suite_scaling, suite_seed,
-                   suite_startup)
+                   suite_connect4, suite_gravity, suite_many_cores, suite_pn_workers, suite_provers, suite_scaling,
+                   suite_seed, suite_startup)
 from bench.peers import Peer
 from parallel_mnk.game.rules import MnkError
 from parallel_mnk.runtime.ttable import parse_size
 
 SUITES = ["startup", "connect4", "gravity", "boards", "scaling", "seed1", "seed2", "connect4-empty", "cluster", "books",
-          "certificates", "many-cores", "big", "provers"]
+          "certificates", "many-cores", "big", "provers", "pn-workers"]
 QUICK_SUITES = ["startup", "connect4", "boards", "scaling", "seed1", "seed2"]
 
 
@@ -88,7 +88,8 @@ def main(argv=None) -> int:
     parser.add_argument("--suites", help=f"comma list of suites: {','.join(SUITES)} (default: all)")
     parser.add_argument("--limit", type=int, help="connect4: positions per set")
     parser.add_argument("--workers", type=_worker_counts, default=[1, 2],
-                        help="boards and scaling: worker counts timed against each other (default 1,2)")
+                        help="boards and scaling: worker counts timed against each other (default 1,2); "
+                             "pn-workers: the counts whose nodes go against one worker's (default 1,2,4,8,16)")
     parser.add_argument("--split-depths", type=_split_depths, default=[None], metavar="LIST",
                         help="scaling: split modes compared, comma list of 'auto' (the solver's own choice, the "
                              "default), 0 (Lazy SMP: every worker on the root window) and depths 1-8")
@@ -148,6 +149,8 @@ def main(argv=None) -> int:
                                   log=log)
         elif suite == "provers":
             rows += suite_provers.run(quick=args.quick, workers_list=args.workers, log=log)
+        elif suite == "pn-workers":
+            rows += suite_pn_workers.run(args.workers if args.workers != [1, 2] else suite_pn_workers.WORKERS, log=log)
         elif suite == "many-cores":
             counts = args.workers if args.workers != [1, 2] else suite_many_cores.WORKERS
             rows += suite_many_cores.run(counts, peers=args.peer, tt_size=args.tt_size, log=log)
@@ -188,6 +191,9 @@ def main(argv=None) -> int:
     print(common.markdown_table([r for r in rows if r["suite"] == "seed2" and r["depth"] in (3, 5, 7)],
                                 ["case", "depth", "method", "evals_per_search", "speedup_vs_minimax",
                                  "published_speedup", "same_value_as_minimax"]))
+    print()
+    print(common.markdown_table([r for r in rows if r["suite"] == "pn-workers"],
+                                ["case", "workers", "value", "nodes", "overhead", "jobs", "idle", "time_s", "wall_s"]))
     print()
     print(common.markdown_table([r for r in rows if r["suite"] == "cluster"],
                                 ["case", "positions", "pool_time_s", "ray_time_s", "ratio", "ray_tasks",

@@ -34,8 +34,10 @@ PROVERS = ("search", "dfpn", "pn", "auto")
 TIME_LIMIT_S = 300.0
 
 
-def _solve(cols: int, rows: int, k: int, moves: str, prover: str, workers: int, time_limit: float) -> dict:
-    """One fresh ``parallel-mnk solve`` process: its JSON answer, wall time and peak RSS."""
+def solve_command(cols: int, rows: int, k: int, moves: str, prover: str, workers: int, time_limit: float) -> dict:
+    """One fresh ``parallel-mnk solve`` process, weak: its JSON answer's value, nodes,
+    times, proof and jobs (with the pn prover: its share of idle worker time), the
+    command's wall time and peak RSS (with its workers'); ``error`` if it failed."""
     cmd = [sys.executable, "-m", "parallel_mnk", "solve", "--cols", str(cols), "--rows", str(rows), "--k", str(k),
            "--moves", moves, "--weak", "--prover", prover, "--workers", str(workers), "--time-limit",
            str(time_limit), "--json"]
@@ -54,7 +56,7 @@ def _solve(cols: int, rows: int, k: int, moves: str, prover: str, workers: int, 
     workers_rss = sum(w.get("peak_rss", 0) for w in answer.get("workers", [])[1:])   # the pool's processes
     return {"value": answer["value"], "nodes": answer["nodes"], "time_s": answer.get("time_s"), "wall_s": wall,
             "proof": answer.get("proof"), "peak_mb": round(usage.ru_maxrss / 1024 + workers_rss / 2**20, 1),
-            "jobs": (answer.get("parallel") or {}).get("jobs")}
+            "jobs": (answer.get("parallel") or {}).get("jobs"), "idle": (answer.get("parallel") or {}).get("idle")}
 
 
 def run(quick: bool = False, workers_list=(1, 2), provers=PROVERS, time_limit: float = TIME_LIMIT_S,
@@ -68,7 +70,7 @@ def run(quick: bool = False, workers_list=(1, 2), provers=PROVERS, time_limit: f
             for workers in workers_list:
                 if prover == "dfpn" and workers > 1:
                     continue
-                r = _solve(cols, rows_, k, moves, prover, workers, time_limit)
+                r = solve_command(cols, rows_, k, moves, prover, workers, time_limit)
                 row = {"suite": "provers", "case": case, "prover": prover, "workers": workers, **r}
                 log(f"provers: {case} {prover} {workers} worker(s): " +
                     (r["error"] if "error" in r else f"{r['value']}, {r['nodes']:,} nodes, {r['time_s']:.2f} s "

@@ -38,6 +38,28 @@ def test_values_on_the_pool_are_naive_ones():
             assert r.proof == "pn"
 
 
+def test_many_workers_with_small_jobs_give_the_values_of_alpha_beta_and_checked_certificates(tmp_path,
+                                                                                             use_settings):
+    """Six workers and small jobs (2^6 nodes, 2^9 on the empty board): many under way at once, so that the tree's
+    virtual numbers (a job counted as its leaf's disproof) steer most hand-outs. The
+    values are alpha-beta's (tests/test_pn.py checks the prover against naive.py where
+    naive reaches), and the certificate of an empty board verifies."""
+    use_settings(PN_JOB_NODES=1 << 6)
+    many, search = Options(workers=6, prover="pn"), Options(workers=1, prover="search")
+    values, jobs = set(), []
+    for spec, stones in ((GameSpec(5, 5, 4), (4, 5)), (GameSpec(6, 5, 4), (6, 7)), (GameSpec(4, 7, 4), (5, 6))):
+        for pos in random_positions(spec, 6, stones, seed=61, quiet=True):
+            r = solve(pos, weak=True, options=many)
+            assert r.value == solve(pos, weak=True, options=search).value, pos.board_text()
+            values.add(r.value)
+            jobs.append(r.parallel["jobs"])
+    assert values == {Value.WIN, Value.DRAW, Value.LOSS} and max(jobs) > 100, (values, jobs)
+    use_settings(PN_JOB_NODES=1 << 9)
+    r = solve(Position(GameSpec(4, 7, 4)), weak=True, options=Options(workers=6, prover="pn", certificate=tmp_path))
+    assert r.value == Value.DRAW and r.parallel["jobs"] > 6
+    assert [check_file(p).claim for p in sorted(tmp_path.glob("*.jsonl.xz"))] == ["cannot-win"]
+
+
 @pytest.mark.parametrize("board", [(7, 7, 5), (8, 6, 5), (4, 7, 4)])
 def test_empty_boards_by_jobs_with_certificates(tmp_path, board):
     """Empty boards' draws by jobs: the certificate the jobs' store gives verifies."""

@@ -9,6 +9,7 @@ from parallel_mnk.parallel.scheduling.pn_tree import DISPROVEN, INF, OPEN, PROVE
 CHILDREN = {
     (): [(0, 3, 2), (1, 5, 2), (2, 9, 2)],          # the attacker's node
     (0,): [(3, 2, 4), (4, 1, 6)],                   # the defender's
+    (1,): [(5, 1, 1)],
 }
 
 
@@ -17,18 +18,29 @@ def tree() -> PnTree:
                   zone_of=lambda n: -1, settle=lambda n, proven: PROVEN if proven else DISPROVEN, open_depth=1)
 
 
-def test_jobs_go_to_the_most_proving_leaves_the_busy_ones_passed_over():
+def test_a_job_counts_as_its_leafs_disproof_so_the_next_job_goes_where_a_disproof_needs_one():
     t = tree()
     leaf = t.select()
     assert leaf.path() == [0] and (t.root.pn, t.root.dn) == (3, 6)
     t.begin_job(leaf)
     assert t.select() is None                       # zone wait: the attacker's other moves wait for a disproof
     t.zone_wait = False
-    second = t.select()                             # the next best, as if the busy one were worse
+    second = t.select()                             # the attacker's next move: its disproof is needed too
     assert second.path() == [1]
-    t.begin_job(second)
-    t.begin_job(t.select())
-    assert t.select() is None                       # every open leaf has a job
+    t.end_job(second, -1, 5, 2)                     # (had a job: expanded when the walk next meets it)
+    t.end_job(leaf, -1, 3, 2)
+    first = t.select()
+    assert first.path() == [0, 3]                   # the defender's node: its child of least dn
+    t.begin_job(first)
+    other = t.select()                              # [0] counts as disproven: no job on [0, 4], whose answer
+    assert other.path() == [1, 5]                   # its disproof would make moot; the root's next move
+    t.begin_job(other)
+    last = t.select()
+    assert last.path() == [2]
+    t.begin_job(last)
+    assert t.select() is None                       # every move of the root counts as disproven
+    t.end_job(first, 1, 0, INF)                     # [0, 3] proven: [0] needs its other move now
+    assert t.select().path() == [0, 4]
 
 
 def test_a_leaf_is_expanded_after_its_first_job_and_the_defender_picks_the_least_disproof():

@@ -6,11 +6,15 @@ A node holds its position, whose move it is (the attacker's: an OR node), its
 proof and disproof numbers, and, once settled, its value (the store holds its
 record and zone: :mod:`parallel_mnk.kernels.pns.settled_store`). :meth:`PnTree.select`
 walks from the root to the most-proving leaf with no job under way (at an OR node
-the child of least proof number, at an AND node of least disproof number; a leaf
-with a job is passed over for the next best, as if it were worse: a virtual loss),
+the child of least proof number, at an AND node of least disproof number),
 expanding on the way every leaf that has had its first job (or lies within the
-first ``open_depth`` plies). :meth:`PnTree.update` takes a job's answer and backs the
-numbers up; a node whose children settle it is settled by the caller's
+first ``open_depth`` plies). A job under way counts as if it will disprove its
+leaf (*virtual numbers*): an AND node with a job below its best child takes no
+second job (one disproof settles it, and the answers of its other children would
+be moot), and the next job goes to the next child of the OR node above it, which
+a disproof of that node needs too. (Most of a proof's nodes go to disproofs: the
+draws of the empty boards, and every refuted move of a win.)
+:meth:`PnTree.end_job` takes a job's answer and backs the numbers up; a node whose children settle it is settled by the caller's
 ``settle`` (which writes its record), so that the tree and the store agree.
 
 At the attacker's nodes, as in the kernels, a move outside the zone of a disproven
@@ -33,7 +37,7 @@ class PnNode:
     """One node of the tree (``cell``: the move from its parent, -1 at the root)."""
 
     __slots__ = ("x", "o", "ply", "or_node", "cell", "parent", "children", "pn", "dn", "state", "busy", "jobs",
-                 "zone", "leaf")
+                 "zone", "leaf", "busy_below")
 
     def __init__(self, x: int, o: int, ply: int, or_node: bool, cell: int, parent: Optional["PnNode"],
                  pn: int = 1, dn: int = 1) -> None:
@@ -45,6 +49,7 @@ class PnNode:
         self.jobs = 0         # jobs it had
         self.zone = 0         # its zone once disproven (cells)
         self.leaf = False     # kept a leaf: its children settle it, the store's view not (its jobs will)
+        self.busy_below = 0   # jobs under way on it and below it
 
     def child(self, cell: int, pn: int, dn: int) -> "PnNode":
         """The child after ``cell`` (the side to move's stone)."""
@@ -78,13 +83,17 @@ class PnTree:
         self.expand_cb, self.state_of, self.zone_of, self.settle_cb = expand, state_of, zone_of, settle
         self.open_depth = open_depth
         self.nodes = 1
+        self._seen: dict[int, tuple[int, int]] = {}   # virtual numbers met in one select
         self.zone_wait = True   # jobs below an attacker's node go to its best move alone until one is disproven
 
     # ------------------------------------------------------------ choosing a leaf
     def select(self) -> Optional[PnNode]:
-        """The most-proving leaf without a job under way (None: every open leaf has one,
-        or the root is settled); expands leaves on the way as the module says."""
+        """The most-proving leaf by the virtual numbers (module docstring) without a
+        job under way (None: the jobs under way disprove the root if they all
+        disprove their leaves, or the root is settled); expands leaves on the way as
+        the module says."""
         while self.root.state == OPEN:
+            self._seen = {}
             found = self._descend(self.root)
             if found is not None:
                 if found.children is None and self._expandable(found):
@@ -103,16 +112,35 @@ class PnTree:
             return None
         if node.children is None:
             return node
+        if node.busy_below and 0 in self._virtual(node):
+            return None   # (settled if the jobs under way disprove their leaves)
         ranked = self._ranked(node)
         if node.or_node and self.zone_wait and not any(c.state == DISPROVEN for c in node.children):
             # the attacker's node before its first disproven child: that child's zone may answer the other
             # moves, so jobs go below the best move alone until then
             ranked = ranked[:1]
+        elif node.busy_below:
+            side = 0 if node.or_node else 1
+            ranked.sort(key=lambda c: self._virtual(c)[side])
         for child in ranked:
             found = self._descend(child)
             if found is not None:
                 return found
         return None
+
+    def _virtual(self, node: PnNode) -> tuple[int, int]:
+        """``node``'s numbers with every job under way below it counted as its leaf's
+        disproof (module docstring); memoised for one :meth:`select`."""
+        if node.state != OPEN or not node.busy_below:
+            return node.pn, node.dn
+        if node.busy:
+            return INF, 0
+        if node.children is None:   # (made a leaf again: the jobs below it no longer count)
+            return node.pn, node.dn
+        got = self._seen.get(id(node))
+        if got is None:
+            got = self._seen[id(node)] = self._combine(node, self._virtual)
+        return got
 
     def _ranked(self, node: PnNode) -> list[PnNode]:
         """``node``'s open children that count (not answered by a zone), most proving first."""
@@ -163,11 +191,19 @@ class PnTree:
     def begin_job(self, node: PnNode) -> None:
         """A job starts on ``node``."""
         node.busy = True
+        above: Optional[PnNode] = node
+        while above is not None:
+            above.busy_below += 1
+            above = above.parent
 
     def end_job(self, node: PnNode, found: int, pn: int, dn: int) -> None:
         """A job on ``node`` ended: ``found`` 1 proven, 0 disproven, -1 open with numbers
         ``(pn, dn)``, -2 lost (nothing known: the node is handed out again)."""
         node.busy = False
+        above: Optional[PnNode] = node
+        while above is not None:
+            above.busy_below -= 1
+            above = above.parent
         if found == -2:
             return
         node.jobs += 1
@@ -202,6 +238,11 @@ class PnTree:
             node = node.parent
 
     def _numbers(self, node: PnNode) -> tuple[int, int]:
+        return self._combine(node, lambda c: (c.pn, c.dn))
+
+    def _combine(self, node: PnNode, numbers: Callable[[PnNode], tuple[int, int]]) -> tuple[int, int]:
+        """``node``'s numbers from its children's ``numbers`` (min and sum, zones answering
+        the attacker's moves outside them)."""
         assert node.children is not None
         if node.or_node:
             if any(c.state == PROVEN for c in node.children):
@@ -209,13 +250,15 @@ class PnTree:
             live = self.live_children(node)
             if not live:
                 return INF, 0
-            return min(c.pn for c in live), min(INF, sum(c.dn for c in live))
+            nums = [numbers(c) for c in live]
+            return min(pn for pn, _ in nums), min(INF, sum(dn for _, dn in nums))
         if any(c.state == DISPROVEN for c in node.children):
             return INF, 0
         live = [c for c in node.children if c.state == OPEN]
         if not live:
             return 0, INF
-        return min(INF, sum(c.pn for c in live)), min(c.dn for c in live)
+        nums = [numbers(c) for c in live]
+        return min(INF, sum(pn for pn, _ in nums)), min(dn for _, dn in nums)
 
     # ------------------------------------------------------------ what it holds
     def walk(self) -> Iterator[PnNode]:

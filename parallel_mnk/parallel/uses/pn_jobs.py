@@ -133,14 +133,17 @@ class CoordinatorKernels:
 @dataclass
 class QuestionRun:
     """What one question's run did: ``wins`` (None: stopped), the root's ``move``,
-    ``nodes``, jobs run and lost, the tree's size, and the certificate file;
-    ``earlier``: the nodes earlier runs of the question gave it (a journal's)."""
+    ``nodes``, jobs run and lost, the worker-seconds without a job and the run's
+    seconds, the tree's size, and the certificate file; ``earlier``: the nodes
+    earlier runs of the question gave it (a journal's)."""
 
     wins: Optional[bool]
     move: Optional[int]
     nodes: int
     jobs: int = 0
     lost: int = 0
+    idle_s: float = 0.0   # worker-seconds without a job while the coordinator waited for answers
+    elapsed_s: float = 0.0
     certificate: Optional[Path] = None
     tree_nodes: int = 0
     stored: int = 0
@@ -223,7 +226,9 @@ class JobProof:
                         break
                     raise MnkError("the proof's tree has no open leaf to hand out (an internal error)")
                 wait = 0.05 if deadline is None else max(0.0, min(0.05, deadline - time.monotonic()))
+                turn, busy = time.monotonic(), len(running_jobs)
                 self._collect(tree, running_jobs, kernels, run, wait)
+                run.idle_s += (backend.n - busy) * (time.monotonic() - turn)
                 status(self._status(tree, run, started))
                 late = deadline is not None and time.monotonic() >= deadline
                 over = node_limit is not None and run.nodes >= node_limit
@@ -237,6 +242,7 @@ class JobProof:
                 backend.stop_all()
                 self._drain(running_jobs, kernels)
             backend.begin()
+            run.elapsed_s = time.perf_counter() - started
             run.nodes += kernels.nodes
             run.tree_nodes = tree.nodes
             p = kernels.prover
@@ -437,7 +443,9 @@ def solve_pn(position: Position, opts: SolveOptions, certificate: Optional[Path]
     nodes = sum(r.nodes for r in runs)
     stats = [WorkerStats(0, 0, sum(r.nodes for r in runs) - sum(s.nodes for s in proof.worker_stats.values()))] + \
         [proof.worker_stats[w] for w in sorted(proof.worker_stats)]
+    slot_s = proof.backend.n * sum(r.elapsed_s for r in runs)   # (the share of it without a job: "idle")
     figures: dict[str, object] = {"jobs": sum(r.jobs for r in runs), "lost": sum(r.lost for r in runs),
+               "idle": round(sum(r.idle_s for r in runs) / slot_s, 3) if slot_s > 0 else 0.0,
                "tree_nodes": sum(r.tree_nodes for r in runs), "stored": sum(r.stored for r in runs),
                "resumed": sum(r.resumed for r in runs), "questions": len(runs),
                "proof_nodes": {("x" if (position.ply % 2 == 0) == (i == 0) else "o"): r.proof_nodes
