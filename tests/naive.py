@@ -119,24 +119,24 @@ class NaiveSolver:
         cell: the mover's worth) or fills the board (0). (The loop of
         :meth:`completes` written out: this is where the tests' reference spends.)"""
         filled = x | o
-        ply = bin(filled).count("1")
+        ply = filled.bit_count()
         x_to_move = ply % 2 == 0
         mover = x if x_to_move else o
         win = self.worth(ply + 1)
+        through, full, open_score = self.through, self.full, self.open_score   # (locals: the loop runs per node)
         best = None
         for cell in self.empty_cells(filled):
             bit = 1 << cell
             mine = mover | bit
-            value = None
-            for line in self.through[cell]:
+            for line in through[cell]:
                 if mine & line == line:
                     value = win
                     break
-            if value is None:
-                if filled | bit == self.full:
+            else:
+                if filled | bit == full:
                     value = 0
                 else:
-                    value = -self.open_score(x | bit, o) if x_to_move else -self.open_score(x, o | bit)
+                    value = -open_score(x | bit, o) if x_to_move else -open_score(x, o | bit)
             if best is None or value > best:
                 best = value
         return best
