@@ -15,6 +15,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from fuzzing import run_cli
 from parallel_mnk import GameSpec, MnkError, Position, solve
 from parallel_mnk.runtime import ttable
 from parallel_mnk.api.settings import DEFAULTS
@@ -83,9 +84,10 @@ def test_default_table_follows_the_board_and_the_workers():
 
 
 def test_cli_tt_size(tmp_path):
-    ok = subprocess.run(cli("solve", "--game", "tictactoe", "--moves", "b2", "--tt-size", "1M", "--json"),
-                        capture_output=True, text=True, timeout=60, cwd=ROOT)
-    assert ok.returncode == 0 and json.loads(ok.stdout)["value"] == "draw", ok.stderr
+    # the CLI in this process (fuzzing.run_cli), except for the table larger than the machine:
+    # a CLI that allocated it before refusing must not take the test's process down with it
+    code, out, err = run_cli(["solve", "--game", "tictactoe", "--moves", "b2", "--tt-size", "1M", "--json"])
+    assert code == 0 and json.loads(out)["value"] == "draw", err
     total = psutil.virtual_memory().total
     t = time.monotonic()
     big = subprocess.run(cli("solve", "--game", "tictactoe", "--moves", "b2", "--tt-size", str(2 * total)),
@@ -94,9 +96,8 @@ def test_cli_tt_size(tmp_path):
     assert big.stderr.count("\n") == 1 and "GiB of memory is available" in big.stderr, big.stderr
     assert time.monotonic() - t < 20  # refused up front, not after an allocation
     for bad in (["--tt-size", "lots"], ["--tt-size", "1M", "--tt-bits", "20"], ["--tt-bits", "40"]):
-        p = subprocess.run(cli("solve", "--game", "tictactoe", "--moves", "b2", *bad), capture_output=True, text=True,
-                           timeout=60, cwd=ROOT)
-        assert p.returncode == 2 and p.stderr.count("\n") == 1, (bad, p.stderr)
+        code, out, err = run_cli(["solve", "--game", "tictactoe", "--moves", "b2", *bad])
+        assert code == 2 and err.count("\n") == 1, (bad, err)
 
 
 # ---------------------------------------------------------------- shared tables
