@@ -25,6 +25,7 @@ written atomically).
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import subprocess
@@ -346,14 +347,21 @@ def _guard_cache(names: list[str]) -> None:
 
     folders: set[str] = set()
     for name in names:
-        if name not in FAMILIES:
-            continue   # a per-board build: its package name holds its sources' fingerprint (.boards)
-        folder = KERNELS_DIR / FAMILIES[name].module.split(".")[-2]
-        folders.update(f.name for f in cache_guard.closure(folder))
+        if name in FAMILIES:   # (a per-board build's package name holds its sources' fingerprint: .boards)
+            folders.update(_folders_of(name))
     todo = folders - _guarded
     if todo:
         cache_guard.drop_stale_caches(KERNELS_DIR, only=todo)
         _guarded.update(todo)
+
+
+@functools.cache
+def _folders_of(name: str) -> frozenset[str]:
+    """The kernel folders family ``name`` compiles: its own and those it imports (read
+    from the sources once per process: :func:`.cache_guard.closure`)."""
+    from . import cache_guard
+
+    return frozenset(f.name for f in cache_guard.closure(KERNELS_DIR / FAMILIES[name].module.split(".")[-2]))
 
 
 class _Announcement:
