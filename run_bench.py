@@ -87,9 +87,10 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="small subset (a couple of minutes)")
     parser.add_argument("--suites", help=f"comma list of suites: {','.join(SUITES)} (default: all)")
     parser.add_argument("--limit", type=int, help="connect4: positions per set")
-    parser.add_argument("--workers", type=_worker_counts, default=[1, 2],
-                        help="boards and scaling: worker counts timed against each other (default 1,2); "
-                             "pn-workers: the counts whose nodes go against one worker's (default 1,2,4,8,16)")
+    parser.add_argument("--workers", type=_worker_counts, default=None,
+                        help="boards, scaling and provers: worker counts timed against each other (default 1,2); "
+                             "big: the most of them (default 1); pn-workers and many-cores: the counts whose "
+                             "nodes and times go against the fewest's (default 1,2,4,8,16)")
     parser.add_argument("--split-depths", type=_split_depths, default=[None], metavar="LIST",
                         help="scaling: split modes compared, comma list of 'auto' (the solver's own choice, the "
                              "default), 0 (Lazy SMP: every worker on the root window) and depths 1-8")
@@ -128,10 +129,10 @@ def main(argv=None) -> int:
         elif suite == "gravity":
             rows += suite_gravity.run(quick=args.quick, peers=args.peer, log=log)
         elif suite == "boards":
-            rows += suite_boards.run(quick=args.quick, workers_list=args.workers, log=log)
+            rows += suite_boards.run(quick=args.quick, workers_list=args.workers or [1, 2], log=log)
         elif suite == "scaling":
-            rows += suite_scaling.run(quick=args.quick, workers_list=args.workers, repeat=args.repeat, log=log,
-                                     split_depths=args.split_depths, peers=args.peer)
+            rows += suite_scaling.run(quick=args.quick, workers_list=args.workers or [1, 2], repeat=args.repeat,
+                                     log=log, split_depths=args.split_depths, peers=args.peer)
         elif suite == "seed1":
             rows += suite_seed.run_seed1(quick=args.quick, log=log)
         elif suite == "seed2":
@@ -145,14 +146,14 @@ def main(argv=None) -> int:
         elif suite == "certificates":
             rows += suite_certificates.run(quick=args.quick, log=log)
         elif suite == "big":
-            rows += suite_big.run(quick=args.quick, workers=max(args.workers) if args.workers != [1, 2] else 1,
+            rows += suite_big.run(quick=args.quick, workers=max(args.workers) if args.workers else 1,
                                   log=log)
         elif suite == "provers":
-            rows += suite_provers.run(quick=args.quick, workers_list=args.workers, log=log)
+            rows += suite_provers.run(quick=args.quick, workers_list=args.workers or [1, 2], log=log)
         elif suite == "pn-workers":
-            rows += suite_pn_workers.run(args.workers if args.workers != [1, 2] else suite_pn_workers.WORKERS, log=log)
+            rows += suite_pn_workers.run(args.workers or suite_pn_workers.WORKERS, log=log)
         elif suite == "many-cores":
-            counts = args.workers if args.workers != [1, 2] else suite_many_cores.WORKERS
+            counts = args.workers or suite_many_cores.WORKERS
             rows += suite_many_cores.run(counts, peers=args.peer, tt_size=args.tt_size, log=log)
     common.write_results(out, rows, facts)
     if any(r["suite"] == "many-cores" for r in rows):
