@@ -194,7 +194,8 @@ def main(argv=None) -> int:
                                  "published_speedup", "same_value_as_minimax"]))
     print()
     print(common.markdown_table([r for r in rows if r["suite"] == "pn-workers"],
-                                ["case", "workers", "value", "nodes", "overhead", "jobs", "idle", "time_s", "wall_s"]))
+                                ["case", "workers", "value", "nodes", "overhead", "jobs", "idle", "rate", "model_16", "time_s",
+                                 "wall_s"]))
     print()
     print(common.markdown_table([r for r in rows if r["suite"] == "cluster"],
                                 ["case", "positions", "pool_time_s", "ray_time_s", "ratio", "ray_tasks",

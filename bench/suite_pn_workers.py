@@ -6,13 +6,23 @@ has: the workers time-share them where they are fewer, which leaves the nodes a
 proof takes (what the overhead counts) nearly as they would be on as many cores.
 One row per board and worker count: value, nodes, ``overhead`` (nodes over the
 one-worker solve's), jobs, ``idle`` (the share of the workers' time without a job:
-the tree had no leaf worth a job), the solve's time and the command's.
+the tree had no leaf worth a job), ``rate`` (the workers' nodes a CPU second over the
+one-worker solve's), the solve's time and the command's; and ``model_16``, what the
+speed-up model predicts for as many real cores: ``workers x (1 - idle) x rate_16 /
+overhead``, with ``rate_16`` the process pool's busy rate at 16 workers of a measured
+16-core machine (``bench/machines/xeon16.json``; where 16 cores are at hand, the
+many-cores suite measures it).
 """
 from __future__ import annotations
 
 import sys
 
+import json
+from pathlib import Path
+
 from .suite_provers import solve_command
+
+MACHINE = Path(__file__).with_name("machines") / "xeon16.json"
 
 CASES = [(7, 7, 5), (4, 8, 4), (9, 6, 5)]   # empty boards, weak: 7.3 k, 0.77 M and 0.50 M nodes on one worker
 WORKERS = (1, 2, 4, 8, 16)
@@ -23,18 +33,25 @@ def run(workers_list=WORKERS, log=print) -> list[dict]:
     """One row per board and worker count (one worker first: the base of ``overhead``)."""
     rows = []
     counts = sorted(set(workers_list) | {1})
+    machine_rate = json.loads(MACHINE.read_text())["rate"]["process"]
     for cols, rows_, k in CASES:
         case = f"({cols},{rows_},{k}) empty"
         base = None
         for workers in counts:
             r = solve_command(cols, rows_, k, "", "pn", workers, TIME_LIMIT_S)
             if "error" not in r:
-                base = r["nodes"] if workers == 1 else base
-                r["overhead"] = round(r["nodes"] / base, 2) if base else None
+                rate = r["nodes"] / max(r["worker_cpu_s"], 1e-9)
+                base = (r["nodes"], rate) if workers == 1 else base
+                if base:
+                    r["overhead"] = round(r["nodes"] / base[0], 2)
+                    r["rate"] = round(rate / base[1], 2)
+                    busy_rate = machine_rate.get(str(workers), 1.0) if workers > 1 else 1.0
+                    r["model_16"] = round(workers * (1 - (r["idle"] or 0)) * busy_rate / r["overhead"], 1)
             rows.append({"suite": "pn-workers", "case": case, "workers": workers, **r})
             log(f"pn-workers: {case} {workers} worker(s): " + (r["error"] if "error" in r else
-                f"{r['value']}, {r['nodes']:,} nodes ({r['overhead']}x), {r['jobs']} jobs, idle {r['idle']}, "
-                f"{r['time_s']:.2f} s (command {r['wall_s']:.2f} s)"))
+                f"{r['value']}, {r['nodes']:,} nodes ({r.get('overhead')}x), {r['jobs']} jobs, idle {r['idle']}, "
+                f"rate {r.get('rate')}, model {r.get('model_16')}x, {r['time_s']:.2f} s "
+                f"(command {r['wall_s']:.2f} s)"))
     return rows
 
 

@@ -36,7 +36,8 @@ TIME_LIMIT_S = 300.0
 
 def solve_command(cols: int, rows: int, k: int, moves: str, prover: str, workers: int, time_limit: float) -> dict:
     """One fresh ``parallel-mnk solve`` process, weak: its JSON answer's value, nodes,
-    times, proof and jobs (with the pn prover: its share of idle worker time), the
+    times, proof and jobs (with the pn prover: its share of idle worker time), its
+    workers' CPU seconds, the
     command's wall time and peak RSS (with its workers'); ``error`` if it failed."""
     cmd = [sys.executable, "-m", "parallel_mnk", "solve", "--cols", str(cols), "--rows", str(rows), "--k", str(k),
            "--moves", moves, "--weak", "--prover", prover, "--workers", str(workers), "--time-limit",
@@ -56,7 +57,8 @@ def solve_command(cols: int, rows: int, k: int, moves: str, prover: str, workers
     workers_rss = sum(w.get("peak_rss", 0) for w in answer.get("workers", [])[1:])   # the pool's processes
     return {"value": answer["value"], "nodes": answer["nodes"], "time_s": answer.get("time_s"), "wall_s": wall,
             "proof": answer.get("proof"), "peak_mb": round(usage.ru_maxrss / 1024 + workers_rss / 2**20, 1),
-            "jobs": (answer.get("parallel") or {}).get("jobs"), "idle": (answer.get("parallel") or {}).get("idle")}
+            "jobs": (answer.get("parallel") or {}).get("jobs"), "idle": (answer.get("parallel") or {}).get("idle"),
+            "worker_cpu_s": sum(w.get("cpu_s", 0.0) for w in answer.get("workers", [])[1:])}
 
 
 def run(quick: bool = False, workers_list=(1, 2), provers=PROVERS, time_limit: float = TIME_LIMIT_S,
