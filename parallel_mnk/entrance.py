@@ -33,7 +33,7 @@ from .engines.books.choose import open_book
 from .engines.books.store import BookFile
 from .engines.exact.big import solve_big
 from .engines.exact.search import terminal_result
-from .engines.limited import LimitedSearch
+from .engines.limited import LimitedSearch, check_search
 from .engines.provers.pns import check_game
 from .engines.serial import solve_serial
 from .game.geometry import winning_cells
@@ -239,6 +239,19 @@ def _analyze_each(to_search, entries, opts: SolveOptions, started: float, by_pn:
     return nodes
 
 
+def prepare_best(position: Position, limit: Optional[Limit] = None, options: Optional[Options] = None) -> Options:
+    """The options :func:`best_move` of ``position`` runs with, every argument checked
+    (:class:`MnkError`, one line: a game over, a depth past the deepest, a negative
+    width, an option it does not take) before any search or kernel, so that a front
+    end can refuse bad input at once (:func:`best_move` calls it itself)."""
+    _position(position, "best_move")
+    options = _checked(limit, options)
+    options.refuse("best_move", "backend", "address", "prover", "book", "certificate", "checkpoint", "progress",
+                   "split_depth", "serial_budget", "pv")
+    check_search(position, limit, options.width)
+    return options
+
+
 @_with_settings
 def best_move(position: Position, limit: Optional[Limit] = None, *, options: Optional[Options] = None) -> LimitedResult:
     """A strong move for the side to move by depth-limited search (any board up to
@@ -250,10 +263,7 @@ def best_move(position: Position, limit: Optional[Limit] = None, *, options: Opt
     entries), ``watch`` (stops it as a time limit would). Raises :class:`MnkError`
     if the game is over.
     """
-    _position(position, "best_move")
-    options = _checked(limit, options)
-    options.refuse("best_move", "backend", "address", "prover", "book", "certificate", "checkpoint", "progress",
-                   "split_depth", "serial_budget", "pv")
+    options = prepare_best(position, limit, options)
     bits = current().LIMITED_TT_BITS if options.tt_size is None else tt_bits_for_size(options.tt_size)
     families.load("grid", aside=families.outside_the_limit(None if limit is None else limit.time))
     search = LimitedSearch(position, limit, options.width, bits, options.watch)

@@ -118,6 +118,9 @@ def test_a_changed_preset_says_what_is_played():
     ["best", "--book", "/etc/hostname", "--moves", "4"],
     ["play", "--book", "/nonexistent/book.sqlite"],
     ["solve", "--tt-bits", "40", "--moves", "4"],
+    ["best", "--depth=65", "--moves", "4"],                         # (and this one: a depth checked by the engine)
+    ["best", "--width=-1", "--moves", "4"],
+    ["best", "--moves", "1212121"],                                 # (a game over)
 ])
 def test_a_changed_preset_says_nothing_beside_an_error(argv):
     """Bad input is one line: the note of a changed preset comes only once the input is good."""

@@ -122,6 +122,17 @@ def search_root_move(spec: GameSpec, x: int, o: int, turn: int, cell: int, depth
     return int(value), bool(st[GL.S_ABORTED]), int(st[GL.S_NODES]) + 1
 
 
+def check_search(position: Position, limit: Optional[Limit], width: Optional[int]) -> None:
+    """Refuse (:class:`MnkError`, one line) what :class:`LimitedSearch` cannot take: a
+    position whose game is over, a depth past ``MAX_DEPTH``, a negative width."""
+    if position.is_game_over():
+        raise MnkError("the game is over: there is no move to choose")
+    if limit is not None and limit.depth is not None and limit.depth > MAX_DEPTH:
+        raise MnkError(f"--depth must be between 1 and {MAX_DEPTH}, got {limit.depth}")
+    if width is not None and width < 0:
+        raise MnkError(f"--width must be 0 (all moves) or more, got {width}")
+
+
 class LimitedSearch:
     """One depth-limited search of ``position`` for the side to move.
 
@@ -136,13 +147,8 @@ class LimitedSearch:
 
     def __init__(self, position: Position, limit: Optional[Limit] = None, width: Optional[int] = None,
                  tt_bits: Optional[int] = None, watch: Optional[Watch] = None) -> None:
-        if position.is_game_over():
-            raise MnkError("the game is over: there is no move to choose")
+        check_search(position, limit, width)
         limit = limit or Limit()
-        if limit.depth is not None and limit.depth > MAX_DEPTH:
-            raise MnkError(f"--depth must be between 1 and {MAX_DEPTH}, got {limit.depth}")
-        if width is not None and width < 0:
-            raise MnkError(f"--width must be 0 (all moves) or more, got {width}")
         families.load("grid")
         spec = self.spec = position.spec
         self.position = position

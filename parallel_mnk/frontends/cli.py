@@ -237,7 +237,8 @@ def cmd_best(args, stdin: TextIO, stdout: TextIO) -> int:
     spec = _spec_from_args(args)
     position = position_of(spec, args.moves, args.board)
     options = Options(workers=args.workers, width=args.width)
-    limit = Limit(time=args.time_limit, depth=args.depth)   # (a bad depth refused before the notes)
+    limit = Limit(time=args.time_limit, depth=args.depth)
+    entrance.prepare_best(position, limit, options)   # bad input refused before the notes
     open_book(spec, args.book)   # and a file that is not a book
     _announce(args)
     hit = None if position.is_game_over() else best_from_book(position, args.book)
