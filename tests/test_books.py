@@ -13,6 +13,7 @@ import pytest
 from checks import check_best_move, check_pv, random_positions, serial_score
 from naive import naive_score
 from parallel_mnk import GameSpec, Position, solve
+from parallel_mnk.game.geometry import map_stones
 from parallel_mnk.game.moves import Move
 from parallel_mnk.entrance import analyze
 from parallel_mnk.engines.books import base, choose, thill
@@ -63,7 +64,7 @@ def test_every_symmetric_image_reads_its_own_best_move(tmp_path):
         answer = book.answer(pos)
         for perm in base.symmetries(spec):
             image = Position(spec)
-            image.x, image.o = base._map_bits(pos.x, perm), base._map_bits(pos.o, perm)
+            image.x, image.o = map_stones(pos.x, perm), map_stones(pos.o, perm)
             assert canonical(image).key == canonical(pos).key
             moved = book.answer(image)
             assert moved is not None and moved.score == answer.score

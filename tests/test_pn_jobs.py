@@ -59,6 +59,24 @@ def test_many_workers_with_small_jobs_give_the_values_of_alpha_beta_and_checked_
     assert [check_file(p).claim for p in sorted(tmp_path.glob("*.jsonl.xz"))] == ["cannot-win"]
 
 
+@pytest.mark.parametrize("board,moves", [((4, 4, 3), ""), ((5, 4, 4), ""), ((4, 6, 4), ""), ((5, 5, 4), "c3"),
+                                         ((5, 5, 4), "c3,c2"), ((6, 5, 4), "c3")])
+def test_symmetric_positions_on_many_workers_keep_their_values_and_certificates(tmp_path, use_settings, board,
+                                                                                moves):
+    """Positions with symmetries (wins, draws and a loss), where the tree keeps one child
+    of mirror-image moves (parallel/scheduling/pn_tree.py): six workers, jobs of 2^6
+    nodes, the value of alpha-beta (itself checked against naive.py) and certificates
+    that verify."""
+    use_settings(PN_JOB_NODES=1 << 6)
+    spec = GameSpec(*board)
+    pos = Position.from_moves(spec, moves)
+    r = solve(pos, weak=True, options=Options(workers=6, prover="pn", certificate=tmp_path))
+    truth = solve(pos, weak=True, options=Options(workers=1, prover="search")).value
+    assert r.value == truth and r.proof == "pn" and r.parallel["jobs"] > 0, (board, moves, r.value, truth)
+    files = sorted(tmp_path.glob("*.jsonl.xz"))
+    assert files and all(check_file(p).claim for p in files)
+
+
 @pytest.mark.parametrize("board", [(7, 7, 5), (8, 6, 5), (4, 7, 4)])
 def test_empty_boards_by_jobs_with_certificates(tmp_path, board):
     """Empty boards' draws by jobs: the certificate the jobs' store gives verifies."""

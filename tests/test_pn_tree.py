@@ -84,3 +84,29 @@ def test_a_zone_answers_the_attackers_other_moves():
     t.begin_job(second)
     t.end_job(second, 0, INF, 0)                    # its disproof too: nothing left, the root disproven
     assert t.root.state == DISPROVEN
+
+
+def test_symmetric_siblings_are_one_child():
+    """Given a key up to symmetry, a node keeps one child of each key (the first), so
+    that two mirror images never get a job each; the numbers back up from those kept."""
+    mirror = {0: 2, 2: 0, 1: 1}   # the root's moves 0 and 2 are mirror images
+    t = PnTree(0, 0, 0, True, expand=lambda n: CHILDREN[tuple(n.path())], state_of=lambda n: OPEN,
+               zone_of=lambda n: -1, settle=lambda n, proven: PROVEN if proven else DISPROVEN, open_depth=1,
+               key_of=lambda x, o: min(x, 1 << mirror[x.bit_length() - 1]) if x else 0)
+    leaf = t.select()
+    assert [c.cell for c in t.root.children] == [0, 1]
+    assert (t.root.pn, t.root.dn) == (3, 2 + 2)     # the sum of the kept children's dn
+    t.begin_job(leaf)
+    t.zone_wait = False
+    other = t.select()
+    t.begin_job(other)
+    assert t.select() is None                       # [2] is [0]: no job of its own
+    t.end_job(leaf, 0, INF, 0)
+    t.end_job(other, 0, INF, 0)
+    assert t.root.state == DISPROVEN
+
+
+def test_without_a_key_every_sibling_is_a_child():
+    t = tree()
+    t.select()
+    assert [c.cell for c in t.root.children] == [0, 1, 2]

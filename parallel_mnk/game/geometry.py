@@ -29,7 +29,7 @@ NMK protocol can use them on boards :class:`GameSpec` does not describe.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Callable
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -197,6 +197,28 @@ def symmetries(spec: GameSpec) -> list[list[int]]:
         if perm not in perms:
             perms.append(perm)
     return perms
+
+
+def map_stones(bits: int, perm: list[int]) -> int:
+    """The image of the cells ``bits`` under the cell map ``perm`` (one of :func:`symmetries`)."""
+    out = 0
+    while bits:
+        low = bits & -bits
+        out |= 1 << perm[low.bit_length() - 1]
+        bits ^= low
+    return out
+
+
+def least_image(perms: list[list[int]], x: int, o: int) -> tuple[tuple[int, int], list[int]]:
+    """The least ``(x, o)`` image of a position under the cell maps ``perms`` (equal
+    for every image of it: its key up to symmetry) and the map that gives it."""
+    best: Optional[tuple[tuple[int, int], list[int]]] = None
+    for perm in perms:
+        image = (map_stones(x, perm), map_stones(o, perm))
+        if best is None or image < best[0]:
+            best = (image, perm)
+    assert best is not None
+    return best
 
 
 # ------------------------------------------------------------------ shared by both engines' arrays

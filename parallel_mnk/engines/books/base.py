@@ -10,7 +10,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Callable, Iterator, Optional
 
-from ...game.geometry import symmetries
+from ...game.geometry import least_image, symmetries
 from ...game.moves import Move
 from ...game.position import Position
 from ...game.rules import GameSpec, format_board_text, win_score
@@ -50,28 +50,13 @@ class Canonical:
 _symmetry_cache: dict[GameSpec, list[list[int]]] = {}
 
 
-def _map_bits(bits: int, perm: list[int]) -> int:
-    out = 0
-    while bits:
-        low = bits & -bits
-        out |= 1 << perm[low.bit_length() - 1]
-        bits ^= low
-    return out
-
-
 def canonical(position: Position) -> Canonical:
     """The key of ``position`` up to the board's symmetries (equal for every image)."""
     spec = position.spec
     perms = _symmetry_cache.get(spec)
     if perms is None:
         perms = _symmetry_cache[spec] = symmetries(spec)
-    best = None
-    for perm in perms:
-        image = (_map_bits(position.x, perm), _map_bits(position.o, perm))
-        if best is None or image < best[0]:
-            best = (image, perm)
-    assert best is not None
-    (x, o), perm = best
+    (x, o), perm = least_image(perms, position.x, position.o)
     return Canonical(format_board_text(spec, x, o), tuple(perm))
 
 

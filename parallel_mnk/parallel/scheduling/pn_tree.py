@@ -18,7 +18,9 @@ draws of the empty boards, and every refuted move of a win.)
 ``settle`` (which writes its record), so that the tree and the store agree.
 
 At the attacker's nodes, as in the kernels, a move outside the zone of a disproven
-child counts as disproven (the zone answers it).
+child counts as disproven (the zone answers it). Given ``key_of`` (a position's key up
+to the board's symmetries), a node keeps one child of each key: the others have its
+value, and the kernels find them settled with it (their store is keyed the same way).
 
 Scheduling only: what expands a node, settles it or reads a zone is the caller's
 (callbacks); no kernels, no pool.
@@ -78,9 +80,11 @@ class PnTree:
 
     def __init__(self, x: int, o: int, ply: int, or_node: bool, expand: Callable[[PnNode], Expansion],
                  state_of: Callable[[PnNode], int], zone_of: Callable[[PnNode], int],
-                 settle: Callable[[PnNode, bool], int], open_depth: int = 2) -> None:
+                 settle: Callable[[PnNode, bool], int], open_depth: int = 2,
+                 key_of: Optional[Callable[[int, int], object]] = None) -> None:
         self.root = PnNode(x, o, ply, or_node, -1, None)
         self.expand_cb, self.state_of, self.zone_of, self.settle_cb = expand, state_of, zone_of, settle
+        self.key_of = key_of   # a position's key up to symmetry: siblings of one key are one child
         self.open_depth = open_depth
         self.nodes = 1
         self._seen: dict[int, tuple[int, int]] = {}   # virtual numbers met in one select
@@ -180,6 +184,14 @@ class PnTree:
             self._backup(node.parent)
             return
         node.children = [node.child(cell, pn, dn) for cell, pn, dn in got]
+        if self.key_of is not None:   # (symmetric siblings have one value: one job, not one each)
+            kept, keys = [], set()
+            for c in node.children:
+                key = self.key_of(c.x, c.o)
+                if key not in keys:
+                    keys.add(key)
+                    kept.append(c)
+            node.children = kept
         self.nodes += len(node.children)
         for c in node.children:   # (children settled already: by jobs elsewhere, transpositions)
             state = self.state_of(c)

@@ -40,6 +40,7 @@ from ...api.options import SolveOptions
 from ...api.results import SolveResult, WorkerStats
 from ...engines.provers.pns import PnProver, PnRules, check_game, write_certificate
 from ...engines.serial import loss_move, pn_line
+from ...game.geometry import least_image, symmetries
 from ...game.moves import Move, moves_of
 from ...game.position import Position
 from ...game.rules import GameSpec, MnkError, Value
@@ -203,8 +204,10 @@ class JobProof:
                     run.certificate = write_certificate(kernels.prover, st, pos, attacker, janswer, certificate,
                                                         run.proof_nodes, 0.0, self.opts.progress)
                 return run
+            perms = symmetries(spec)
             tree = PnTree(pos.x, pos.o, pos.ply, attacker_moves, kernels.expand, kernels.state_of,
-                          kernels.zone_of, kernels.settle, current().PN_OPEN_DEPTH)
+                          kernels.zone_of, kernels.settle, current().PN_OPEN_DEPTH,
+                          key_of=lambda x, o: least_image(perms, x, o)[0])
             run = QuestionRun(None, None, 0, resumed=resumed, earlier=earlier)
             started = time.perf_counter()
             next_snapshot = time.monotonic() + current().PN_SNAPSHOT_S
