@@ -59,18 +59,18 @@ def test_many_workers_with_small_jobs_give_the_values_of_alpha_beta_and_checked_
     assert [check_file(p).claim for p in sorted(tmp_path.glob("*.jsonl.xz"))] == ["cannot-win"]
 
 
-@pytest.mark.parametrize("board,moves", [((4, 4, 3), ""), ((5, 4, 4), ""), ((4, 6, 4), ""), ((5, 5, 4), "c3"),
+@pytest.mark.parametrize("board,moves", [((6, 5, 4), ""), ((5, 4, 4), ""), ((4, 6, 4), ""), ((5, 5, 4), "c3"),
                                          ((5, 5, 4), "c3,c2"), ((6, 5, 4), "c3")])
 def test_symmetric_positions_on_many_workers_keep_their_values_and_certificates(tmp_path, use_settings, board,
                                                                                 moves):
     """Positions with symmetries (wins, draws and a loss), where the tree keeps one child
-    of mirror-image moves (parallel/scheduling/pn_tree.py): six workers, jobs of 2^6
-    nodes, the value of alpha-beta (itself checked against naive.py) and certificates
-    that verify."""
-    use_settings(PN_JOB_NODES=1 << 6)
+    of mirror-image moves (parallel/scheduling/pn_tree.py): eight workers, so the tree
+    for many (a ply deeper, no zone wait), jobs of 2^6 nodes, the value of alpha-beta
+    (itself checked against naive.py) and certificates that verify."""
+    use_settings(PN_JOB_NODES=1 << 6, PN_MANY_WORKERS=8)
     spec = GameSpec(*board)
     pos = Position.from_moves(spec, moves)
-    r = solve(pos, weak=True, options=Options(workers=6, prover="pn", certificate=tmp_path))
+    r = solve(pos, weak=True, options=Options(workers=8, prover="pn", certificate=tmp_path))
     truth = solve(pos, weak=True, options=Options(workers=1, prover="search")).value
     assert r.value == truth and r.proof == "pn" and r.parallel["jobs"] > 0, (board, moves, r.value, truth)
     files = sorted(tmp_path.glob("*.jsonl.xz"))

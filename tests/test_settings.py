@@ -349,6 +349,16 @@ def test_the_pn_prover_runs_with_the_solves_settings(workers):
     assert small.settings.PN_JOB_NODES == 1 << 8 and plain.settings == DEFAULTS
 
 
+def test_many_workers_split_the_pn_tree_a_ply_deeper():
+    """PN_MANY_WORKERS reaches the coordinator: from that many workers the tree opens a
+    ply deeper before any job (more jobs, smaller), the value the same."""
+    pos = Position(GameSpec(7, 7, 5))
+    plain = solve(pos, weak=True, options=Options(workers=2, prover="pn"))
+    many = solve(pos, weak=True, options=Options(workers=2, prover="pn", settings=Settings(PN_MANY_WORKERS=2)))
+    assert many.value == plain.value == Value.DRAW
+    assert many.parallel["jobs"] > 4 * plain.parallel["jobs"], (many.parallel["jobs"], plain.parallel["jobs"])
+
+
 # ---------------------------------------------------------------- --setting, --json, --version
 def cli(argv: list[str]) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()

@@ -65,6 +65,7 @@ class Settings:
     PN_JOB_NODES: int = setting(1 << 18, 1, COUNT)            # a parallel proof's job: about this many nodes of df-pn on one leaf of the coordinator's tree
     PN_JOB_TT_BITS: int = setting(22, 12, 30)                 # each worker's own table (32-byte entries: 128 MiB), kept from job to job
     PN_OPEN_DEPTH: int = setting(2, 0, MAX_CELLS)             # the coordinator's tree is split this many plies deep before any job
+    PN_MANY_WORKERS: int = setting(8, 2, 1 << 16)             # from this many workers the tree is split a ply deeper, every attacker's move handed out at once (no zone wait)
     PN_SNAPSHOT_S: float = setting(300.0, 0.0, SECONDS)       # a journaled proof saves its store this often (a kill loses at most this much)
     PN_SLICE_NODES: int = setting(1 << 22, 1, COUNT)          # the serial prover drains its records and reports at least this often
 

@@ -76,19 +76,22 @@ class PnTree:
     settled; ``zone_of(node)`` a disproven node's zone (cells, the frame of the
     root); ``settle(node, proven)`` writes the record of a node its children settle
     and returns the state the store holds then (OPEN when it would not settle: the
-    tree then keeps it open)."""
+    tree then keeps it open). ``zone_wait``: below an attacker's node none of whose
+    moves is disproven yet, jobs go to its best move alone (that move's zone may answer
+    the others); off, every move counts at once (work for more workers, some of it a
+    zone would have saved). ``key_of``: the module docstring."""
 
     def __init__(self, x: int, o: int, ply: int, or_node: bool, expand: Callable[[PnNode], Expansion],
                  state_of: Callable[[PnNode], int], zone_of: Callable[[PnNode], int],
                  settle: Callable[[PnNode, bool], int], open_depth: int = 2,
-                 key_of: Optional[Callable[[int, int], object]] = None) -> None:
+                 key_of: Optional[Callable[[int, int], object]] = None, zone_wait: bool = True) -> None:
         self.root = PnNode(x, o, ply, or_node, -1, None)
         self.expand_cb, self.state_of, self.zone_of, self.settle_cb = expand, state_of, zone_of, settle
         self.key_of = key_of   # a position's key up to symmetry: siblings of one key are one child
         self.open_depth = open_depth
         self.nodes = 1
         self._seen: dict[int, tuple[int, int]] = {}   # virtual numbers met in one select
-        self.zone_wait = True   # jobs below an attacker's node go to its best move alone until one is disproven
+        self.zone_wait = zone_wait   # jobs below an attacker's node go to its best move alone until one is disproven
 
     # ------------------------------------------------------------ choosing a leaf
     def select(self) -> Optional[PnNode]:

@@ -205,9 +205,10 @@ class JobProof:
                                                         run.proof_nodes, 0.0, self.opts.progress)
                 return run
             perms = symmetries(spec)
+            many = backend.n >= current().PN_MANY_WORKERS   # (a ply deeper: leaves for every worker)
             tree = PnTree(pos.x, pos.o, pos.ply, attacker_moves, kernels.expand, kernels.state_of,
-                          kernels.zone_of, kernels.settle, current().PN_OPEN_DEPTH,
-                          key_of=lambda x, o: least_image(perms, x, o)[0])
+                          kernels.zone_of, kernels.settle, current().PN_OPEN_DEPTH + many,
+                          key_of=lambda x, o: least_image(perms, x, o)[0], zone_wait=not many)
             run = QuestionRun(None, None, 0, resumed=resumed, earlier=earlier)
             started = time.perf_counter()
             next_snapshot = time.monotonic() + current().PN_SNAPSHOT_S
