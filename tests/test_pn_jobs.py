@@ -9,11 +9,11 @@ import lzma
 import os
 import signal
 import subprocess
-import sys
 
 import pytest
 
 from checks import random_positions
+from fuzzing import run_cli
 from naive import naive_score
 
 from parallel_mnk import GameSpec, Limit, Options, solve
@@ -217,9 +217,14 @@ def test_a_journal_of_another_position_is_refused(tmp_path):
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "parallel_mnk", *args], capture_output=True, text=True, timeout=300)
+    """``parallel-mnk args`` run in this process (tests/fuzzing.py's run_cli: an exception
+    escaping the CLI fails the test), as a finished process: 0.1 s where a process of its
+    own took 1-2 s to start, and the process itself is not what these tests check."""
+    code, out, err = run_cli(list(args))
+    return subprocess.CompletedProcess(["parallel-mnk", *args], code, out, err)
 
 
+@pytest.mark.timeout(300)   # (in this process: a board that is not refused is searched, a hang)
 @pytest.mark.parametrize("command, args, says", [
     ("solve", ["--game", "connect4", "--moves", "4", "--weak"], "free placement"),
     ("solve", ["--cols", "5", "--rows", "5", "--k", "4", "--moves", ""], "weak"),
