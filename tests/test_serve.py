@@ -9,7 +9,6 @@ from __future__ import annotations
 import http.client
 import io
 import json
-import os
 import signal
 import socket
 import subprocess
@@ -21,6 +20,7 @@ import urllib.parse
 import pytest
 
 from checks import check_pv, random_positions, web_server
+from fuzzing import run_cli
 from parallel_mnk import GameSpec, Limit, Position, analyze, best_move, solve
 from parallel_mnk.frontends.cli import main
 from parallel_mnk.frontends.jobs import Jobs
@@ -432,11 +432,11 @@ def test_serve_loads_every_family_a_request_may_need_before_it_listens(monkeypat
     (["--workers", "0"], "--workers must be at least 1"),
     (["--max-time", "0"], "--max-time must be positive"),
 ])
+@pytest.mark.timeout(60)   # (in this process: options not refused serve until this bound)
 def test_serve_refuses_bad_options_in_one_line(argv, fragment):
-    p = subprocess.run([sys.executable, "-m", "parallel_mnk", "serve", "--port", "0", *argv],
-                       capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONWARNINGS": "ignore"})
-    assert p.returncode == 2 and p.stderr.startswith("parallel-mnk: error: ") and fragment in p.stderr
-    assert p.stderr.count("\n") == 1, p.stderr
+    code, _, err = run_cli(["serve", "--port", "0", *argv])   # the CLI in this process (a traceback fails it)
+    assert code == 2 and err.startswith("parallel-mnk: error: ") and fragment in err
+    assert err.count("\n") == 1, err
 
 
 def test_a_client_that_goes_away_mid_answer_gets_one_log_line_and_no_traceback(capsys):
