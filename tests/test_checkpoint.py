@@ -24,6 +24,7 @@ import psutil
 import pytest
 
 from checks import C4, INTERRUPT_MOVES, RESUME_MOVES, RESUME_SCORE
+from fuzzing import run_cli
 from parallel_mnk import GameSpec, MnkError, Position, solve
 from parallel_mnk.engines.books import thill
 from parallel_mnk.parallel.scheduling.checkpoint import journal_keys
@@ -235,12 +236,11 @@ def test_a_journal_that_cannot_be_kept_is_one_error_line_before_any_note(tmp_pat
 
 def test_cli_human_output_names_the_journal(tmp_path):
     journal = tmp_path / "h.ckpt"
-    args = cli("solve", "--game", "tictactoe", "--moves", "b2", "--workers", "2", "--checkpoint", str(journal))
-    first = subprocess.run(args, capture_output=True, text=True, timeout=60, cwd=ROOT)
-    again = subprocess.run(args, capture_output=True, text=True, timeout=60, cwd=ROOT)
-    assert first.returncode == again.returncode == 0, (first.stderr, again.stderr)
-    assert "value: draw" in first.stdout and f"checkpoint {journal} (run 1)" in first.stdout
-    assert "value: draw" in again.stdout and f"checkpoint {journal} (run 2)" in again.stdout
+    args = ["solve", "--game", "tictactoe", "--moves", "b2", "--workers", "2", "--checkpoint", str(journal)]
+    (code1, out1, err1), (code2, out2, err2) = run_cli(args), run_cli(args)   # the CLI in this process, twice
+    assert code1 == code2 == 0, (err1, err2)
+    assert "value: draw" in out1 and f"checkpoint {journal} (run 1)" in out1
+    assert "value: draw" in out2 and f"checkpoint {journal} (run 2)" in out2
 
 
 def test_a_stopped_task_leaves_its_finished_subtrees_in_the_journal(tmp_path, use_settings):
