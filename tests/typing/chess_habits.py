@@ -29,10 +29,13 @@ else:
 ttt = Position.from_moves(PRESETS["tictactoe"], "c3")
 assert ttt.peek() == "c3" and "a1" in ttt.legal_moves and "c3" not in ttt.legal_moves
 
-result: SolveResult = solve(board, Limit(time=30), options=Options(workers=1))
+later = board.copy()                                             # copy() as board.copy(), then push on
+for text in "333644":                                            # 4453's perfect line: 0.2 s of search, not 2.5 s
+    later.push(text)
+result: SolveResult = solve(later, Limit(time=30), options=Options(workers=1))
 assert result.value is Value.LOSS and str(result).startswith("loss for X, score -2")
 best: Optional[Move] = result.best_move
-assert best is not None and best in board.legal_moves
+assert best is not None and best in later.legal_moves
 table: Analysis = analyze(ttt, options=Options(workers=1))
 assert str(table).startswith("draw for O, score +0")
 
