@@ -138,15 +138,20 @@ def test_the_api_prints_what_the_cli_prints():
               "cols=4&rows=4&k=3&gravity=1&moves=2,3"),
              ("best", ["--cols", "9", "--rows", "9", "--k", "5", "--moves", "e5,e6", "--depth", "3"],
               "cols=9&rows=9&k=5&moves=e5,e6&depth=3")]
+    # the three command lines in one other process (one start, not three): each one's exit status and output
+    lines = [[command, *argv, "--json"] + (["--workers", "1"] if command != "best" else []) for command, argv, _ in cases]
+    code = ("import io, json, sys\nfrom parallel_mnk.frontends.cli import main\nanswers = []\n"
+            "for argv in json.loads(sys.argv[1]):\n    out = io.StringIO()\n"
+            "    answers.append((main(argv, io.StringIO(), out), out.getvalue()))\nprint(json.dumps(answers))")
+    cli = subprocess.run([sys.executable, "-c", code, json.dumps(lines)], capture_output=True, text=True, timeout=120)
+    assert cli.returncode == 0, cli.stderr
+    answers = json.loads(cli.stdout)
     with web_server() as s:
-        for command, argv, params in cases:
-            cli = subprocess.run([sys.executable, "-m", "parallel_mnk", command, *argv, "--json"]
-                                 + (["--workers", "1"] if command != "best" else []),
-                                 capture_output=True, text=True, timeout=120)
-            assert cli.returncode == 0, cli.stderr
+        for (command, _, params), (returncode, printed) in zip(cases, answers, strict=True):
+            assert returncode == 0, (command, cli.stderr)
             status, got = get(s, f"/api/{command}?{params}")
             assert status == 200
-            expected = json.loads(cli.stdout)
+            expected = json.loads(printed)
             assert list(got) == list(expected) and without_times(got) == without_times(expected), command
 
 
