@@ -37,7 +37,7 @@ import signal
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -195,13 +195,40 @@ def one_line_error(err: str, prefix: str = "parallel-mnk: error: ") -> str:
     return lines[0][len(prefix):]
 
 
+_PARSERS: dict[tuple, Any] = {}   # the CLI's parser, by the command functions it was built with
+
+
+@contextlib.contextmanager
+def _one_parser() -> Iterator[None]:
+    """``main`` builds the CLI's parser on every call (5-10 ms: half of a fuzz input's
+    time in this process, where a command line is run once a process): here the
+    parser of a set of command functions is built once and used again (parsing leaves
+    a parser as it was). The functions are the key, kept alive with it, so that a test
+    that replaces one gets a parser of its own."""
+    from parallel_mnk.frontends import cli
+
+    real = cli.build_parser
+
+    def built_once(commands: dict) -> Any:
+        key = tuple(commands.items())
+        if key not in _PARSERS:
+            _PARSERS[key] = real(commands)
+        return _PARSERS[key]
+
+    cli.build_parser = built_once
+    try:
+        yield
+    finally:
+        cli.build_parser = real
+
+
 def run_cli(argv: list[str], stdin: str = "") -> tuple[int, str, str]:
     """``parallel-mnk argv`` in this process: ``(exit status, stdout, stderr)``; an
     exception escaping the CLI (a traceback for its user) fails the test."""
     from parallel_mnk.frontends.cli import main
 
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out), _one_parser():
         try:
             code = main(argv, io.StringIO(stdin), out)
         except SystemExit as e:   # argparse's errors and --help
