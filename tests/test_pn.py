@@ -188,9 +188,10 @@ def test_empty_board_certificates(tmp_path, board):
 
 
 def test_certificate_fails_when_a_record_is_dropped(tmp_path):
-    """A certificate without one of its records fails (the checker walks what the prover answered)."""
+    """A certificate without one of its records fails (the checker walks what the prover answered).
+    (5x5 k=4's certificate: 2,000 move records, made in 0.1 s; 7x7 k=5's took 2 s.)"""
     import lzma
-    spec = GameSpec(7, 7, 5)
+    spec = GameSpec(5, 5, 4)
     PnProver(spec, 18, 18).ask(Position(spec), True, certificate=tmp_path)
     path = tmp_path / "x-cannot-win.jsonl.xz"
     lines = lzma.open(path, "rt").read().splitlines()
