@@ -35,6 +35,7 @@ import os
 import shutil
 import signal
 import sqlite3
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -272,6 +273,23 @@ def damage_bytes(path: Path, how: Any) -> bool:
         data = bytearray(how[1])
     path.write_bytes(bytes(data))
     return True
+
+
+@contextlib.contextmanager
+def memory_folder(fallback: Path) -> Iterator[Path]:
+    """A folder in memory (``/dev/shm``) for a fuzz test's damaged copies of SQLite files
+    (books, journals): SQLite's syncs on each commit and close were most of an input's
+    time on a disk (the disk is not what these tests check); ``fallback`` where there is
+    no such folder. Removed afterwards."""
+    shm = Path("/dev/shm")
+    if not (shm.is_dir() and os.access(shm, os.W_OK)):
+        yield fallback
+        return
+    folder = Path(tempfile.mkdtemp(prefix="parallel-mnk-fuzz-", dir=shm))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def fresh_copy(source: Path, path: Path) -> None:

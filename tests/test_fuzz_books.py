@@ -17,7 +17,7 @@ import json
 import pytest
 from hypothesis import strategies as st
 
-from fuzzing import BUDGETS, byte_damage, damage_file, fresh_copy, fuzz, one_line_error, run_cli
+from fuzzing import BUDGETS, byte_damage, damage_file, fresh_copy, fuzz, memory_folder, one_line_error, run_cli
 from naive import naive_solver
 from parallel_mnk import GameSpec, Position
 from parallel_mnk.game.rules import move_list_text, move_index
@@ -128,4 +128,5 @@ def book_property(books, tmp_dir):
 
 @pytest.mark.parametrize("examples", BUDGETS)
 def test_damaged_books(examples, books, tmp_path):
-    fuzz("books", cases, book_property(books, tmp_path), examples)
+    with memory_folder(tmp_path) as folder:   # (the damaged copies in memory: no disk syncs)
+        fuzz("books", cases, book_property(books, folder), examples)

@@ -22,7 +22,7 @@ import sqlite3
 import pytest
 from hypothesis import strategies as st
 
-from fuzzing import BUDGETS, byte_damage, damage_file, fresh_copy, fuzz, one_line_error, run_cli
+from fuzzing import BUDGETS, byte_damage, damage_file, fresh_copy, fuzz, memory_folder, one_line_error, run_cli
 
 GAME = ["--cols", "6", "--rows", "4", "--k", "4", "--gravity", "--moves="]   # 21 tasks, 2 probes
 HOST = socket.gethostname()
@@ -125,4 +125,5 @@ def journal_property(journals, tmp_dir):
 
 @pytest.mark.parametrize("examples", BUDGETS)
 def test_damaged_journals(examples, journals, tmp_path):
-    fuzz("journals", cases, journal_property(journals, tmp_path), examples)
+    with memory_folder(tmp_path) as folder:   # (the damaged copies in memory: no disk syncs)
+        fuzz("journals", cases, journal_property(journals, folder), examples)
