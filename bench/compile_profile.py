@@ -61,6 +61,20 @@ def profile(names: list[str]) -> list[dict]:
 
 
 def main(argv: list[str]) -> int:
+    """Profile the families named in ``argv`` (one JSON line); a name that is no
+    family, or none given, is one line on stderr and exit status 2."""
+    from parallel_mnk.runtime.families import FAMILIES, family
+
+    unknown = []
+    for name in argv:
+        try:
+            family(name)
+        except ValueError:
+            unknown.append(name)
+    if not argv or unknown:
+        print(f"compile_profile: give kernel families ({', '.join(FAMILIES)}), "
+              f"not {' '.join(unknown) or 'none'}", file=sys.stderr)
+        return 2
     t = time.perf_counter()
     rows = profile(argv)
     print(json.dumps(rows))

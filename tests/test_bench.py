@@ -109,6 +109,15 @@ def test_bad_arguments_get_a_one_line_error(args, capsys):
     assert "error: argument" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("argv", [[], ["--help"], ["free", "nofamily"], ["gravity@7x6"]])
+def test_compile_profile_refuses_what_is_no_family_in_one_line(argv, capsys):
+    from bench import compile_profile
+
+    assert compile_profile.main(argv) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "give kernel families" in err
+
+
 def test_a_count_that_is_not_a_number_is_named_in_the_error(capsys):
     import run_bench
 
