@@ -89,6 +89,19 @@ def test_empty_boards_by_jobs_with_certificates(tmp_path, board):
     assert [(v.attacker, v.claim) for v in verdicts] == [("x", "cannot-win")]
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_finished_game_gets_its_result_as_from_alpha_beta(workers):
+    """A position whose game is over (CI's fuzz: 1x1 k=1 after a1, a traceback looking
+    for the loser's move on a full board): the result every engine gives, no search."""
+    for spec, moves in ((GameSpec(1, 1, 1), "a1"), (GameSpec(3, 3, 3), "a1,b1,b2,c1,c3")):
+        pos = Position.from_moves(spec, moves)
+        assert pos.is_game_over()
+        r = solve(pos, weak=True, options=Options(workers=workers, prover="pn"))
+        ab = solve(pos, weak=True, options=Options(workers=1, prover="search"))
+        assert (r.value, r.best_move, r.nodes, r.terminal) == (ab.value, ab.best_move, 0, True) == \
+            (Value.LOSS, None, 0, True), (spec, moves)
+
+
 def test_a_worker_killed_mid_job(tmp_path, monkeypatch):
     """A worker killed while its job runs (SIGKILL right after its third job is
     handed out): the job is handed out again, the worker restarted, and the answer and

@@ -39,6 +39,7 @@ import numpy as np
 from ...api.options import SolveOptions
 from ...api.results import SolveResult, WorkerStats
 from ...engines.provers.pns import PnProver, PnRules, check_game, write_certificate
+from ...engines.exact.search import terminal_result
 from ...engines.serial import loss_move, pn_line
 from ...game.geometry import least_image, symmetries
 from ...game.moves import Move, moves_of
@@ -409,8 +410,11 @@ def solve_pn(position: Position, opts: SolveOptions, certificate: Optional[Path]
     drawing move, a loss's block of a completion cell or else the first empty cell),
     its line completed by alpha-beta near the end (:func:`~parallel_mnk.engines.serial.pn_line`).
     Stopped by a limit: ``unknown``, the bounds the answered question proves, and the
-    move the unanswered question's tree leans to (not proved)."""
+    move the unanswered question's tree leans to (not proved). A finished game: its
+    result, as every engine gives it (no question, no certificate)."""
     started = time.perf_counter()
+    if position.is_game_over():   # (no question to ask, no move to name)
+        return terminal_result(position, started)
     limit = opts.limit
     deadline = None if limit.time is None else time.monotonic() + limit.time
     journal = None if opts.checkpoint is None else PnJournal(Path(opts.checkpoint), position)
