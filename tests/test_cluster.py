@@ -271,3 +271,72 @@ def test_a_book_built_on_ray_holds_the_pools_entries(ray_session, tmp_path):
     for key, _, score, _, _ in on_ray.rows()[:30]:
         pos = Position.from_board(spec, key)
         check_best_move(pos, on_ray.answer(pos).best_move, score, weak=False)
+
+
+def test_pn_proofs_on_ray_give_naive_values_and_certificates_that_verify(ray_session, tmp_path):
+    """The proof-number prover's jobs as Ray tasks (its workers keep replicas of the
+    settled store: tests/test_pn_replicas.py): weak values as naive.py's on random
+    positions of small boards, and the empty (5,5,4)'s certificate, written from the
+    merged store, verified by the independent checker."""
+    from naive import naive_score
+    from parallel_mnk.proofcheck import check_file
+    opts = Options(workers=2, prover="pn", backend="ray", progress=False)
+    for spec, stones in ((GameSpec(5, 5, 4), (13, 15)), (GameSpec(4, 4, 3), (4, 7))):
+        for pos in random_positions(spec, 3, stones, seed=91, quiet=True):
+            r = solve(pos, weak=True, options=opts)
+            assert r.value == value_of_score(naive_score(spec, pos.x, pos.o)), pos.board_text()
+            assert r.proof == "pn" and r.parallel["replicas"] is True
+    r = solve(Position(GameSpec(5, 5, 4)), weak=True,
+              options=Options(workers=2, prover="pn", backend="ray", progress=False, certificate=tmp_path))
+    assert r.value == "draw" and sum(w.tasks for w in r.workers[1:]) == r.parallel["jobs"] + r.parallel["refused"]
+    assert [check_file(f).claim for f in sorted(tmp_path.glob("*.jsonl.xz"))] == ["cannot-win"]
+
+
+def test_a_pn_journal_written_on_ray_is_resumed_by_the_pool(ray_session, tmp_path):
+    """A pn proof on Ray stopped by a node limit (unknown, its journal committed), then
+    the same command on the process pool: it goes on from the journal's store (entries
+    merged on Ray) to the value alpha-beta gives, and its certificate verifies."""
+    from parallel_mnk.proofcheck import check_file
+    pos = Position(GameSpec(5, 5, 4))
+    journal, folder = tmp_path / "pn.db", tmp_path / "cert"
+    first = solve(pos, Limit(nodes=1500), weak=True, options=Options(workers=2, prover="pn", backend="ray",
+                                                                    progress=False, checkpoint=journal))
+    assert first.value == "unknown"
+    second = solve(pos, weak=True, options=Options(workers=2, prover="pn", progress=False, checkpoint=journal,
+                                                   certificate=folder))
+    assert second.value == solve(pos, weak=True, options=Options(workers=1, prover="search")).value
+    assert second.parallel["resumed"] > 0
+    files = sorted(folder.glob("*.jsonl.xz"))
+    assert files and all(check_file(f).claim in ("wins", "cannot-win") for f in files)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_a_pn_job_whose_ray_worker_is_killed_runs_again(ray_session):
+    """A Ray worker process killed mid-job (its replica of the store with it): the job
+    is reported lost and runs again (a new process takes the whole log), and the proof
+    ends with the value alpha-beta gives (the empty (4,8,4): a draw)."""
+    pos = Position(GameSpec(4, 8, 4))
+    box = {}
+
+    def run():
+        try:
+            box["result"] = solve(pos, weak=True, options=Options(workers=2, prover="pn", backend="ray",
+                                                                  progress=False))
+        except BaseException as e:  # reported below
+            box["error"] = e
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 120
+    victims = []
+    while time.monotonic() < deadline and thread.is_alive() and not victims:
+        time.sleep(0.5)
+        victims = [p for p in ray_task_processes() if p.cpu_percent(0.1) > 50]
+    assert victims and thread.is_alive(), "the proof ended before a worker could be killed"
+    os.kill(victims[0].pid, signal.SIGKILL)
+    thread.join(540)
+    assert not thread.is_alive(), "the proof hangs after a Ray worker was killed"
+    assert "error" not in box, repr(box.get("error"))
+    r = box["result"]
+    assert r.value == "draw" and r.proof == "pn" and r.parallel["lost"] >= 1, r.parallel

@@ -280,9 +280,6 @@ class SolveOptions(Options):
         if self.prover == "pn" and not self.weak:
             raise UnsupportedError("the proof-number prover answers win, draw or loss only: ask a weak solve "
                                    "(--weak)")
-        if self.prover == "pn" and self.backend == "ray":
-            raise UnsupportedError("the proof-number prover runs its jobs on this machine's processes (its workers "
-                                   "map one settled store in its memory), not on Ray")
         if self.limit.depth is not None:
             raise UnsupportedError("an exact solve has no depth limit (use Limit(time=) or Limit(nodes=); "
                                    "best_move takes a depth)")

@@ -23,7 +23,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Union
+from typing import Any, Callable, Optional, Union
 
 import numpy as np
 
@@ -32,7 +32,7 @@ from ..engines import limited
 from ..engines.books.choose import open_book
 from ..engines.exact.big import BigSearch
 from ..engines.exact.search import Search
-from ..engines.provers.pns import PnJobSearcher, PnRules
+from ..engines.provers.pns import PnJobSearcher, PnRules, ReplicaSearcher
 from ..game.position import Position
 from ..game.rules import GameSpec, format_board_text
 from ..kernels.core import layout as L
@@ -53,7 +53,8 @@ class WorkerEnv:
     slot: int
     searches: dict = field(default_factory=dict)   # GameSpec -> Search on tt and ctl
     big_searches: dict = field(default_factory=dict)   # (GameSpec, bits) -> BigSearch on ctl
-    pn_searcher: Optional[tuple] = None   # (the question's key, its PnJobSearcher): one question at a time
+    pn_searcher: Optional[tuple] = None   # (the question's key, its PnJobSearcher or ReplicaSearcher): one question at a time
+    fetch: Callable[[Any], Any] = lambda handle: handle   # a shared object's value from its handle (Ray: ray.get)
 
     def search(self, spec: GameSpec) -> Search:
         """This worker's :class:`Search` of ``spec`` (made once)."""
@@ -344,6 +345,9 @@ class PnJobResult:
     cpu_s: float
     stats: dict
     peak_rss: int = 0
+    delta: Optional[tuple[np.ndarray, np.ndarray]] = None   # with replicas: the job's settled entries and pool
+    searcher: str = ""   # with replicas: the searcher's token and epoch (parallel/scheduling/store_log.py)
+    epoch: int = 0
 
 
 @dataclass(frozen=True)
@@ -352,7 +356,10 @@ class PnJob:
     move) of the question ``question`` (salt ``salt``) for about ``budget`` nodes, on
     the worker's own table of ``2**tt_bits`` entries (kept from job to job of the
     question) and the question's shared store at ``store`` (``2**store_bits``
-    entries; what the job settles goes there)."""
+    entries; what the job settles goes there). With ``replicated`` the store is not
+    mapped: the worker keeps a replica of it, brought up to date from ``log`` (the
+    chunks of :class:`~.scheduling.store_log.StoreLog`) after the ``resets`` it names
+    (token, epoch pairs), and sends back what the job settled (:class:`ReplicaSearcher`)."""
 
     task_id: int
     cols: int
@@ -369,6 +376,9 @@ class PnJob:
     budget: int
     tt_bits: int
     rules: PnRules
+    replicated: bool = False
+    log: tuple = ()
+    resets: tuple = ()
 
     live_window = None
     abandonable = False   # its search reads only the stop word
@@ -377,21 +387,32 @@ class PnJob:
         """The answer of the job stopped before it started."""
         return PnJobResult(self.task_id, worker, -1, 1, 1, True, 0, 0.0, {})
 
-    def searcher(self, env: WorkerEnv) -> PnJobSearcher:
+    def searcher(self, env: WorkerEnv) -> Union[PnJobSearcher, ReplicaSearcher]:
         """The worker's searcher of this job's question (made at its first job)."""
-        key = (self.question, self.salt, self.tt_bits, self.store)
+        key = (self.question, self.salt, self.tt_bits, self.store, self.replicated)
         if env.pn_searcher is None or env.pn_searcher[0] != key:
             env.pn_searcher = None   # (one question's tables at a time)
             spec = GameSpec(self.cols, self.rows, self.k, False)
-            st = attach_store(Path(self.store), self.store_bits)
-            env.pn_searcher = (key, PnJobSearcher(spec, self.salt, self.tt_bits, st, self.store_bits, self.rules,
-                                                  env.index))
+            if self.replicated:
+                searcher: Union[PnJobSearcher, ReplicaSearcher] = ReplicaSearcher(
+                    spec, self.salt, self.tt_bits, self.store_bits, self.rules)
+            else:
+                st = attach_store(Path(self.store), self.store_bits)
+                searcher = PnJobSearcher(spec, self.salt, self.tt_bits, st, self.store_bits, self.rules, env.index)
+            env.pn_searcher = (key, searcher)
         return env.pn_searcher[1]
 
     def run(self, env: WorkerEnv) -> PnJobResult:
         """Run the job in this process (``env.ctl``'s stop word stops it)."""
         cpu = time.process_time()
-        out = self.searcher(env).run(self.x, self.o, self.ply, self.attacker_moves, self.budget, env.ctl)
+        searcher = self.searcher(env)
+        if isinstance(searcher, ReplicaSearcher):
+            out, rows, pool = searcher.run(self.x, self.o, self.ply, self.attacker_moves, self.budget, env.ctl,
+                                           self.log, dict(self.resets), env.fetch)
+            return PnJobResult(self.task_id, env.index, out.found, out.pn, out.dn, out.stopped, out.nodes,
+                               time.process_time() - cpu, out.stats, peak_rss(), (rows, pool), searcher.token,
+                               searcher.epoch)
+        out = searcher.run(self.x, self.o, self.ply, self.attacker_moves, self.budget, env.ctl)
         return PnJobResult(self.task_id, env.index, out.found, out.pn, out.dn, out.stopped, out.nodes,
                            time.process_time() - cpu, out.stats, peak_rss())
 

@@ -8,12 +8,18 @@ node it settled, kept for the whole question), its work array and its record
 buffer. A question runs in slices in a helper thread (a time limit or Ctrl-C stops
 it through the control word); once settled, its certificate is written from the
 store (:func:`write_certificate`, :mod:`.pn_certificate`) when one is asked for.
+A parallel proof's workers search with :class:`PnJobSearcher` (on the question's
+shared store) or :class:`ReplicaSearcher` (on a replica of it: Ray), whose stores
+meet by :func:`settled_rows` and :func:`merge_rows`.
 """
 from __future__ import annotations
 
+import os
+import socket
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Callable, Optional
 
 import numpy as np
@@ -350,3 +356,123 @@ class PnJobSearcher:
         stopped = found < 0 and int(wk[PL.W_STOP]) in (PL.STOP_ABORT, PL.STOP_LIMIT)
         return JobOutcome(found, int(wk[PL.W_ROOT_PN]), int(wk[PL.W_ROOT_DN]), int(wk[PL.W_NODES]), stopped,
                           {**p.stats(), "full": int(wk[PL.W_STORE_FULL])})
+
+
+NO_POOL = np.zeros(1, dtype=np.uint64)   # the pool argument of a merge that copies no pairing
+
+
+def settled_rows(kernels: ModuleType, st: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """The entries of the store ``st`` (``2**bits`` slots) as rows of ``ST_WORDS`` words
+    (``export_entries``), and the used part of its pairing pool (its word 0 the next
+    free offset): what :func:`merge_rows` takes."""
+    mask = np.uint64((1 << bits) - 1)
+    rows = np.zeros(int(kernels.count_entries(st, mask)) * PL.ST_WORDS, dtype=np.uint64)
+    kernels.export_entries(st, mask, rows)
+    base = PL.ST_WORDS << bits
+    return rows, st[base:base + max(1, int(st[base]))].copy()
+
+
+def merge_rows(kernels: ModuleType, st: np.ndarray, bits: int, rows: np.ndarray, pool: Optional[np.ndarray]) -> bool:
+    """Merge ``rows`` (:func:`settled_rows`) into the store ``st`` (``2**bits`` slots;
+    no other writer meanwhile): False, and nothing written, when one of them
+    disagrees with the stored entry of its key; the pairings copied from ``pool``
+    (None: not copied, the offsets kept: a store whose pool is never read).
+    :class:`MnkError` when the store is full."""
+    mask = np.uint64((1 << bits) - 1)
+    n = len(rows) // PL.ST_WORDS
+    if n == 0:
+        return True
+    rows = np.require(rows, np.uint64, ["C", "W"])   # (an array from Ray's object store is read-only)
+    pool = None if pool is None else np.require(pool, np.uint64, ["C", "W"])
+    found = int(kernels.merge_entries(st, mask, rows, n, NO_POOL, 0, 1))
+    if found < -1:
+        return False
+    if found > 0 and int(kernels.merge_entries(st, mask, rows, n, NO_POOL if pool is None else pool,
+                                               int(pool is not None), 0)) < 0:
+        found = -1
+    if found == -1:
+        raise MnkError(f"a settled store of 2**{bits} entries is full: give a bigger table (--tt-size)")
+    return True
+
+
+class ReplicaSearcher:
+    """A worker's searcher of one question of a parallel proof that does not map the
+    question's store (the Ray backend, or the setting ``PN_REPLICAS``), kept from job to
+    job: its own table, a *replica* of the coordinator's store that it reads first, kept
+    in step by the coordinator's log of the entries its store took
+    (:mod:`parallel_mnk.parallel.scheduling.store_log`), and for each job a store of its
+    own that takes what the job settles: the job's *delta*, sent back with its answer
+    for the coordinator to merge (:func:`merge_rows`) and merged into the replica.
+
+    The coordinator refuses a delta that disagrees with its store (another searcher
+    settled one of its nodes first, otherwise: the zones its ancestors used would not be
+    the stored ones) and every later one of this searcher's until it resets; ``token``
+    names the searcher, ``epoch`` counts its resets. A reset clears table and replica
+    (so nothing settled afterwards rests on a refused result); it comes when a job asks
+    for it or when the log brings an entry that disagrees with the replica."""
+
+    def __init__(self, spec: GameSpec, salt: int, tt_bits: int, store_bits: int, rules: PnRules) -> None:
+        self.prover = PnProver(spec, tt_bits, store_bits, rules)
+        p = self.prover
+        p.ctx[L.C_SALT] = salt
+        p.wk[PL.W_SHARED] = 1
+        self.store_bits = store_bits
+        self.replica = np.zeros(PL.ST_WORDS << store_bits, dtype=np.uint64)   # (entries only: no pool read)
+        self.synced = -1   # the last addition of the log the replica holds
+        self.token = f"{socket.gethostname()}/{os.getpid()}/{os.urandom(4).hex()}"
+        self.epoch = 0
+
+    def reset(self) -> None:
+        """Forget every result: the table and the replica cleared, the epoch counted."""
+        self.prover.pt[:] = 0
+        self.replica = np.zeros_like(self.replica)
+        self.synced = -1
+        self.epoch += 1
+
+    def sync(self, log: tuple, fetch: Callable[[object], tuple[np.ndarray, np.ndarray]]) -> bool:
+        """Take the log's additions this replica lacks (``log``: chunks ``(first, last,
+        handle)``, ``fetch(handle)`` their ``(rows, starts)``: the row each addition
+        starts at); False when one disagrees with the replica."""
+        K = self.prover.kernels
+        for first, last, handle in log:
+            if last <= self.synced:
+                continue
+            rows, starts = fetch(handle)
+            part = rows[int(starts[max(0, self.synced + 1 - first)]) * PL.ST_WORDS:]
+            if not merge_rows(K, self.replica, self.store_bits, part, None):
+                return False
+            self.synced = last
+        return True
+
+    def run(self, x: int, o: int, ply: int, attacker_moves: bool, budget: int, ctl: np.ndarray, log: tuple,
+            resets: dict[str, int], fetch: Callable[[object], tuple[np.ndarray, np.ndarray]]
+            ) -> tuple[JobOutcome, np.ndarray, np.ndarray]:
+        """Search the node ``(x, o)`` as :meth:`PnJobSearcher.run` does, after the resets
+        asked (``resets``: token -> the epoch it must be past) and the log's new
+        additions; returns the outcome and the job's delta ``(rows, pool)``."""
+        if self.epoch <= resets.get(self.token, -1):
+            self.reset()
+        if not self.sync(log, fetch):
+            self.reset()
+            if not self.sync(log, fetch):
+                raise MnkError("the store's log disagrees with itself (an internal error)")
+        p = self.prover
+        ctx, wk, K = p.ctx, p.wk, p.kernels
+        bits = current().PN_JOB_STORE_BITS
+        p.st = new_store(bits)
+        p.ss = self.replica
+        wk[PL.W_ST_MASK] = (1 << bits) - 1
+        wk[PL.W_SS_MASK] = (1 << self.store_bits) - 1
+        p.reset_counters()
+        own, opp = (x, o) if ply % 2 == 0 else (o, x)
+        K.set_root_hashes(ctx, np.uint64(x), np.uint64(o), ply)
+        wk[PL.W_SOFT_LIMIT] = budget
+        found = int(K.pns_search(ctx, p.pt, p.st, p.ss, wk, ctl, np.uint64(own), np.uint64(opp), ply,
+                                 int(attacker_moves), PL.INF, PL.INF))
+        stopped = found < 0 and int(wk[PL.W_STOP]) in (PL.STOP_ABORT, PL.STOP_LIMIT)
+        rows, pool = settled_rows(K, p.st, bits)
+        merge_rows(K, self.replica, self.store_bits, rows, None)   # (its own entries: never a disagreement)
+        p.st = np.zeros(0, dtype=np.uint64)
+        outcome = JobOutcome(found, int(wk[PL.W_ROOT_PN]), int(wk[PL.W_ROOT_DN]), int(wk[PL.W_NODES]), stopped,
+                             {**p.stats(), "full": int(wk[PL.W_STORE_FULL])})
+        return outcome, rows, pool

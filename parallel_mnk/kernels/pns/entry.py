@@ -9,10 +9,10 @@ from ..core.table import set_root_hashes
 from .records import canonical_records
 from .search import pns_expand, pns_search, pns_settled
 from .certificate_walk import walk_records
-from .settled_store import bury_dead, count_entries, export_entries, import_entries
+from .settled_store import bury_dead, count_entries, export_entries, import_entries, merge_entries
 
-__all__ = ["bury_dead", "canonical_records", "count_entries", "export_entries", "import_entries", "pns_expand",
-           "pns_search", "pns_settled", "set_root_hashes", "walk_records"]
+__all__ = ["bury_dead", "canonical_records", "count_entries", "export_entries", "import_entries", "merge_entries",
+           "pns_expand", "pns_search", "pns_settled", "set_root_hashes", "walk_records"]
 
 MAPS = types.Array(types.int64, 2, "C")   # the symmetries' cell maps (game.geometry.symmetries)
 
@@ -27,4 +27,5 @@ SIGNATURES = {
     "count_entries": (CTX, u64),
     "export_entries": (CTX, u64, CTX),
     "import_entries": (CTX, u64, CTX, i64),
+    "merge_entries": (CTX, u64, CTX, i64, CTX, i64, i64),
 }

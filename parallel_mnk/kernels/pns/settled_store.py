@@ -239,3 +239,65 @@ def import_entries(st, mask, entries, n):
         if not done:
             return -1
     return count
+
+
+PLACE = np.uint64(0xFFFF)   # an entry's info without its pairing's offset (value, kind, move)
+SIXTEEN = np.uint64(16)
+
+
+@entry
+def merge_entries(st, mask, entries, n, pool, relocate, check):
+    """Merge ``n`` rows of :func:`export_entries` (another store's) into ``st`` (``mask +
+    1`` slots; written by this thread alone). A row whose key is stored must agree with
+    the stored entry in value, kind, move, zone and walked moves (its pairing's offset
+    aside): else it *conflicts*. With ``check`` nothing is written: returns the rows
+    whose keys are not stored, or ``-2 - j`` when row ``j`` conflicts. Otherwise the
+    rows whose keys are not stored go in (with ``relocate``, each one's pairing copied
+    from ``pool``, its source store's pool, to ``st``'s, and its offset changed; without,
+    the offsets kept: a store whose pool nobody reads) and the rest are left as they
+    are: returns how many went in, -1 when the store or its pool is full."""
+    m = np.uint64(mask)
+    base = pool_base(m)
+    count = 0
+    for j in range(n):
+        row = j * ST_WORDS
+        tag = entries[row]
+        i = _home(tag, m)
+        slot = np.int64(-1)
+        for _ in range(MAX_PROBES):
+            s = np.int64(i) * ST_WORDS
+            w = st[s]
+            if w == tag:
+                if ((st[s + 1] ^ entries[row + 1]) & PLACE) != ZERO or st[s + 2] != entries[row + 2] \
+                        or st[s + 3] != entries[row + 3]:
+                    if check:
+                        return -2 - j
+                slot = -2
+                break
+            if w == ZERO:
+                slot = s
+                break
+            i = (i + ONE) & m
+        if slot == -1:
+            return -1
+        if slot == -2:
+            continue
+        count += 1
+        if check:
+            continue
+        info = entries[row + 1]
+        at = np.int64(info >> SIXTEEN)
+        if relocate and at != 0:
+            words = np.int64(pool[at]) + 1
+            start = np.int64(st[base]) if st[base] != ZERO else np.int64(1)
+            if base + start + words > len(st):
+                return -1
+            for w in range(words):
+                st[base + start + w] = pool[at + w]
+            st[base] = np.uint64(start + words)
+            info = (info & PLACE) | (np.uint64(start) << SIXTEEN)
+        st[slot + 1] = info
+        st[slot + 2] = entries[row + 2]
+        st[slot + 3] = entries[row + 3]
+        st[slot] = tag
+    return count

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Union
+from typing import Any, Union
 
 import numpy as np
 
@@ -40,6 +40,7 @@ class Backend(ABC):
 
     helpers = False
     splits = False   # running tasks may be split: their lines are seen (path_of), their table is ``tt``
+    maps_store = True   # its workers can map a memory of the coordinator's process (a proof's settled store)
     closed = True
     n: int
     tt_bits: int
@@ -70,6 +71,11 @@ class Backend(ABC):
 
     def flush(self) -> None:
         """Send what :meth:`set_window` and :meth:`abandon` queued (if they queue)."""
+
+    def share(self, value: Any) -> Any:
+        """A handle of ``value`` for many tasks to carry (the worker's ``fetch`` gives it
+        back): the value itself here; Ray: an object in its store, sent once a machine."""
+        return value
 
     @abstractmethod
     def begin(self) -> None:

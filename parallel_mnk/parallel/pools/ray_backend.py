@@ -52,6 +52,8 @@ from .ray_worker import BOARD_PREFIX, import_ray, run_remote, warm_remote
 class RayBackend(Backend):
     """``workers`` task slots on Ray (local, or the cluster at ``address``)."""
 
+    maps_store = False   # (a worker may be on another machine: a proof's workers keep replicas of its store)
+
     def __init__(self, workers: int, tt_bits: int, address: Optional[str] = None) -> None:
         ray = import_ray()
         if workers < 1:
@@ -109,6 +111,9 @@ class RayBackend(Backend):
     def start(self, slot: int, task: AnyTask) -> bool:
         self._refs[slot] = self._run.remote(task, self.token, self.tt_bits, slot, to_carry())
         return True
+
+    def share(self, value: Any) -> Any:
+        return self.ray.put(value)
 
     def collect(self, timeout: float) -> list[Event]:
         ray = self.ray

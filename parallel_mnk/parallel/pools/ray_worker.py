@@ -170,6 +170,7 @@ def _run(task: AnyTask, token: str, bits: int, index: int) -> AnyResult:
     env = _WorkerState.env
     if env is None or env.tt is not tt:
         env = _WorkerState.env = WorkerEnv(index, tt, _WorkerState.ctl, SLOT)
+        env.fetch = ray.get   # (the handles of Backend.share)
     env.index = index
     env.ctl[:] = 0
     shm.start_task(env.ctl, SLOT, task.task_id, *(task.live_window or (0, 0)))

@@ -13,6 +13,13 @@ certificate, written from the store once the question is settled
 agrees with the zones its ancestors used. The coordinator settles the tree's own
 nodes with the same kernels, once their children settle them.
 
+Where the workers cannot map the store (the Ray backend: a worker may be on another
+machine; or the setting ``PN_REPLICAS``) each keeps a replica of it instead, and sends
+back what a job settled for the coordinator to merge: the only writer of the store then
+(:class:`~parallel_mnk.engines.provers.pns.ReplicaSearcher`,
+:mod:`..scheduling.store_log`; a delta that disagrees with the store is refused and its
+job runs again).
+
 A worker that dies mid-job is restarted and its job handed out again; a slot it was
 filling is marked dead (:func:`parallel_mnk.kernels.pns.settled_store.bury_dead`), what it
 stored stays (whole entries only: an entry is published after its words).
@@ -30,7 +37,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -38,14 +45,13 @@ import numpy as np
 
 from ...api.options import SolveOptions
 from ...api.results import SolveResult, WorkerStats
-from ...engines.provers.pns import PnProver, PnRules, check_game, write_certificate
+from ...engines.provers.pns import PnRules, check_game, write_certificate
 from ...engines.exact.search import terminal_result
 from ...engines.serial import loss_move, pn_line
 from ...game.geometry import least_image, symmetries
 from ...game.moves import Move, moves_of
 from ...game.position import Position
-from ...game.rules import GameSpec, MnkError, Value
-from ...kernels.core import layout as L
+from ...game.rules import MnkError, Value
 from ...kernels.pns import layout as PL
 from ...runtime import running
 from ...runtime.shared_store import SharedStore
@@ -54,82 +60,13 @@ from ...api.settings import current
 from ..pools.backend import Backend, Lost
 from ..scheduling import registry
 from ..scheduling.pn_journal import PnJournal
-from ..scheduling.pn_tree import DISPROVEN, OPEN, PROVEN, Expansion, PnNode, PnTree
+from ..scheduling.pn_tree import OPEN, PROVEN, PnNode, PnTree
+from ..scheduling.store_log import StoreLog
+from .pn_coordinator import CoordinatorKernels
 from ..task import PnJob, PnJobResult
 
 _job_ids = itertools.count(1)
 _question_runs = itertools.count(1)
-SETTLE_BUDGET = 1 << 12   # nodes the coordinator's own search may take to settle a tree node its children settle
-
-
-class CoordinatorKernels:
-    """The coordinator's searcher of one question, on the question's shared store:
-    its kernels expand the tree's nodes, read their settled state and zone, and
-    settle them (writing their entries as any searcher does)."""
-
-    def __init__(self, spec: GameSpec, salt: int, st: np.ndarray, store_bits: int, rules: PnRules) -> None:
-        self.prover = PnProver(spec, 16, store_bits, rules)
-        p = self.prover
-        p.ctx[L.C_SALT] = salt
-        p.st = st
-        p.wk[PL.W_ST_MASK] = (1 << store_bits) - 1
-        p.wk[PL.W_SS_MASK] = 0
-        p.wk[PL.W_SHARED] = 1
-        self.out = np.zeros(2 * L.MAX_CELLS, dtype=np.uint64)
-        self.nodes = 0
-        self.stored_before = 0   # entries it stored before its counters' last reset
-
-    @property
-    def stored(self) -> int:
-        """The store entries this searcher wrote."""
-        return self.stored_before + int(self.prover.wk[PL.W_ST_USED])
-
-    def _at(self, node: PnNode) -> tuple[int, int]:
-        p = self.prover
-        p.kernels.set_root_hashes(p.ctx, np.uint64(node.x), np.uint64(node.o), node.ply)
-        return (node.x, node.o) if node.ply % 2 == 0 else (node.o, node.x)
-
-    def expand(self, node: PnNode) -> Expansion:
-        """The node's children ``(cell, pn, dn)``, or its state when its rules settle it."""
-        p = self.prover
-        own, opp = self._at(node)
-        n = int(p.kernels.pns_expand(p.ctx, p.st, p.ss, p.wk, np.uint64(own), np.uint64(opp), node.ply,
-                                     int(node.or_node), self.out))
-        if n == -1:
-            return PROVEN
-        if n == -2:
-            return DISPROVEN
-        cells = self.out[:n].tolist()
-        nums = self.out[n:2 * n].tolist()
-        return [(c, w & PL.INF, (w >> 30) & PL.INF) for c, w in zip(cells, nums)]
-
-    def lookup(self, node: PnNode) -> tuple[int, int, int]:
-        """``(state, zone, move)`` of the node in the store (move -1: none)."""
-        p = self.prover
-        self._at(node)
-        found = int(p.kernels.pns_settled(p.ctx, p.st, p.ss, p.wk, node.ply, self.out))
-        if found < 0:
-            return OPEN, 0, -1
-        return (PROVEN if found == 1 else DISPROVEN), int(self.out[0]), int(self.out[1]) - 1
-
-    def state_of(self, node: PnNode) -> int:
-        return self.lookup(node)[0]
-
-    def zone_of(self, node: PnNode) -> int:
-        return self.lookup(node)[1]
-
-    def settle(self, node: PnNode, proven: bool) -> int:
-        """Settle a node its children settle, by the kernels' own rules (they find
-        the children in the store): its entry. The state they reach."""
-        p = self.prover
-        own, opp = self._at(node)
-        self.stored_before = self.stored
-        p.reset_counters()
-        p.wk[PL.W_SOFT_LIMIT] = SETTLE_BUDGET
-        found = int(p.kernels.pns_search(p.ctx, p.pt, p.st, p.ss, p.wk, p.ctl, np.uint64(own), np.uint64(opp),
-                                         node.ply, int(node.or_node), PL.INF, PL.INF))
-        self.nodes += int(p.wk[PL.W_NODES])
-        return OPEN if found < 0 else (PROVEN if found == 1 else DISPROVEN)
 
 
 @dataclass
@@ -152,6 +89,7 @@ class QuestionRun:
     resumed: int = 0
     guess: Optional[int] = None   # stopped: the root move the proof leans to (not proved)
     earlier: int = 0
+    refused: int = 0   # with replicas: jobs whose delta disagreed with the store (run again)
 
     @property
     def proof_nodes(self) -> int:
@@ -175,6 +113,9 @@ class JobProof:
         self.worker_tt_bits = max(12, min(settings.PN_JOB_TT_BITS, opts.tt_bits - 2 - (opts.workers - 1).bit_length()))
         self.restarts: dict[int, int] = {}
         self.worker_stats: dict[int, WorkerStats] = {}
+        # the workers keep replicas of the store where they cannot map it (Ray: other machines)
+        self.replicated = not self.backend.maps_store or settings.PN_REPLICAS
+        self.log: Optional[StoreLog] = None
 
     def ask(self, attacker_moves: bool, deadline: Optional[float], node_limit: Optional[int],
             certificate: Optional[Path], status: Callable[[str], None]) -> QuestionRun:
@@ -189,19 +130,20 @@ class JobProof:
             journal.begin(attacker, salt)
         store = SharedStore(self.store_bits)
         path, st = store.path, store.array
-        # one name a run of a question: a worker keeps its searcher (its table, its map of the store) by it,
-        # and the next run's store may get this one's /proc path (a journal gives it the same salt too)
+        # one name a run of a question: a worker keeps its searcher by it (not by the store's path: reused)
         question = f"{attacker}-wins@{pos.board_text()}#{next(_question_runs)}"
         backend = self.backend
         running_jobs: dict[int, tuple[PnJob, PnNode]] = {}
         kernels: Optional[CoordinatorKernels] = None
         run: Optional[QuestionRun] = None
         try:
-            kernels = CoordinatorKernels(spec, salt, st, self.store_bits, self.rules)
+            kernels = CoordinatorKernels(spec, salt, st, self.store_bits, self.rules, self.replicated)
+            self.log = StoreLog(backend.share) if self.replicated else None
             resumed, earlier = self._resume(kernels, attacker)
             if janswer is not None:   # settled in an earlier run: its answer (and certificate, from its store)
                 run = QuestionRun(janswer, jmove, 0, stored=resumed, earlier=int(jnodes or 0))
                 if certificate is not None:
+                    kernels.plain()
                     run.certificate = write_certificate(kernels.prover, st, pos, attacker, janswer, certificate,
                                                         run.proof_nodes, 0.0, self.opts.progress)
                 return run
@@ -263,6 +205,7 @@ class JobProof:
             if journal is not None:
                 journal.settled(attacker, run.wins, run.move, run.proof_nodes)
             if certificate is not None:   # (its header counts the question's nodes over every run)
+                kernels.plain()
                 run.certificate = write_certificate(p, st, pos, attacker, run.wins, certificate, run.proof_nodes,
                                                     time.perf_counter() - started, self.opts.progress)
             return run
@@ -285,9 +228,10 @@ class JobProof:
             node = tree.select()
             if node is None:
                 break
+            log, resets = self._log_for_job(kernels)
             job = PnJob(next(_job_ids), spec.cols, spec.rows, spec.k, question, salt, path, self.store_bits,
                         node.x, node.o, node.ply, node.or_node, current().PN_JOB_NODES, self.worker_tt_bits,
-                        self.rules)
+                        self.rules, self.replicated, log, resets)
             tree.begin_job(node)
             if not backend.start(slot, job):
                 tree.end_job(node, -2, 1, 1)
@@ -313,13 +257,39 @@ class JobProof:
             run.stored += event.stats.get("stored", 0)
             self._account(event)
             if event.stats.get("full"):
+                if self.replicated:
+                    raise MnkError(f"a job's store of 2**{current().PN_JOB_STORE_BITS} entries is full: give it "
+                                   "more (--setting PN_JOB_STORE_BITS=...)")
                 raise MnkError(f"the shared store of 2**{self.store_bits} entries is full: give a bigger "
                                "table (--tt-size)")
+            if self.replicated and not self._merge(event, kernels):
+                run.refused += 1   # (its leaf open again: the job runs again on a searcher that agrees)
+                tree.end_job(node, -2, 1, 1)
+                continue
             if event.stopped:
                 tree.end_job(node, -2, 1, 1)
                 continue
             run.jobs += 1
             tree.end_job(node, event.found, event.pn, event.dn)
+
+    def _log_for_job(self, kernels: CoordinatorKernels) -> tuple[tuple, tuple]:
+        """What a job carries with replicas: the log's chunks (what the coordinator's
+        store took so far) and the resets asked; empty without."""
+        if self.log is None:
+            return (), ()
+        for rows in kernels.pending:
+            self.log.add(rows)
+        kernels.pending.clear()
+        return self.log.handed_out(), tuple(self.log.resets().items())
+
+    def _merge(self, event: PnJobResult, kernels: CoordinatorKernels) -> bool:
+        """Merge a job's delta (replicated): False when it is refused (its searcher was
+        refused before and has not reset, or the delta disagrees with the store)."""
+        assert self.log is not None and event.delta is not None
+        if self.log.accepts(event.searcher, event.epoch) and kernels.merge(*event.delta):
+            return True
+        self.log.refuse(event.searcher, event.epoch)
+        return False
 
     def _resume(self, kernels: CoordinatorKernels, attacker: str) -> tuple[int, int]:
         """Load the journal's newest snapshot of the question into the store: the entries
@@ -330,29 +300,31 @@ class JobProof:
         if snap is None:
             return 0, 0
         _, entries, pool, nodes = snap
-        p = kernels.prover
+        p, st = kernels.prover, kernels.store
         mask = (1 << self.store_bits) - 1
         base = (mask + 1) * PL.ST_WORDS
-        if base + len(pool) > len(p.st):
+        if base + len(pool) > len(st):
             raise MnkError("the journal's store does not fit in this run's: give a table as big as the run that "
                            "made it (--tt-size)")
-        n = int(p.kernels.import_entries(p.st, np.uint64(mask), entries, len(entries) // PL.ST_WORDS))
+        n = int(p.kernels.import_entries(st, np.uint64(mask), entries, len(entries) // PL.ST_WORDS))
         if n < 0:
             raise MnkError("the journal's store does not fit in this run's: give a bigger table (--tt-size)")
-        p.st[base:base + len(pool)] = pool
+        st[base:base + len(pool)] = pool
+        if kernels.replicated:
+            kernels.pending.append(np.asarray(entries, dtype=np.uint64))   # (the replicas start from it)
         return n, nodes
 
     def _snapshot(self, kernels: CoordinatorKernels, attacker: str, nodes: int) -> None:
         """Write the store to the journal (entries and the used part of the pool)."""
         assert self.journal is not None
-        p = kernels.prover
+        p, st = kernels.prover, kernels.store
         mask = (1 << self.store_bits) - 1
-        n = int(p.kernels.count_entries(p.st, np.uint64(mask)))
+        n = int(p.kernels.count_entries(st, np.uint64(mask)))
         out = np.zeros((n + n // 8 + 1) * PL.ST_WORDS, dtype=np.uint64)   # (room for entries written meanwhile)
-        n = int(p.kernels.export_entries(p.st, np.uint64(mask), out))
+        n = int(p.kernels.export_entries(st, np.uint64(mask), out))
         base = (mask + 1) * PL.ST_WORDS
-        used = max(1, int(p.st[base]))
-        self.journal.snapshot(attacker, self.store_bits, out[:n * PL.ST_WORDS], p.st[base:base + used].copy(), nodes)
+        used = max(1, int(st[base]))
+        self.journal.snapshot(attacker, self.store_bits, out[:n * PL.ST_WORDS], st[base:base + used].copy(), nodes)
 
     def _drain(self, running_jobs: dict, kernels: CoordinatorKernels) -> None:
         """Wait for the stopped jobs' answers (dropped)."""
@@ -377,7 +349,7 @@ class JobProof:
     def _bury(self, kernels: CoordinatorKernels, slot: int) -> None:
         """Mark the store slots the dead worker of ``slot`` left half written (its own marks only)."""
         p = kernels.prover
-        p.kernels.bury_dead(p.st, np.uint64((1 << self.store_bits) - 1), slot)
+        p.kernels.bury_dead(kernels.store, np.uint64((1 << self.store_bits) - 1), slot)
 
     def _account(self, r: PnJobResult) -> None:
         s = self.worker_stats.get(r.worker) or WorkerStats(r.worker, 0, 0, 0.0, 0)
@@ -456,6 +428,7 @@ def solve_pn(position: Position, opts: SolveOptions, certificate: Optional[Path]
                "idle": round(sum(r.idle_s for r in runs) / slot_s, 3) if slot_s > 0 else 0.0,
                "tree_nodes": sum(r.tree_nodes for r in runs), "stored": sum(r.stored for r in runs),
                "resumed": sum(r.resumed for r in runs), "questions": len(runs),
+               "refused": sum(r.refused for r in runs), "replicas": proof.replicated,
                "proof_nodes": {("x" if (position.ply % 2 == 0) == (i == 0) else "o"): r.proof_nodes
                                for i, r in enumerate(runs)}}
     if journal is not None:

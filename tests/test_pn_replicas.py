@@ -1,0 +1,215 @@
+"""Proofs whose workers keep replicas of the settled store (engines/provers/pns.py
+ReplicaSearcher, parallel/scheduling/store_log.py; the Ray backend's way, here on the
+process pool by the setting PN_REPLICAS): the merge kernel against a plain-Python
+reference, the log's chunks, a delta that disagrees refused with every later one of
+its searcher until it resets, a replica that meets a disagreeing entry resetting
+itself, and whole proofs with the values of naive.py and certificates the checker
+verifies. The same proofs on Ray: tests/test_cluster.py.
+"""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from checks import random_positions
+from naive import naive_score
+
+from parallel_mnk import GameSpec, Options, solve
+from parallel_mnk.api.settings import Settings
+from parallel_mnk.engines.provers.pns import PnRules, ReplicaSearcher, merge_rows, new_store
+from parallel_mnk.game.position import Position
+from parallel_mnk.game.rules import MnkError, Value
+from parallel_mnk.kernels.core import layout as L
+from parallel_mnk.kernels.pns import layout as PL
+from parallel_mnk.parallel.scheduling.store_log import StoreLog
+from parallel_mnk.parallel.uses.pn_coordinator import CoordinatorKernels
+from parallel_mnk.proofcheck import check_file
+from parallel_mnk.runtime import families
+
+REPLICAS = Settings(PN_REPLICAS=True)
+BITS = 8   # a store of 256 entries
+W = PL.ST_WORDS
+
+
+def _row(key: int, value: int = 1, move: int = 3, zone: int = 0, aux: int = 0, pairing: int = 0) -> list[int]:
+    """An entry's row: its tag (odd), info (value, kind 0, move, the pairing's offset), zone, aux."""
+    return [key | 1, value | (move + 1) << 8 | pairing << 16, zone, aux]
+
+
+def _rows(*rows: list[int]) -> np.ndarray:
+    return np.array([w for r in rows for w in r], dtype=np.uint64)
+
+
+def _entries(st: np.ndarray, bits: int) -> dict[int, tuple[int, int, int]]:
+    """key tag -> (info without the pairing's offset, zone, aux) of a store, in plain Python."""
+    out = {}
+    for i in range(1 << bits):
+        if int(st[i * W]) & 1:
+            out[int(st[i * W])] = (int(st[i * W + 1]) & 0xFFFF, int(st[i * W + 2]), int(st[i * W + 3]))
+    return out
+
+
+def test_merge_takes_new_keys_keeps_stored_ones_and_refuses_a_disagreement():
+    """Against a dict: random deltas into a store holding random entries; a delta with
+    one row whose zone, value, move or walked moves differ from the stored entry is
+    refused whole (nothing written); one that agrees (a pairing's offset aside) goes in."""
+    K = families.pns_kernels()
+    rng = random.Random(7)
+    for trial in range(40):
+        st = new_store(BITS)
+        keys = [rng.getrandbits(63) << 1 for _ in range(60)]
+        first = [_row(k, rng.choice([1, 2]), rng.randrange(9), rng.getrandbits(16), rng.getrandbits(4)) for k in keys[:30]]
+        assert merge_rows(K, st, BITS, _rows(*first), None)
+        expect = {r[0]: (r[1] & 0xFFFF, r[2], r[3]) for r in first}
+        assert _entries(st, BITS) == expect
+        agreeing = [list(r) for r in rng.sample(first, 5)]
+        agreeing[0][1] |= 5 << 16   # (another pairing offset: still the same result)
+        new = [_row(k, 2, 1, rng.getrandbits(16)) for k in keys[30:]]
+        delta = agreeing + new
+        rng.shuffle(delta)
+        changed = [list(r) for r in delta]
+        j = rng.randrange(len(changed))
+        while changed[j][0] not in expect:
+            j = rng.randrange(len(changed))
+        word = (1, 2, 3)[trial % 3]
+        changed[j][word] ^= 1 << (8 if word == 1 else 2)   # the move, the zone or the walked moves
+        before = st.copy()
+        assert not merge_rows(K, st, BITS, _rows(*changed), None)
+        assert np.array_equal(st, before), "a refused delta wrote"
+        assert merge_rows(K, st, BITS, _rows(*delta), None)
+        expect.update({r[0]: (r[1] & 0xFFFF, r[2], r[3]) for r in new})
+        assert _entries(st, BITS) == expect
+
+
+def test_merge_copies_pairings_to_the_stores_pool_and_says_full():
+    """A row's pairing (count, then pair masks) is copied from the delta's pool to the
+    store's, its offset changed; the store's own pairings stay; a full store is an error."""
+    K = families.pns_kernels()
+    st = new_store(BITS)
+    base = W << BITS
+    st[base] = 4   # three words of the store's pool in use already
+    st[base + 1:base + 4] = [2, 0x11, 0x22]
+    pool = np.array([6, 1, 0xA, 3, 0xB, 0xC, 0xD], dtype=np.uint64)   # pairings at 1 (one pair) and 3 (three)
+    rows = _rows(_row(2, 2, 0, pairing=3), _row(4, 2, 0, pairing=1), _row(6, 1, 2))
+    assert merge_rows(K, st, BITS, rows, pool)
+    where = {int(st[i * W]): int(st[i * W + 1]) >> 16 for i in range(1 << BITS) if int(st[i * W]) & 1}
+    assert where[7] == 0
+    assert st[base + where[3]:base + where[3] + 4].tolist() == [3, 0xB, 0xC, 0xD]
+    assert st[base + where[5]:base + where[5] + 2].tolist() == [1, 0xA]
+    assert st[base + 1:base + 4].tolist() == [2, 0x11, 0x22] and int(st[base]) == 4 + 4 + 2
+    full = _rows(*[_row(k << 1) for k in range(1, (1 << BITS) + 2)])
+    with pytest.raises(MnkError, match="full"):
+        merge_rows(K, new_store(BITS), BITS, full, None)
+
+
+def test_the_log_hands_out_few_chunks_that_replay_every_addition():
+    """A binary counter of chunks: after n additions at most log2(n) + 1 chunks,
+    consecutive, whose rows are the additions in order; a chunk's starts give each
+    addition's first row (a replica past part of a chunk takes the rest only)."""
+    log = StoreLog(lambda value: value)
+    additions = []
+    for n in range(1, 200):
+        rows = np.arange(4 * (n % 5 + 1), dtype=np.uint64) + 1000 * n
+        additions.append(rows)
+        log.add(rows)
+        log.add(np.zeros(0, dtype=np.uint64))   # (nothing: no addition)
+        chunks = log.handed_out()
+        assert len(chunks) <= n.bit_length() + 1 and log.additions == n
+        assert [c[0] for c in chunks] == [0] + [c[1] + 1 for c in chunks[:-1]] and chunks[-1][1] == n - 1
+    for first, last, (rows, starts) in log.handed_out():
+        for a in range(first, last + 1):
+            at = int(starts[a - first]) * W
+            assert np.array_equal(rows[at:at + len(additions[a])], additions[a])
+
+
+def _replica(spec: GameSpec) -> ReplicaSearcher:
+    return ReplicaSearcher(spec, 12345, 12, BITS, PnRules())
+
+
+def test_a_replica_takes_what_it_lacks_and_resets_on_a_disagreement():
+    spec = GameSpec(4, 4, 3)
+    r = _replica(spec)
+    log = StoreLog(lambda value: value)
+    log.add(_rows(_row(2), _row(4)))
+    log.add(_rows(_row(6, 2, 1, zone=0b1010)))
+    assert r.sync(log.handed_out(), lambda h: h) and r.synced == 1
+    assert set(_entries(r.replica, BITS)) == {3, 5, 7}
+    log.add(_rows(_row(8)))
+    assert r.sync(log.handed_out(), lambda h: h) and r.synced == 2 and len(_entries(r.replica, BITS)) == 4
+    log.add(_rows(_row(6, 2, 1, zone=0b0110)))   # (the store says another zone than the replica holds)
+    assert not r.sync(log.handed_out(), lambda h: h)
+    r.prover.pt[:] = 1
+    r.reset()
+    assert r.epoch == 1 and r.synced == -1 and not r.prover.pt.any() and not r.replica.any()
+
+
+def test_a_refused_searcher_is_refused_until_it_resets():
+    """The coordinator's side: a delta that disagrees with the store is refused, and
+    every later one of the same searcher at that epoch; past it, taken."""
+    spec = GameSpec(4, 4, 3)
+    store = new_store(BITS)
+    kernels = CoordinatorKernels(spec, 1, store, BITS, PnRules(), replicated=True)
+    log = StoreLog(lambda value: value)
+    assert kernels.merge(_rows(_row(2, 2, 1, zone=3)), np.zeros(1, dtype=np.uint64))
+    assert not kernels.merge(_rows(_row(4), _row(2, 2, 1, zone=5)), np.zeros(1, dtype=np.uint64))
+    assert set(_entries(store, BITS)) == {3}
+    log.refuse("w1", 0)
+    assert not log.accepts("w1", 0) and log.accepts("w1", 1) and log.accepts("w2", 0)
+    assert log.resets() == {"w1": 0}
+    r = _replica(spec)
+    r.token = "w1"
+    r.run(0, 0, 0, True, 64, np.zeros(L.CTL_SIZE, dtype=np.int64), log.handed_out(), log.resets(), lambda h: h)
+    assert r.epoch == 1, "asked to reset, it did not"
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_replicated_proofs_give_naive_values(workers, use_settings):
+    """Jobs of 2^7 nodes (many, so that workers settle the same nodes and deltas are
+    refused), values as naive.py's on random positions of small boards."""
+    use_settings(PN_JOB_NODES=1 << 7, PN_REPLICAS=True)
+    opts = Options(workers=workers, prover="pn")
+    for spec, stones in ((GameSpec(5, 5, 4), (13, 15)), (GameSpec(6, 4, 4), (12, 14)), (GameSpec(4, 4, 3), (4, 7))):
+        for pos in random_positions(spec, 4, stones, seed=73 + workers, quiet=True):
+            r = solve(pos, weak=True, options=opts)
+            score = naive_score(spec, pos.x, pos.o)
+            assert r.value == (Value.WIN if score > 0 else Value.LOSS if score < 0 else Value.DRAW), pos.board_text()
+            assert r.parallel["replicas"] is True
+
+
+def test_refused_jobs_run_again_on_a_reset_searcher(tmp_path, use_settings, monkeypatch):
+    """Every searcher's first delta refused (as if another had settled one of its nodes
+    otherwise): the job's leaf is open again, the searcher resets before its next job,
+    and the proof ends with the value alpha-beta gives and a certificate that verifies."""
+    use_settings(PN_JOB_NODES=1 << 6, PN_REPLICAS=True)
+    seen: set[str] = set()
+    merge = CoordinatorKernels.merge
+
+    def refuse_first(self, rows, pool):
+        return merge(self, rows, pool) if seen else bool(seen.add("refused"))
+    monkeypatch.setattr(CoordinatorKernels, "merge", refuse_first)
+    resets = []
+    reset = ReplicaSearcher.reset
+    monkeypatch.setattr(ReplicaSearcher, "reset", lambda self: (resets.append(self.epoch), reset(self)))
+    pos = Position.from_moves(GameSpec(6, 5, 4), "c3 d3")
+    r = solve(pos, weak=True, options=Options(workers=1, prover="pn", certificate=tmp_path))
+    assert r.parallel["refused"] == 1 and resets == [0]
+    assert r.value == solve(pos, weak=True, options=Options(workers=1, prover="search")).value
+    files = sorted(tmp_path.glob("*.jsonl.xz"))
+    assert files and all(check_file(f).claim in ("wins", "cannot-win") for f in files)
+
+
+def test_replicated_proof_certificates_verify(tmp_path, use_settings):
+    """An empty (5,5,4) and (6,5,4) after two moves, replicated on 3 workers with small jobs:
+    the certificates written from the merged store verify, with the value alpha-beta gives."""
+    use_settings(PN_JOB_NODES=1 << 6, PN_REPLICAS=True)
+    jobs = 0
+    for i, pos in enumerate((Position(GameSpec(5, 5, 4)), Position.from_moves(GameSpec(6, 5, 4), "c3 d3"))):
+        folder = tmp_path / str(i)
+        r = solve(pos, weak=True, options=Options(workers=3, prover="pn", certificate=folder))
+        assert r.value == solve(pos, weak=True, options=Options(workers=1, prover="search")).value
+        files = sorted(folder.glob("*.jsonl.xz"))
+        assert files and all(check_file(f).claim in ("wins", "cannot-win") for f in files)
+        jobs += r.parallel["jobs"]
+    assert jobs > 20
