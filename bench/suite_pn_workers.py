@@ -12,6 +12,11 @@ speed-up model predicts for as many real cores: ``workers x (1 - idle) x rate_16
 overhead``, with ``rate_16`` the process pool's busy rate at 16 workers of a measured
 16-core machine (``bench/machines/xeon16.json``; where 16 cores are at hand, the
 many-cores suite measures it).
+
+``ways``: how the workers meet the settled store: ``shared`` (they map it: the process
+pool), ``replicas`` (each keeps a replica, the pool with the setting ``PN_REPLICAS``),
+``ray`` (the Ray backend, a local Ray: replicas); the base of ``overhead`` is one
+worker's shared proof. ``refused`` counts the jobs whose delta the store refused.
 """
 from __future__ import annotations
 
@@ -29,16 +34,20 @@ WORKERS = (1, 2, 4, 8, 16)
 TIME_LIMIT_S = 600.0
 
 
-def run(workers_list=WORKERS, log=print) -> list[dict]:
-    """One row per board and worker count (one worker first: the base of ``overhead``)."""
+WAYS = {"shared": (), "replicas": ("--setting", "PN_REPLICAS=true"), "ray": ("--backend", "ray")}
+
+
+def run(workers_list=WORKERS, log=print, ways=("shared",)) -> list[dict]:
+    """One row per board, way and worker count (one worker's shared proof first: the
+    base of ``overhead``)."""
     rows = []
     counts = sorted(set(workers_list) | {1})
     machine_rate = json.loads(MACHINE.read_text())["rate"]["process"]
     for cols, rows_, k in CASES:
         case = f"({cols},{rows_},{k}) empty"
         base = None
-        for workers in counts:
-            r = solve_command(cols, rows_, k, "", "pn", workers, TIME_LIMIT_S)
+        for way, workers in [("shared", 1)] + [(w, n) for w in ways for n in counts if (w, n) != ("shared", 1)]:
+            r = solve_command(cols, rows_, k, "", "pn", workers, TIME_LIMIT_S, WAYS[way])
             if "error" not in r:
                 rate = r["nodes"] / max(r["worker_cpu_s"], 1e-9)
                 base = (r["nodes"], rate) if workers == 1 else base
@@ -47,13 +56,23 @@ def run(workers_list=WORKERS, log=print) -> list[dict]:
                     r["rate"] = round(rate / base[1], 2)
                     busy_rate = machine_rate.get(str(workers), 1.0) if workers > 1 else 1.0
                     r["model_16"] = round(workers * (1 - (r["idle"] or 0)) * busy_rate / r["overhead"], 1)
-            rows.append({"suite": "pn-workers", "case": case, "workers": workers, **r})
-            log(f"pn-workers: {case} {workers} worker(s): " + (r["error"] if "error" in r else
-                f"{r['value']}, {r['nodes']:,} nodes ({r.get('overhead')}x), {r['jobs']} jobs, idle {r['idle']}, "
+            rows.append({"suite": "pn-workers", "case": case, "way": way, "workers": workers, **r})
+            log(f"pn-workers: {case} {way} {workers} worker(s): " + (r["error"] if "error" in r else
+                f"{r['value']}, {r['nodes']:,} nodes ({r.get('overhead')}x), {r['jobs']} jobs "
+                f"({r.get('refused') or 0} refused), idle {r['idle']}, "
                 f"rate {r.get('rate')}, model {r.get('model_16')}x, {r['time_s']:.2f} s "
                 f"(command {r['wall_s']:.2f} s)"))
     return rows
 
 
-if __name__ == "__main__":   # python -m bench.suite_pn_workers [1,2,16]
-    run(tuple(int(w) for w in sys.argv[1].split(",")) if len(sys.argv) > 1 else WORKERS)
+if __name__ == "__main__":   # python -m bench.suite_pn_workers [1,2,16 [shared,replicas,ray]]
+    try:
+        counts = tuple(int(w) for w in sys.argv[1].split(",")) if len(sys.argv) > 1 else WORKERS
+    except ValueError:
+        print(f"suite_pn_workers: worker counts are whole numbers, as 1,2,16, not {sys.argv[1]!r}", file=sys.stderr)
+        sys.exit(2)
+    chosen = tuple(sys.argv[2].split(",")) if len(sys.argv) > 2 else ("shared",)
+    if not set(chosen) <= set(WAYS) or min(counts, default=0) < 1:
+        print(f"suite_pn_workers: ways are among {', '.join(WAYS)}; worker counts at least 1", file=sys.stderr)
+        sys.exit(2)
+    run(counts, ways=chosen)

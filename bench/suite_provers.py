@@ -34,14 +34,15 @@ PROVERS = ("search", "dfpn", "pn", "auto")
 TIME_LIMIT_S = 300.0
 
 
-def solve_command(cols: int, rows: int, k: int, moves: str, prover: str, workers: int, time_limit: float) -> dict:
-    """One fresh ``parallel-mnk solve`` process, weak: its JSON answer's value, nodes,
-    times, proof and jobs (with the pn prover: its share of idle worker time), its
-    workers' CPU seconds, the
-    command's wall time and peak RSS (with its workers'); ``error`` if it failed."""
+def solve_command(cols: int, rows: int, k: int, moves: str, prover: str, workers: int, time_limit: float,
+                  extra: tuple[str, ...] = ()) -> dict:
+    """One fresh ``parallel-mnk solve`` process, weak (``extra``: more of its arguments):
+    its JSON answer's value, nodes, times, proof and jobs (with the pn prover: its share
+    of idle worker time and its refused jobs), its workers' CPU seconds, the command's
+    wall time and peak RSS (with its workers'); ``error`` if it failed."""
     cmd = [sys.executable, "-m", "parallel_mnk", "solve", "--cols", str(cols), "--rows", str(rows), "--k", str(k),
            "--moves", moves, "--weak", "--prover", prover, "--workers", str(workers), "--time-limit",
-           str(time_limit), "--json"]
+           str(time_limit), "--json", *extra]
     t = time.perf_counter()
     with tempfile.TemporaryFile("w+") as errors:
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errors, text=True)
@@ -58,6 +59,7 @@ def solve_command(cols: int, rows: int, k: int, moves: str, prover: str, workers
     return {"value": answer["value"], "nodes": answer["nodes"], "time_s": answer.get("time_s"), "wall_s": wall,
             "proof": answer.get("proof"), "peak_mb": round(usage.ru_maxrss / 1024 + workers_rss / 2**20, 1),
             "jobs": (answer.get("parallel") or {}).get("jobs"), "idle": (answer.get("parallel") or {}).get("idle"),
+            "refused": (answer.get("parallel") or {}).get("refused"),
             "worker_cpu_s": sum(w.get("cpu_s", 0.0) for w in answer.get("workers", [])[1:])}
 
 
