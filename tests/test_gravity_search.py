@@ -19,12 +19,24 @@ from naive import naive_solver
 from parallel_mnk import GameSpec, Position
 from parallel_mnk.game import geometry
 from parallel_mnk.game.geometry import build_context
-from parallel_mnk.kernels.gravity import static_analysis as G
+from parallel_mnk.kernels.gravity import static_analysis
 from parallel_mnk.kernels.core import layout as L
 from parallel_mnk.kernels.core.bounds import NO_SCORE
-from parallel_mnk.kernels.core.lines import playable_cells, winning_cells
+from parallel_mnk.kernels.core import lines
+from parallel_mnk.kernels.core.jit import callable_from_python
 from parallel_mnk.kernels.core.table import set_root_hashes
 from parallel_mnk.engines.exact.search import Search
+
+# helpers only kernels call, as copies Python may call (core/jit.py)
+playable_cells, winning_cells = callable_from_python(lines.playable_cells), callable_from_python(lines.winning_cells)
+
+
+class G:
+    """The static analysis' kernels, as copies Python may call."""
+
+    open_bounds = callable_from_python(static_analysis.open_bounds)
+    evens_bound = callable_from_python(static_analysis.evens_bound)
+    resolve = callable_from_python(static_analysis.resolve)
 
 # (cols, rows, k, max empty cells): even heights 4 and 6, odd heights 3 and 5
 BOARDS = [(4, 4, 3, 14), (5, 4, 3, 13), (5, 4, 4, 14), (4, 5, 4, 14), (6, 4, 4, 13), (3, 6, 3, 14),
@@ -197,7 +209,7 @@ def _generic_score(search: Search, own: int, opp: int, ply: int) -> int:
     while lo < hi:
         med = lo + (hi - lo) // 2
         root_hashes(search.ctx, x, o, ply)
-        r = int(N.negamax(search.ctx, search.tt, search.ctl, own_b, opp_b, np.int64(ply), np.int64(med),
+        r = int(callable_from_python(N.negamax)(search.ctx, search.tt, search.ctl, own_b, opp_b, np.int64(ply), np.int64(med),
                           np.int64(med + 1), np.int64(-1)))
         if r <= med:
             hi = r

@@ -24,6 +24,7 @@ Runs in plain Python as well (``NUMBA_DISABLE_JIT=1``, bench/mutation.py's kerne
 from __future__ import annotations
 
 import random
+import types
 
 import numpy as np
 import pytest
@@ -182,9 +183,16 @@ def test_lines_of_six_and_more_keep_the_naive_scores(spec):
 
 # ---------------------------------------------------------------- bounds.py's helpers against their contracts
 def plain(kernel):
-    """The Python function of a kernel (itself under ``NUMBA_DISABLE_JIT=1``): its contract
-    checked over a grid, with no compile of a signature the searches never use."""
-    return getattr(kernel, "py_func", kernel)
+    """The Python function of a kernel (itself under ``NUMBA_DISABLE_JIT=1``), the kernels
+    it calls plain too (a kernel that only kernels call refuses Python: core/jit.py): its
+    contract checked over a grid, with no compile of a signature the searches never use."""
+    func = getattr(kernel, "py_func", None)
+    if func is None:
+        return kernel
+    calls = {name: plain(value) for name, value in func.__globals__.items()
+             if name in func.__code__.co_names and hasattr(value, "py_func")}
+    return types.FunctionType(func.__code__, {**func.__globals__, **calls}, func.__name__, func.__defaults__,
+                              func.__closure__)
 
 
 def test_bound_helpers_keep_their_contracts():
@@ -265,7 +273,9 @@ def test_each_move_a_zone_closes_scores_as_the_zone_says(spec):
     from parallel_mnk.kernels.core import layout as L
     from parallel_mnk.kernels.free import search as S
     from parallel_mnk.kernels.proofs.pairing import reply_zone
-    zone_of, threat_zone_of = plain(S._zone_of), plain(S._threat_zone_of)
+    from parallel_mnk.kernels.core.jit import callable_from_python
+    # (compiled copies: their Python functions call kernels that only kernels may call)
+    zone_of, threat_zone_of = callable_from_python(S._zone_of), callable_from_python(S._threat_zone_of)
     search = zone_search(spec)
     naive = naive_solver(spec)
     ctx, board = search.ctx, int(search.ctx[L.C_BOARD])

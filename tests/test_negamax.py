@@ -15,8 +15,13 @@ from naive import naive_score
 from parallel_mnk import GameSpec, Position
 from parallel_mnk.game.geometry import build_context, has_line
 from parallel_mnk.kernels.core import layout as L
-from parallel_mnk.kernels.core.lines import live_line_summary, winning_cells
+from parallel_mnk.kernels.core import lines
+from parallel_mnk.kernels.core.jit import callable_from_python
 from parallel_mnk.kernels.core.node_rules import node_prelude
+
+# helpers only kernels call, as copies Python may call (core/jit.py)
+live_line_summary = callable_from_python(lines.live_line_summary)
+winning_cells = callable_from_python(lines.winning_cells)
 
 SPECS = [GameSpec(3, 3, 3), GameSpec(4, 3, 3), GameSpec(4, 4, 3), GameSpec(4, 4, 4), GameSpec(5, 3, 3),
          GameSpec(5, 4, 4), GameSpec(3, 5, 3), GameSpec(6, 3, 3)]

@@ -30,13 +30,65 @@ a call into the runtime per array and call site even for views that own nothing
 (a share of a search's time worth saving). The depth-limited engine makes small
 arrays of its own: its kernels are :data:`allocating` (an entry point with the
 runtime on) and :data:`allocating_expanded`.
+
+Only entry points are called from Python: an :data:`inlined` or :data:`called`
+kernel is compiled without numba's Python wrapper (``no_cpython_wrapper``: the
+code that unboxes Python arguments, and which numba otherwise builds, optimises
+and emits to machine code in every compiled function's library; about a tenth of
+a family's cold compile, bench/README.md "ninth session"). Such a kernel called
+from Python would jump to no code: it raises :class:`TypeError` instead
+(:func:`_kernels_only`); a test that calls one gets a copy that Python can call
+(:func:`callable_from_python`).
 """
+import functools
+from typing import Any, Callable
+
 from numba import njit, types
+from numba.core.dispatcher import Dispatcher
+
+
+def _kernels_only(**options: Any) -> Callable[[Callable], Any]:
+    """``njit(**options)`` without numba's Python wrapper: a decorator of kernels that
+    only other kernels call. Their dispatchers refuse a call from Python (numba would
+    call the missing wrapper: a crash) with a TypeError; under ``NUMBA_DISABLE_JIT``
+    they are plain Python functions, as every kernel."""
+    jit = njit(no_cpython_wrapper=True, **options)
+
+    def decorate(py_func: Callable) -> Any:
+        dispatcher = jit(py_func)
+        if isinstance(dispatcher, Dispatcher):
+            # numba looks a call from Python up among the compiled overloads it was
+            # given (_insert), then asks _compile_for_args: give it none, then refuse
+            dispatcher._insert = _no_python_entry
+            dispatcher._compile_for_args = functools.partial(_refuse_python_call, py_func.__qualname__)
+        return dispatcher
+
+    return decorate
+
+
+def _no_python_entry(*_: Any, **__: Any) -> None:
+    """(a compiled overload has no entry point Python may call)"""
+
+
+def _refuse_python_call(name: str, *_: Any, **__: Any) -> None:
+    raise TypeError(f"{name} is a kernel that only kernels call: call an entry point from Python "
+                    "(or jit.callable_from_python in a test)")
+
+
+@functools.cache
+def callable_from_python(kernel: Any) -> Any:
+    """A copy of ``kernel`` (a helper of :data:`inlined` or :data:`called`) that
+    Python may call, compiled from the same source (not on disk), one per kernel
+    and process: for tests that check a helper on its own. ``kernel`` itself under
+    ``NUMBA_DISABLE_JIT``."""
+    py_func = getattr(kernel, "py_func", None)
+    return kernel if py_func is None else njit(_nrt=False)(py_func)   # type: ignore[call-overload]
+
 
 # (_nrt is a numba target option its type stubs do not list)
-inlined = njit(cache=True, forceinline=True, _nrt=False)   # type: ignore[call-overload]
+inlined = _kernels_only(cache=True, forceinline=True, _nrt=False)
 expanded = njit(cache=True, inline="always", _nrt=False)   # type: ignore[call-overload]
-called = njit(cache=True, forceinline=False, _nrt=False)   # type: ignore[call-overload]
+called = _kernels_only(cache=True, forceinline=False, _nrt=False)
 entry = njit(cache=True, nogil=True, forceinline=False, _nrt=False)   # type: ignore[call-overload]
 allocating = njit(cache=True, nogil=True, forceinline=False)
 allocating_expanded = njit(cache=True, inline="always")
