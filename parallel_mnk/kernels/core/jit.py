@@ -52,15 +52,16 @@ def _kernels_only(**options: Any) -> Callable[[Callable], Any]:
     only other kernels call. Their dispatchers refuse a call from Python (numba would
     call the missing wrapper: a crash) with a TypeError; under ``NUMBA_DISABLE_JIT``
     they are plain Python functions, as every kernel."""
-    jit = njit(no_cpython_wrapper=True, **options)
+    jit = njit(no_cpython_wrapper=True, **options)   # type: ignore[call-overload]
 
     def decorate(py_func: Callable) -> Any:
         dispatcher = jit(py_func)
         if isinstance(dispatcher, Dispatcher):
             # numba looks a call from Python up among the compiled overloads it was
             # given (_insert), then asks _compile_for_args: give it none, then refuse
-            dispatcher._insert = _no_python_entry
-            dispatcher._compile_for_args = functools.partial(_refuse_python_call, py_func.__qualname__)
+            dispatcher._insert = _no_python_entry   # type: ignore[attr-defined]
+            dispatcher._compile_for_args = functools.partial(  # type: ignore[attr-defined]
+                _refuse_python_call, py_func.__qualname__)
         return dispatcher
 
     return decorate
