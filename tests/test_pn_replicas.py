@@ -1,8 +1,8 @@
 """Proofs whose workers keep replicas of the settled store (engines/provers/pns.py
 ReplicaSearcher, parallel/scheduling/store_log.py; the Ray backend's way, here on the
 process pool by the setting PN_REPLICAS): the merge kernel against a plain-Python
-reference, the log's chunks, a delta that disagrees refused with every later one of
-its searcher until it resets, a replica that meets a disagreeing entry resetting
+reference, the log's chunks, a delta whose zone does not nest refused with every later
+one of its searcher until it resets, a replica that meets a disagreeing entry resetting
 itself, and whole proofs with the values of naive.py and certificates the checker
 verifies. The same proofs on Ray: tests/test_cluster.py.
 """
@@ -51,36 +51,45 @@ def _entries(st: np.ndarray, bits: int) -> dict[int, tuple[int, int, int]]:
     return out
 
 
-def test_merge_takes_new_keys_keeps_stored_ones_and_refuses_a_disagreement():
-    """Against a dict: random deltas into a store holding random entries; a delta with
-    one row whose zone, value, move or walked moves differ from the stored entry is
-    refused whole (nothing written); one that agrees (a pairing's offset aside) goes in."""
+def test_merge_takes_new_keys_keeps_stored_ones_and_refuses_a_zone_that_does_not_nest():
+    """Against a dict: random deltas into a store holding random entries. A delta row of
+    a stored key agrees when the stored zone lies within its own (its ancestors hold with
+    the stored entry) whatever its move, walked moves or pairing; one row whose zone does
+    not hold the stored one gets the delta refused whole (nothing written); a different
+    value is an error (two searches disagree)."""
     K = families.pns_kernels()
     rng = random.Random(7)
     for trial in range(40):
         st = new_store(BITS)
         keys = [rng.getrandbits(63) << 1 for _ in range(60)]
         first = [_row(k, rng.choice([1, 2]), rng.randrange(9), rng.getrandbits(16), rng.getrandbits(4)) for k in keys[:30]]
-        assert merge_rows(K, st, BITS, _rows(*first), None)
+        assert len(merge_rows(K, st, BITS, _rows(*first), None)) == 30 * W
         expect = {r[0]: (r[1] & 0xFFFF, r[2], r[3]) for r in first}
         assert _entries(st, BITS) == expect
-        agreeing = [list(r) for r in rng.sample(first, 5)]
-        agreeing[0][1] |= 5 << 16   # (another pairing offset: still the same result)
+        agreeing = [list(r) for r in rng.sample(first, 6)]
+        agreeing[0][1] ^= 5 << 16               # another pairing offset
+        agreeing[1][1] ^= 1 << 8                # another move
+        agreeing[2][3] ^= 1                     # other moves walked first
+        agreeing[3][2] |= 1 << 20               # a larger zone
         new = [_row(k, 2, 1, rng.getrandbits(16)) for k in keys[30:]]
         delta = agreeing + new
         rng.shuffle(delta)
-        changed = [list(r) for r in delta]
-        j = rng.randrange(len(changed))
-        while changed[j][0] not in expect:
-            j = rng.randrange(len(changed))
-        word = (1, 2, 3)[trial % 3]
-        changed[j][word] ^= 1 << (8 if word == 1 else 2)   # the move, the zone or the walked moves
+        stored = [r for r in delta if r[0] in expect and expect[r[0]][1]]
+        bad = [list(r) for r in delta]
+        j = bad.index(rng.choice(stored))
+        zone = expect[bad[j][0]][1]
+        bad[j][2] &= ~(zone & -zone)   # a zone without one of the stored zone's cells
         before = st.copy()
-        assert not merge_rows(K, st, BITS, _rows(*changed), None)
+        assert merge_rows(K, st, BITS, _rows(*bad), None) is None
         assert np.array_equal(st, before), "a refused delta wrote"
-        assert merge_rows(K, st, BITS, _rows(*delta), None)
+        added = merge_rows(K, st, BITS, _rows(*delta), None)
+        assert added is not None and sorted(added[::W].tolist()) == sorted(r[0] for r in new), "not the new rows"
         expect.update({r[0]: (r[1] & 0xFFFF, r[2], r[3]) for r in new})
-        assert _entries(st, BITS) == expect
+        assert _entries(st, BITS) == expect, "a stored entry was changed, or a new one is missing"
+        other = [list(rng.choice(first))]
+        other[0][1] ^= 3   # proven <-> disproven
+        with pytest.raises(MnkError, match="different values"):
+            merge_rows(K, st, BITS, _rows(*other), None)
 
 
 def test_merge_copies_pairings_to_the_stores_pool_and_says_full():
@@ -93,7 +102,7 @@ def test_merge_copies_pairings_to_the_stores_pool_and_says_full():
     st[base + 1:base + 4] = [2, 0x11, 0x22]
     pool = np.array([6, 1, 0xA, 3, 0xB, 0xC, 0xD], dtype=np.uint64)   # pairings at 1 (one pair) and 3 (three)
     rows = _rows(_row(2, 2, 0, pairing=3), _row(4, 2, 0, pairing=1), _row(6, 1, 2))
-    assert merge_rows(K, st, BITS, rows, pool)
+    assert merge_rows(K, st, BITS, rows, pool) is not None
     where = {int(st[i * W]): int(st[i * W + 1]) >> 16 for i in range(1 << BITS) if int(st[i * W]) & 1}
     assert where[7] == 0
     assert st[base + where[3]:base + where[3] + 4].tolist() == [3, 0xB, 0xC, 0xD]
@@ -138,11 +147,17 @@ def test_a_replica_takes_what_it_lacks_and_resets_on_a_disagreement():
     assert set(_entries(r.replica, BITS)) == {3, 5, 7}
     log.add(_rows(_row(8)))
     assert r.sync(log.handed_out(), lambda h: h) and r.synced == 2 and len(_entries(r.replica, BITS)) == 4
-    log.add(_rows(_row(6, 2, 1, zone=0b0110)))   # (the store says another zone than the replica holds)
+    log.add(_rows(_row(6, 2, 4, zone=0b0010)))   # (the store's zone within the replica's: the replica's holds)
+    assert r.sync(log.handed_out(), lambda h: h) and r.synced == 3
+    log.add(_rows(_row(6, 2, 1, zone=0b0110)))   # (the store's zone not within the replica's)
     assert not r.sync(log.handed_out(), lambda h: h)
-    r.prover.pt[:] = 1
+    pt = r.prover.pt.reshape(-1, PL.PT_WORDS)
+    pt[0] = [5, 3 | 4 << 30 | 1 << 60, 0, 9]        # an open node's numbers (evaluated): kept
+    pt[1] = [7, 0 | PL.INF << 30, 0, 9]               # a proven node: forgotten
+    pt[2] = [11, PL.INF | 0 << 30 | 1 << 60, 6, 9]    # a disproven one: forgotten
     r.reset()
-    assert r.epoch == 1 and r.synced == -1 and not r.prover.pt.any() and not r.replica.any()
+    assert r.epoch == 1 and r.synced == -1 and not r.replica.any()
+    assert pt[0].tolist() == [5, 3 | 4 << 30 | 1 << 60, 0, 9] and not pt[1:].any()
 
 
 def test_a_refused_searcher_is_refused_until_it_resets():
@@ -154,7 +169,9 @@ def test_a_refused_searcher_is_refused_until_it_resets():
     log = StoreLog(lambda value: value)
     assert kernels.merge(_rows(_row(2, 2, 1, zone=3)), np.zeros(1, dtype=np.uint64))
     assert not kernels.merge(_rows(_row(4), _row(2, 2, 1, zone=5)), np.zeros(1, dtype=np.uint64))
-    assert set(_entries(store, BITS)) == {3}
+    assert kernels.merge(_rows(_row(8), _row(2, 2, 6, zone=7)), np.zeros(1, dtype=np.uint64))
+    assert kernels.pending[-1][::W].tolist() == [9], "the log must get what the store took (one entry a key)"
+    assert _entries(store, BITS) == {3: (2 | 2 << 8, 3, 0), 9: (1 | 4 << 8, 0, 0)}
     log.refuse("w1", 0)
     assert not log.accepts("w1", 0) and log.accepts("w1", 1) and log.accepts("w2", 0)
     assert log.resets() == {"w1": 0}

@@ -372,27 +372,35 @@ def settled_rows(kernels: ModuleType, st: np.ndarray, bits: int) -> tuple[np.nda
     return rows, st[base:base + max(1, int(st[base]))].copy()
 
 
-def merge_rows(kernels: ModuleType, st: np.ndarray, bits: int, rows: np.ndarray, pool: Optional[np.ndarray]) -> bool:
+def merge_rows(kernels: ModuleType, st: np.ndarray, bits: int, rows: np.ndarray, pool: Optional[np.ndarray],
+               replica: bool = False) -> Optional[np.ndarray]:
     """Merge ``rows`` (:func:`settled_rows`) into the store ``st`` (``2**bits`` slots;
-    no other writer meanwhile): False, and nothing written, when one of them
-    disagrees with the stored entry of its key; the pairings copied from ``pool``
-    (None: not copied, the offsets kept: a store whose pool is never read).
-    :class:`MnkError` when the store is full."""
+    no other writer meanwhile): the rows that went in (the others' keys were stored);
+    None, and nothing written, when one of them disagrees
+    with the stored entry of its key (``merge_entries``: its zone does not nest in the
+    stored one's way, the stored within the row's; ``replica``: the other way, the
+    row being the coordinator's and the stored entry the replica's own); the pairings
+    copied from ``pool`` (None: not copied, the offsets kept: a store whose pool is
+    never read). :class:`MnkError` when the store is full, or when a row's value
+    differs from the stored one's (two searches of one position disagree: a bug)."""
     mask = np.uint64((1 << bits) - 1)
     n = len(rows) // PL.ST_WORDS
     if n == 0:
-        return True
-    rows = np.require(rows, np.uint64, ["C", "W"])   # (an array from Ray's object store is read-only)
+        return rows
+    rows = np.array(rows, dtype=np.uint64)   # (a copy: the merge marks rows; Ray's arrays are read-only)
     pool = None if pool is None else np.require(pool, np.uint64, ["C", "W"])
-    found = int(kernels.merge_entries(st, mask, rows, n, NO_POOL, 0, 1))
+    found = int(kernels.merge_entries(st, mask, rows, n, NO_POOL, 0, 2 if replica else 1))
+    if found < -1 and found % 2 == 1:
+        raise MnkError("two searches settled one position with different values (an internal error)")
     if found < -1:
-        return False
+        return None
     if found > 0 and int(kernels.merge_entries(st, mask, rows, n, NO_POOL if pool is None else pool,
                                                int(pool is not None), 0)) < 0:
         found = -1
     if found == -1:
         raise MnkError(f"a settled store of 2**{bits} entries is full: give a bigger table (--tt-size)")
-    return True
+    table = rows.reshape(-1, PL.ST_WORDS)
+    return table[table[:, 0] != 0].reshape(-1) if found > 0 else rows[:0]
 
 
 class ReplicaSearcher:
@@ -405,11 +413,12 @@ class ReplicaSearcher:
     for the coordinator to merge (:func:`merge_rows`) and merged into the replica.
 
     The coordinator refuses a delta that disagrees with its store (another searcher
-    settled one of its nodes first, otherwise: the zones its ancestors used would not be
-    the stored ones) and every later one of this searcher's until it resets; ``token``
+    settled one of its nodes first, with a zone not within this one's: the ancestors
+    that used this one's might not hold) and every later one of this searcher's until
+    it resets; ``token``
     names the searcher, ``epoch`` counts its resets. A reset clears table and replica
     (so nothing settled afterwards rests on a refused result); it comes when a job asks
-    for it or when the log brings an entry that disagrees with the replica."""
+    for it or when the log brings an entry whose zone is not within the replica's."""
 
     def __init__(self, spec: GameSpec, salt: int, tt_bits: int, store_bits: int, rules: PnRules) -> None:
         self.prover = PnProver(spec, tt_bits, store_bits, rules)
@@ -423,8 +432,12 @@ class ReplicaSearcher:
         self.epoch = 0
 
     def reset(self) -> None:
-        """Forget every result: the table and the replica cleared, the epoch counted."""
-        self.prover.pt[:] = 0
+        """Forget every settled result: the table's settled entries (its numbers of open
+        nodes stay: they only steer the search) and the replica cleared, the epoch counted."""
+        pt = self.prover.pt.reshape(-1, PL.PT_WORDS)
+        nums = pt[:, 1] & ~np.uint64(1 << 60)   # (without the bit "evaluated": kernels/pns/search.py)
+        inf = np.uint64(PL.INF)
+        pt[(nums != 0) & (((nums & inf) == 0) | (((nums >> np.uint64(30)) & inf) == 0))] = 0
         self.replica = np.zeros_like(self.replica)
         self.synced = -1
         self.epoch += 1
@@ -439,7 +452,7 @@ class ReplicaSearcher:
                 continue
             rows, starts = fetch(handle)
             part = rows[int(starts[max(0, self.synced + 1 - first)]) * PL.ST_WORDS:]
-            if not merge_rows(K, self.replica, self.store_bits, part, None):
+            if merge_rows(K, self.replica, self.store_bits, part, None, replica=True) is None:
                 return False
             self.synced = last
         return True

@@ -242,20 +242,27 @@ def import_entries(st, mask, entries, n):
 
 
 PLACE = np.uint64(0xFFFF)   # an entry's info without its pairing's offset (value, kind, move)
+VALUE = np.uint64(3)
 SIXTEEN = np.uint64(16)
 
 
 @entry
 def merge_entries(st, mask, entries, n, pool, relocate, check):
     """Merge ``n`` rows of :func:`export_entries` (another store's) into ``st`` (``mask +
-    1`` slots; written by this thread alone). A row whose key is stored must agree with
-    the stored entry in value, kind, move, zone and walked moves (its pairing's offset
-    aside): else it *conflicts*. With ``check`` nothing is written: returns the rows
-    whose keys are not stored, or ``-2 - j`` when row ``j`` conflicts. Otherwise the
-    rows whose keys are not stored go in (with ``relocate``, each one's pairing copied
-    from ``pool``, its source store's pool, to ``st``'s, and its offset changed; without,
-    the offsets kept: a store whose pool nobody reads) and the rest are left as they
-    are: returns how many went in, -1 when the store or its pool is full."""
+    1`` slots; written by this thread alone). A row whose key is stored *agrees* with
+    the stored entry when their values agree and their zones nest: with ``check`` 1
+    the stored zone within the row's (the row's ancestors, which used its zone, hold
+    with the stored one: a certificate checker's zone of a position is computed from
+    its records, and a smaller one answers every move a larger one did), with ``check``
+    2 the row's within the stored one; move, kind, walked moves and pairing may differ
+    (no ancestor reads them). With ``check`` nothing is written: returns the rows whose
+    keys are not stored, ``-2 - 2j`` when row ``j``'s zone does not nest, ``-3 - 2j``
+    when its value differs. With ``check`` 0 the rows whose keys are not stored go in
+    (with ``relocate``, each one's pairing copied from ``pool``, its source store's
+    pool, to ``st``'s and its offset changed; without, the offsets kept: a store whose
+    pool nobody reads) and stored entries are kept, their rows' word 0 zeroed (the rows
+    left are those that went in): returns how many went in, -1 when the store or its
+    pool is full."""
     m = np.uint64(mask)
     base = pool_base(m)
     count = 0
@@ -268,10 +275,12 @@ def merge_entries(st, mask, entries, n, pool, relocate, check):
             s = np.int64(i) * ST_WORDS
             w = st[s]
             if w == tag:
-                if ((st[s + 1] ^ entries[row + 1]) & PLACE) != ZERO or st[s + 2] != entries[row + 2] \
-                        or st[s + 3] != entries[row + 3]:
-                    if check:
-                        return -2 - j
+                if check != 0:
+                    if ((st[s + 1] ^ entries[row + 1]) & VALUE) != ZERO:
+                        return -3 - 2 * j
+                    inner, outer = (st[s + 2], entries[row + 2]) if check == 1 else (entries[row + 2], st[s + 2])
+                    if inner & ~outer != ZERO:
+                        return -2 - 2 * j
                 slot = -2
                 break
             if w == ZERO:
@@ -281,9 +290,11 @@ def merge_entries(st, mask, entries, n, pool, relocate, check):
         if slot == -1:
             return -1
         if slot == -2:
+            if check == 0:
+                entries[row] = ZERO
             continue
         count += 1
-        if check:
+        if check != 0:
             continue
         info = entries[row + 1]
         at = np.int64(info >> SIXTEEN)

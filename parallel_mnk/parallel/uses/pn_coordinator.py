@@ -58,16 +58,18 @@ class CoordinatorKernels:
         p = self.prover
         rows, pool = settled_rows(p.kernels, p.st, SCRATCH_BITS)
         if len(rows):
-            merge_rows(p.kernels, self.store, self.store_bits, rows, pool)   # (read first, so never a disagreement)
-            self.pending.append(rows)
+            added = merge_rows(p.kernels, self.store, self.store_bits, rows, pool)   # (read first: never refused)
+            assert added is not None
+            self.pending.append(added)
             p.st[:] = 0
 
     def merge(self, rows: np.ndarray, pool: np.ndarray) -> bool:
         """Merge a job's delta into the store (replicated): False, nothing merged,
         when it disagrees with the store."""
-        if not merge_rows(self.prover.kernels, self.store, self.store_bits, rows, pool):
+        added = merge_rows(self.prover.kernels, self.store, self.store_bits, rows, pool)
+        if added is None:
             return False
-        self.pending.append(rows)
+        self.pending.append(added)   # (the log gets what the store took: one entry a key)
         return True
 
     @property
