@@ -4,7 +4,9 @@ Each parser's test calls :func:`fuzz` with a strategy and a property:
 
 * the budget: ``DEFAULT_EXAMPLES`` inputs in the default run (the same ones every
   run: Hypothesis derandomized), new ones under ``-m slow`` up to ``SLOW_EXAMPLES``
-  or ``SLOW_SECONDS``, whichever comes first (the ``BUDGETS`` parameters; those are
+  or ``SLOW_SECONDS``, whichever comes first (the clock is read before every input
+  after the first chunk of ``SLOW_CHUNK``: a chunk no longer runs on past it; the
+  ``BUDGETS`` parameters; those are
   marked ``fuzz`` too, so that ``-m fuzz`` runs them alone): the fuzz stage of CI ends
   by its own clock, never cut by a timeout; Hypothesis' own deadline is
   off, a watchdog instead fails any one input that runs past ``HANG_SECONDS``
@@ -145,7 +147,12 @@ def fuzz(parser: str, strategy: st.SearchStrategy, prop: Callable[[Any], bool], 
         with watchdog():
             prop(value)
 
+    slow = examples > DEFAULT_EXAMPLES
+
     def one(value: Any) -> None:
+        if slow and not failures and tried[0] >= SLOW_CHUNK and time.perf_counter() - started >= SLOW_SECONDS:
+            return   # the clock ran out inside a chunk: its other draws are not run (nor counted; a failure's
+                     # shrinking runs on, so that Hypothesis can replay and shrink it)
         tried[0] += 1
         try:
             with watchdog():
@@ -161,7 +168,6 @@ def fuzz(parser: str, strategy: st.SearchStrategy, prop: Callable[[Any], bool], 
         settings(max_examples=count + count // 10, deadline=None, derandomize=derandomize, database=None,
                  suppress_health_check=SUPPRESSED)(given(strategy)(one))()
 
-    slow = examples > DEFAULT_EXAMPLES
     try:
         if not slow:   # the same inputs every run (a test run that fails at random helps nobody: new inputs
             run(examples, derandomize=True)   # are the slow budget's work, and come back here through the corpus)
