@@ -218,15 +218,9 @@ def test_refused_jobs_run_again_on_a_reset_searcher(tmp_path, use_settings, monk
 
 
 def test_replicated_proof_certificates_verify(tmp_path, use_settings):
-    """An empty (5,5,4) and (6,5,4) after two moves, replicated on 3 workers with small jobs:
-    the certificates written from the merged store verify, with the value alpha-beta gives."""
-    use_settings(PN_JOB_NODES=1 << 6, PN_REPLICAS=True)
-    jobs = 0
-    for i, pos in enumerate((Position(GameSpec(5, 5, 4)), Position.from_moves(GameSpec(6, 5, 4), "c3 d3"))):
-        folder = tmp_path / str(i)
-        r = solve(pos, weak=True, options=Options(workers=3, prover="pn", certificate=folder))
-        assert r.value == solve(pos, weak=True, options=Options(workers=1, prover="search")).value
-        files = sorted(folder.glob("*.jsonl.xz"))
-        assert files and all(check_file(f).claim in ("wins", "cannot-win") for f in files)
-        jobs += r.parallel["jobs"]
-    assert jobs > 20
+    """The empty (5,5,4) replicated on 3 workers with small jobs (many, some refused): the
+    certificate written from the merged store verifies (a win's: the test above)."""
+    use_settings(PN_JOB_NODES=1 << 7, PN_REPLICAS=True)
+    r = solve(Position(GameSpec(5, 5, 4)), weak=True, options=Options(workers=3, prover="pn", certificate=tmp_path))
+    assert r.value == Value.DRAW and r.parallel["jobs"] > 20
+    assert [check_file(f).claim for f in sorted(tmp_path.glob("*.jsonl.xz"))] == ["cannot-win"]
