@@ -119,29 +119,36 @@ def ray_task_processes() -> list[psutil.Process]:
     return out
 
 
-def test_killed_ray_worker_task_is_rerun(ray_session):
-    pos = Position.from_moves(C4, KILL_MOVES)
+def solve_while_a_ray_worker_is_killed(solve_it, busy_percent: float, first_s: float, join_s: float):
+    """Run ``solve_it()`` in a thread, SIGKILL a Ray task process once one is busy (CPU
+    over ``busy_percent``, within ``first_s`` seconds), and return the solve's result
+    (it must end within ``join_s`` seconds, without an error)."""
     box = {}
 
     def run():
         try:
-            box["result"] = ray_solve(pos, tt_bits=20, pv=False)
+            box["result"] = solve_it()
         except BaseException as e:  # reported below
             box["error"] = e
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + first_s
     victims = []
     while time.monotonic() < deadline and thread.is_alive() and not victims:
         time.sleep(0.3)
-        victims = [p for p in ray_task_processes() if p.cpu_percent(0.05) > 20]  # one busy with a task
+        victims = [p for p in ray_task_processes() if p.cpu_percent(0.05) > busy_percent]  # one busy with a task
     assert victims and thread.is_alive(), "the solve ended before a worker could be killed"
     os.kill(victims[0].pid, signal.SIGKILL)
-    thread.join(180)
+    thread.join(join_s)
     assert not thread.is_alive(), "the solve hangs after a Ray worker was killed"
     assert "error" not in box, repr(box.get("error"))
-    r = box["result"]
+    return box["result"]
+
+
+def test_killed_ray_worker_task_is_rerun(ray_session):
+    pos = Position.from_moves(C4, KILL_MOVES)
+    r = solve_while_a_ray_worker_is_killed(lambda: ray_solve(pos, tt_bits=20, pv=False), 20, 60, 180)
     assert (r.value, r.score) == ("win", KILL_SCORE)
     check_accounting(r, 2)
     assert sum(get_coordinator("ray", 2, 20).restarts) >= 1, "no task was reported lost"
@@ -317,26 +324,7 @@ def test_a_pn_job_whose_ray_worker_is_killed_runs_again(ray_session):
     is reported lost and runs again (a new process takes the whole log), and the proof
     ends with the value alpha-beta gives (the empty (4,8,4): a draw)."""
     pos = Position(GameSpec(4, 8, 4))
-    box = {}
-
-    def run():
-        try:
-            box["result"] = solve(pos, weak=True, options=Options(workers=2, prover="pn", backend="ray",
-                                                                  progress=False))
-        except BaseException as e:  # reported below
-            box["error"] = e
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 120
-    victims = []
-    while time.monotonic() < deadline and thread.is_alive() and not victims:
-        time.sleep(0.5)
-        victims = [p for p in ray_task_processes() if p.cpu_percent(0.1) > 50]
-    assert victims and thread.is_alive(), "the proof ended before a worker could be killed"
-    os.kill(victims[0].pid, signal.SIGKILL)
-    thread.join(540)
-    assert not thread.is_alive(), "the proof hangs after a Ray worker was killed"
-    assert "error" not in box, repr(box.get("error"))
-    r = box["result"]
+    r = solve_while_a_ray_worker_is_killed(
+        lambda: solve(pos, weak=True, options=Options(workers=2, prover="pn", backend="ray", progress=False)),
+        50, 120, 540)
     assert r.value == "draw" and r.proof == "pn" and r.parallel["lost"] >= 1, r.parallel

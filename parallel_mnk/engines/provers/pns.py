@@ -345,17 +345,23 @@ class PnJobSearcher:
         """Search the node ``(x, o)`` (``ply`` stones; the attacker to move or not) for
         about ``budget`` nodes (every node then returns its numbers) or until settled,
         stopped by ``ctl``'s stop word."""
-        p = self.prover
-        ctx, wk, K = p.ctx, p.wk, p.kernels
-        p.reset_counters()
-        own, opp = (x, o) if ply % 2 == 0 else (o, x)
-        K.set_root_hashes(ctx, np.uint64(x), np.uint64(o), ply)
-        wk[PL.W_SOFT_LIMIT] = budget
-        found = int(K.pns_search(ctx, p.pt, p.st, p.ss, wk, ctl, np.uint64(own), np.uint64(opp), ply,
-                                 int(attacker_moves), PL.INF, PL.INF))
-        stopped = found < 0 and int(wk[PL.W_STOP]) in (PL.STOP_ABORT, PL.STOP_LIMIT)
-        return JobOutcome(found, int(wk[PL.W_ROOT_PN]), int(wk[PL.W_ROOT_DN]), int(wk[PL.W_NODES]), stopped,
-                          {**p.stats(), "full": int(wk[PL.W_STORE_FULL])})
+        return run_job(self.prover, x, o, ply, attacker_moves, budget, ctl)
+
+
+def run_job(p: PnProver, x: int, o: int, ply: int, attacker_moves: bool, budget: int, ctl: np.ndarray) -> JobOutcome:
+    """One bounded job of ``p`` on its table and stores as they are set: the node ``(x,
+    o)`` (``ply`` stones) searched for about ``budget`` nodes or until settled, stopped
+    by ``ctl``'s stop word."""
+    ctx, wk, K = p.ctx, p.wk, p.kernels
+    p.reset_counters()
+    own, opp = (x, o) if ply % 2 == 0 else (o, x)
+    K.set_root_hashes(ctx, np.uint64(x), np.uint64(o), ply)
+    wk[PL.W_SOFT_LIMIT] = budget
+    found = int(K.pns_search(ctx, p.pt, p.st, p.ss, wk, ctl, np.uint64(own), np.uint64(opp), ply,
+                             int(attacker_moves), PL.INF, PL.INF))
+    stopped = found < 0 and int(wk[PL.W_STOP]) in (PL.STOP_ABORT, PL.STOP_LIMIT)
+    return JobOutcome(found, int(wk[PL.W_ROOT_PN]), int(wk[PL.W_ROOT_DN]), int(wk[PL.W_NODES]), stopped,
+                      {**p.stats(), "full": int(wk[PL.W_STORE_FULL])})
 
 
 NO_POOL = np.zeros(1, dtype=np.uint64)   # the pool argument of a merge that copies no pairing
@@ -470,22 +476,12 @@ class ReplicaSearcher:
             if not self.sync(log, fetch):
                 raise MnkError("the store's log disagrees with itself (an internal error)")
         p = self.prover
-        ctx, wk, K = p.ctx, p.wk, p.kernels
         bits = current().PN_JOB_STORE_BITS
-        p.st = new_store(bits)
-        p.ss = self.replica
-        wk[PL.W_ST_MASK] = (1 << bits) - 1
-        wk[PL.W_SS_MASK] = (1 << self.store_bits) - 1
-        p.reset_counters()
-        own, opp = (x, o) if ply % 2 == 0 else (o, x)
-        K.set_root_hashes(ctx, np.uint64(x), np.uint64(o), ply)
-        wk[PL.W_SOFT_LIMIT] = budget
-        found = int(K.pns_search(ctx, p.pt, p.st, p.ss, wk, ctl, np.uint64(own), np.uint64(opp), ply,
-                                 int(attacker_moves), PL.INF, PL.INF))
-        stopped = found < 0 and int(wk[PL.W_STOP]) in (PL.STOP_ABORT, PL.STOP_LIMIT)
-        rows, pool = settled_rows(K, p.st, bits)
-        merge_rows(K, self.replica, self.store_bits, rows, None)   # (its own entries: never a disagreement)
+        p.st, p.ss = new_store(bits), self.replica
+        p.wk[PL.W_ST_MASK] = (1 << bits) - 1
+        p.wk[PL.W_SS_MASK] = (1 << self.store_bits) - 1
+        outcome = run_job(p, x, o, ply, attacker_moves, budget, ctl)
+        rows, pool = settled_rows(p.kernels, p.st, bits)
+        merge_rows(p.kernels, self.replica, self.store_bits, rows, None)   # (its own entries: none stored there)
         p.st = np.zeros(0, dtype=np.uint64)
-        outcome = JobOutcome(found, int(wk[PL.W_ROOT_PN]), int(wk[PL.W_ROOT_DN]), int(wk[PL.W_NODES]), stopped,
-                             {**p.stats(), "full": int(wk[PL.W_STORE_FULL])})
         return outcome, rows, pool
