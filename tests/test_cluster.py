@@ -299,22 +299,22 @@ def test_pn_proofs_on_ray_give_naive_values_and_certificates_that_verify(ray_ses
     assert [check_file(f).claim for f in sorted(tmp_path.glob("*.jsonl.xz"))] == ["cannot-win"]
 
 
-def test_a_pn_journal_written_on_ray_is_resumed_by_the_pool(ray_session, tmp_path):
-    """A pn proof on Ray stopped by a node limit (unknown, its journal committed), then
-    the same command on the process pool: it goes on from the journal's store (entries
-    merged on Ray) to the value alpha-beta gives, and its certificate verifies."""
+@pytest.mark.parametrize("first, then", [("ray", "process"), ("process", "ray")])
+def test_a_pn_journal_goes_on_between_ray_and_the_pool(ray_session, tmp_path, first, then):
+    """A pn proof stopped by a node limit (unknown, its journal committed) on one backend,
+    then the same command on the other: it goes on from the journal's store (on Ray, the
+    replicas start from it) to the value alpha-beta gives, and its certificate verifies."""
     from parallel_mnk.proofcheck import check_file
     pos = Position(GameSpec(5, 5, 4))
     journal, folder = tmp_path / "pn.db", tmp_path / "cert"
-    first = solve(pos, Limit(nodes=1500), weak=True, options=Options(workers=2, prover="pn", backend="ray",
-                                                                    progress=False, checkpoint=journal))
-    assert first.value == "unknown"
-    second = solve(pos, weak=True, options=Options(workers=2, prover="pn", progress=False, checkpoint=journal,
-                                                   certificate=folder))
-    assert second.value == solve(pos, weak=True, options=Options(workers=1, prover="search")).value
-    assert second.parallel["resumed"] > 0
-    files = sorted(folder.glob("*.jsonl.xz"))
-    assert files and all(check_file(f).claim in ("wins", "cannot-win") for f in files)
+    stopped = solve(pos, Limit(nodes=1500), weak=True, options=Options(workers=2, prover="pn", backend=first,
+                                                                      progress=False, checkpoint=journal))
+    assert stopped.value == "unknown"
+    done = solve(pos, weak=True, options=Options(workers=2, prover="pn", backend=then, progress=False,
+                                                 checkpoint=journal, certificate=folder))
+    assert done.value == "draw" and done.parallel["resumed"] > 0
+    assert done.parallel["replicas"] is (then == "ray")
+    assert [check_file(f).claim for f in sorted(folder.glob("*.jsonl.xz"))] == ["cannot-win"]
 
 
 @pytest.mark.slow
