@@ -224,3 +224,11 @@ def test_replicated_proof_certificates_verify(tmp_path, use_settings):
     r = solve(Position(GameSpec(5, 5, 4)), weak=True, options=Options(workers=3, prover="pn", certificate=tmp_path))
     assert r.value == Value.DRAW and r.parallel["jobs"] > 20
     assert [check_file(f).claim for f in sorted(tmp_path.glob("*.jsonl.xz"))] == ["cannot-win"]
+
+
+def test_a_full_job_store_is_one_error_naming_its_setting(use_settings):
+    """A job that settles more nodes than its own store holds (2^12 entries here): the
+    proof stops with an error naming the setting to raise (its delta would be cut short)."""
+    use_settings(PN_REPLICAS=True, PN_JOB_STORE_BITS=12)
+    with pytest.raises(MnkError, match="PN_JOB_STORE_BITS"):
+        solve(Position(GameSpec(4, 7, 4)), weak=True, options=Options(workers=2, prover="pn"))
