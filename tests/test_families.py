@@ -187,3 +187,16 @@ def test_no_kernel_passes_a_literal_to_another(package):
         if not info.name.endswith("board_constant"):   # (a per-board build's; the same calls as board.py)
             found += _literal_calls(importlib.import_module(info.name))
     assert not found, "\n".join(found)
+
+
+def test_a_helper_that_only_kernels_call_refuses_python():
+    """An inlined or called kernel has no Python wrapper (core/jit.py): a call from Python
+    is a TypeError, never a jump to missing code; a test gets a callable copy."""
+    from numba.core import config
+    from parallel_mnk.kernels.core.jit import callable_from_python
+    from parallel_mnk.kernels.pns.settled_store import _home
+    if getattr(config, "DISABLE_JIT", False):
+        pytest.skip("kernels are plain Python functions under NUMBA_DISABLE_JIT")
+    with pytest.raises(TypeError, match="only kernels call"):
+        _home(np.uint64(6), np.uint64(7))
+    assert callable_from_python(_home)(np.uint64(6), np.uint64(7)) == 3
