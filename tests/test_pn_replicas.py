@@ -17,7 +17,6 @@ from checks import random_positions
 from naive import naive_score
 
 from parallel_mnk import GameSpec, Options, solve
-from parallel_mnk.api.settings import Settings
 from parallel_mnk.engines.provers.pns import PnRules, ReplicaSearcher, merge_rows, new_store
 from parallel_mnk.game.position import Position
 from parallel_mnk.game.rules import MnkError, Value
@@ -28,7 +27,6 @@ from parallel_mnk.parallel.uses.pn_coordinator import CoordinatorKernels
 from parallel_mnk.proofcheck import check_file
 from parallel_mnk.runtime import families
 
-REPLICAS = Settings(PN_REPLICAS=True)
 BITS = 8   # a store of 256 entries
 W = PL.ST_WORDS
 
