@@ -6,6 +6,7 @@ form, records as they are found), on the array board:
 
 * game over, or the claimant completing a line at once: nothing to write;
 * the claimant to move: an ``m`` record of a move that keeps the claim, the first of
+  0. the move the proof-number prover past 64 cells proved there (``hint``), if any;
   1. the next move of a win by continuous fours (``wins``, free placement) found
      earlier or now (the defender's other replies lose at once: the checker's rule
      2, so a VCF costs one record a four);
@@ -20,7 +21,7 @@ A position reached against the claim means the value was wrong: RuntimeError.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -40,7 +41,7 @@ class BigWalk:
     of canonical forms walked and the VCF moves planned ahead."""
 
     def __init__(self, spec: GameSpec, attacker: str, claim: str, tt_bits: int, records: RecordFile,
-                 cert: Certificate) -> None:
+                 cert: Certificate, hint: Optional[Callable[[int, int], Optional[int]]] = None) -> None:
         self.spec, self.attacker, self.claim = spec, attacker, claim
         self.claimant = attacker if claim == "wins" else ("o" if attacker == "x" else "x")
         self.search = BigSearch(spec, table_bits(tt_bits))
@@ -48,6 +49,7 @@ class BigWalk:
         self.proved: set[str] = set()
         self.plan: dict[tuple[int, int], int] = {}
         self.records, self.cert = records, cert
+        self.hint = hint   # a move a proof already found (the pn prover's), checked like any other
 
     def canonical(self, x: int, o: int) -> tuple[str, list[int]]:
         """The canonical board text of ``x``/``o`` and the symmetry that gives it (a
@@ -101,7 +103,32 @@ class BigWalk:
             self.cert.records += 1
             self.cert.moves += 1
             return [self.play(x, o, ply, cell)]
-        return [self.play(x, o, ply, c) for c in self.search.legal_cells(x, o)]
+        return self.refuter_children(x, o, ply)
+
+    def refuter_children(self, x: int, o: int, ply: int) -> list[tuple[int, int, int]]:
+        """The refuter's moves from ``x``/``o`` that the checker's rules 1 and 2 do not
+        settle at once (:meth:`settled`, on one state: each stone put and taken back);
+        the others counted as leaves. RuntimeError when one completes the refuter's line
+        (or fills the board against a win)."""
+        search, geo, board = self.search, self.search.geo, self.search.board
+        st = search.state(x, o)
+        refuter = 1 if ply % 2 == 0 else 2
+        claimant = 3 - refuter
+        pair = np.zeros(2, dtype=np.int64)
+        out = []
+        for c in search.legal_cells(x, o):
+            won = board.set_stone(geo, st, c, refuter)
+            if won or ply + 1 == self.spec.cells:
+                if won or self.claim == "wins":
+                    raise RuntimeError(f"the walk reached a finished game where {self.attacker} {self.claim} "
+                                       "fails: the solved value was wrong")
+                self.cert.leaves += 1
+            elif board.winning_cells(geo, st, claimant, pair) > 0:
+                self.cert.leaves += 1
+            else:
+                out.append(self.play(x, o, ply, c))
+            board.clear_stone(geo, st, c)
+        return out
 
     def play(self, x: int, o: int, ply: int, cell: int) -> tuple[int, int, int]:
         """The position after the side to move takes ``cell``."""
@@ -112,6 +139,9 @@ class BigWalk:
         planned = self.plan.pop((x, o), None)
         if planned is not None:
             return planned
+        hinted = None if self.hint is None else self.hint(x, o)
+        if hinted is not None:
+            return hinted
         search = self.search
         if self.claim == "wins" and not self.spec.gravity:
             line = search.fours_line(x, o)
@@ -154,12 +184,15 @@ class BigWalk:
 
 
 def extract_big(position: Position, attacker: str, claim: str, directory: Path, tt_bits: int = 22,
-                progress: Optional[bool] = False) -> Certificate:
+                progress: Optional[bool] = False, hint: Optional[Callable[[int, int], Optional[int]]] = None
+                ) -> Certificate:
     """:func:`.certificate.extract` for a board past 64 cells: the certificate of
     ``attacker``'s ``claim`` from ``position`` written as ``<attacker>-<claim>.jsonl.xz``
-    in ``directory``; RuntimeError (and no file) when the claim does not hold."""
+    in ``directory``; RuntimeError (and no file) when the claim does not hold.
+    ``hint(x, o)``: the claimant's move a proof found at a position (None: none),
+    taken before any search (the checker judges it as any other record)."""
     def walk_all(records: RecordFile, cert: Certificate, status: Optional[StatusLine]) -> tuple[int, int]:
-        walk = BigWalk(position.spec, attacker, claim, tt_bits, records, cert)
+        walk = BigWalk(position.spec, attacker, claim, tt_bits, records, cert, hint)
         walk.run(position.x, position.o, position.ply, status)
         return len(walk.proved), walk.search.nodes
 
