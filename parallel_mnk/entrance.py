@@ -43,6 +43,7 @@ from .game.rules import GameSpec, MnkError, OptionError, UnsupportedError, Value
 from .parallel.scheduling import registry
 from .parallel.scheduling.driver import solve_parallel
 from .parallel.uses.big import solve_big_parallel
+from .parallel.uses.big_pn import solve_big_pn
 from .parallel.uses.book_build import BuildReport, build
 from .parallel.uses.certify import certify
 from .parallel.uses.pn_jobs import solve_pn
@@ -145,11 +146,11 @@ def _answerers(spec: GameSpec, opts: SolveOptions, kernels: "KernelLoad") -> lis
         search = solve_parallel if opts.parallel else solve_serial
 
     def searched(position: Position, opts: SolveOptions) -> Optional[SolveResult]:
-        by_pn = opts.pn_first(position) and spec.exact_solvable
+        by_pn = opts.pn_first(position)
         kernels.load()
         folder = None if opts.certificate is None else Path(opts.certificate)
         if by_pn:   # (the proof-number prover writes its certificates)
-            return solve_pn(position, opts, folder)
+            return solve_pn(position, opts, folder) if spec.exact_solvable else solve_big_pn(position, opts, folder)
         result = search(position, opts)
         if result is not None and folder is not None:
             certify(position, result, opts, folder)
@@ -410,8 +411,11 @@ def prepare(what: str, spec: GameSpec, limit: Optional[Limit] = None, weak: bool
     if opts.prover in ("dfpn", "pn") and spec.gravity:
         raise UnsupportedError(f"the {opts.prover} prover is for free placement; gravity boards are solved by "
                                "alpha-beta (prover search)")
-    if opts.prover == "pn":
+    if opts.prover == "pn" and spec.exact_solvable:
         check_game(spec)
+    if opts.prover == "pn" and not spec.exact_solvable and what == "analyze":
+        raise UnsupportedError("analyze past 64 cells is the big-board search's; the pn prover past 64 cells "
+                               "solves one position (solve --prover pn)")
     if what != "analyze":
         if not spec.exact_solvable:
             _check_big(opts)
@@ -431,11 +435,16 @@ def _book_choice(options: Options) -> Optional[str]:
 
 def _check_big(opts: SolveOptions) -> None:
     """Raise :class:`UnsupportedError` for what a solve past 64 cells cannot be asked."""
+    if opts.prover == "pn":   # (proof-number search over threats: one process, a journal of its own)
+        if opts.backend != "process":
+            raise UnsupportedError("past 64 cells the pn prover runs in one process (no --backend)")
+        return
     if opts.checkpoint is not None or opts.backend != "process":
-        raise UnsupportedError("boards over 64 cells are solved on the process pool, without a checkpoint")
-    if opts.prover in ("dfpn", "pn"):
-        raise UnsupportedError(f"the {opts.prover} prover takes boards of at most 64 cells; past them threat-space "
-                               "search and alpha-beta prove values")
+        raise UnsupportedError("boards over 64 cells are solved on the process pool, without a checkpoint "
+                               "(the pn prover keeps a journal: --prover pn)")
+    if opts.prover == "dfpn":
+        raise UnsupportedError("the dfpn prover takes boards of at most 64 cells; past them threat-space "
+                               "search and alpha-beta prove values (or --prover pn)")
 
 
 def _check_journal_path(path: Path) -> None:

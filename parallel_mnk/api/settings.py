@@ -121,6 +121,9 @@ class Settings:
     CERTIFICATE_FRONTIER: int = setting(16, 1, 1 << 20)       # the certificate walk's first levels go breadth first down to this many positions
     PLAN_MAX: int = setting(1 << 16, 1, COUNT)                # VCF moves a certificate walk remembers ahead (more: found again if needed)
     BIG_VCT_NODES: int = setting(1 << 18, 1, COUNT)           # certificates past 64 cells: threat-space search nodes at a claimant's position
+    BIG_PN_THREES: int = setting(1, 0, 1 << 10)               # the pn prover past 64 cells: three-moves its threat-space search tries at an attacker's node
+    BIG_PN_VCT_NODES: int = setting(1 << 12, 1, COUNT)        # its nodes a search (at an attacker's node; the fours after a pass at a defender's)
+    BIG_PN_SLICE_JOBS: int = setting(16, 1, COUNT)            # its jobs on one question before the other's turn (doubling each round)
 
     # -------------------------------------------------------------- the depth-limited engine (best, play)
     DEFAULT_DEPTH: int = setting(4, 1, 64)                    # plies searched when neither a depth nor a time is given (engines.limited.MAX_DEPTH)

@@ -1,0 +1,227 @@
+"""What the proof-number prover past 64 cells (:mod:`parallel_mnk.parallel.uses.big_pn`)
+knows of one node before searching below it: a :class:`Judge` looks at a position
+of a free-placement board on the array board (:mod:`parallel_mnk.kernels.grid`) and
+says whether the attacker's win is settled there at once, or which moves need a
+proof and how hard it looks (after Allis' threat-space search under proof-number
+search; docs/big-boards.md section 5).
+
+The attacker to move (an OR node: one move that wins is enough):
+
+1. it completes a line: **proven** (that move);
+2. the defender has two completion cells: **disproven** (one stone blocks one);
+   one: the block is the only move (any other loses at once);
+3. a win by fours and at most ``threes`` three-moves, found by threat-space search
+   within ``vct_nodes`` nodes (:func:`parallel_mnk.kernels.grid.tss.vct`: every
+   defence accounted for): **proven** (its first move);
+4. otherwise every legal move, in the order of what a stone builds and blocks.
+
+The defender to move (an AND node: every move must lose):
+
+1. the defender completes a line: **disproven**;
+2. the attacker has two completion cells: **proven**; one: the block is the only
+   move (any other loses at once);
+3. the **zone**: if the attacker, given the move (the defender passing), wins by
+   continuous fours along a line ``T`` (its stones, the forced replies and the
+   completion cells), only the defender's moves in the zone of ``T`` need a proof
+   (:meth:`Judge._zone`): the cells of the ``k``-cell lines that ``T``'s fours and
+   five are made on, and of the lines with no attacker stone on which the
+   defender's stones and ``T``'s replies reach ``k - 2`` (a defender stone there
+   may give it a four on the way). Any other defender stone leaves ``T`` a win:
+   each four is still made, each reply still forced, and the defender never has a
+   completion cell first;
+4. otherwise every legal move.
+
+First numbers (proof, disproof): an open OR node ``(1, moves)``, an open AND node
+``(moves, 1)``: a defence with a small zone is the cheapest to prove.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from ...game.rules import GameSpec
+from ...kernels.grid import layout as GL
+from ..exact.big import BigSearch
+
+OPEN, PROVEN, DISPROVEN = 0, 1, 2
+
+
+INF = (1 << 30) - 1
+
+
+@dataclass
+class Judgement:
+    """What :class:`Judge` found of a position: ``state`` (OPEN, PROVEN,
+    DISPROVEN); whether the attacker is to move (``or_node``); a proven OR node's
+    winning ``move`` (-1 otherwise); an open node's ``cells`` (a cell set) that
+    need proof, ``count`` of them, and whether a zone cut them (``zone``)."""
+
+    state: int
+    or_node: bool
+    move: int = -1
+    cells: int = 0
+    count: int = 0
+    zone: bool = False
+
+    @property
+    def numbers(self) -> tuple[int, int]:
+        """Its first proof and disproof numbers (module docstring)."""
+        if self.state == PROVEN:
+            return 0, INF
+        if self.state == DISPROVEN:
+            return INF, 0
+        return (1, self.count) if self.or_node else (self.count, 1)
+
+
+class Judge:
+    """Judges positions of ``spec`` (free placement, any size the array board takes)
+    for the question "does ``attacker`` (1: x, 2: o) win?"; ``threes`` and
+    ``vct_nodes`` bound the threat-space search at the attacker's nodes (0 threes:
+    continuous fours only). Counts the kernels' :attr:`nodes`."""
+
+    def __init__(self, spec: GameSpec, attacker: int, threes: int, vct_nodes: int, fours: int,
+                 search: Optional[BigSearch] = None) -> None:
+        if spec.gravity:
+            raise ValueError("the threat prover takes free placement only")
+        self.spec, self.attacker, self.defender = spec, attacker, 3 - attacker
+        self.threes, self.vct_nodes, self.fours = threes, vct_nodes, fours
+        self.search = search if search is not None else BigSearch(spec, 10)
+        geo = self.search.geo
+        k, nlines = spec.k, int(geo[GL.G_NLINES])
+        off = int(geo[GL.G_OFF_LINES])
+        self.lines = geo[off:off + nlines * k].reshape(nlines, k).copy()
+        through: list[list[int]] = [[] for _ in range(spec.cells)]   # the lines through each cell
+        for i, row in enumerate(self.lines):
+            for c in row:
+                through[int(c)].append(i)
+        self.through = [np.array(t, dtype=np.int64) for t in through]
+        self.pair = np.zeros(2, dtype=np.int64)
+        self.judged = 0
+
+    @property
+    def nodes(self) -> int:
+        """The kernels' nodes so far (threat searches) and the positions judged."""
+        return self.search.nodes + self.judged
+
+    def judge(self, x: int, o: int) -> Judgement:
+        """The judgement of ``x``/``o`` (module docstring), the side to move by the counts."""
+        self.judged += 1
+        search, geo, board = self.search, self.search.geo, self.search.board
+        st = search.state(x, o)
+        mover = int(st[GL.S_TURN])
+        other = 3 - mover
+        or_node = mover == self.attacker
+        pair = self.pair
+        if board.winning_cells(geo, st, mover, pair) > 0:   # (a finished game never reaches here: the parent's rule 1)
+            return Judgement(PROVEN, True, int(pair[0])) if or_node else Judgement(DISPROVEN, False)
+        theirs = board.winning_cells(geo, st, other, pair)
+        if theirs >= 2:
+            return Judgement(DISPROVEN if or_node else PROVEN, or_node)
+        if theirs == 1:
+            return Judgement(OPEN, or_node, cells=1 << int(pair[0]), count=1)
+        empty = ~(x | o) & ((1 << self.spec.cells) - 1)
+        if empty == 0:   # a full board, no line: the attacker did not win
+            return Judgement(DISPROVEN, or_node)
+        if or_node:
+            first = self._threat_win(x, o)
+            if first is not None:
+                return Judgement(PROVEN, True, first)
+            return Judgement(OPEN, True, cells=empty, count=bin(empty).count("1"))
+        line = self._fours_after_pass(x, o)
+        if line is not None:
+            zone = self._zone(st, line) & empty
+            return Judgement(OPEN, False, cells=zone, count=bin(zone).count("1"), zone=True)
+        return Judgement(OPEN, False, cells=empty, count=bin(empty).count("1"))
+
+    def ordered(self, x: int, o: int, cells: int) -> list[int]:
+        """The cells of the set ``cells``, best first for the side to move of
+        ``x``/``o`` by what its stone builds and blocks (ties: nearest the centre,
+        then the lower index)."""
+        search, spec = self.search, self.spec
+        st = search.state(x, o)
+        mover = int(st[GL.S_TURN])
+        cols, rows = spec.cols, spec.rows
+        out = []
+        while cells:
+            low = cells & -cells
+            c = low.bit_length() - 1
+            cells ^= low
+            score = int(search.board.move_score(search.geo, st, c, mover))
+            off = abs(c % cols - (cols - 1) / 2) + abs(c // cols - (rows - 1) / 2)
+            out.append((-score, off, c))
+        out.sort()
+        return [c for _, _, c in out]
+
+    def _threat_win(self, x: int, o: int) -> Optional[int]:
+        """The first move of the attacker's win by fours and threes within the budget."""
+        search = self.search
+        for threes in range(self.threes + 1):
+            st = search.state(x, o)
+            st[GL.S_NODE_LIMIT] = self.vct_nodes
+            plies = search.board.vct(search.geo, st, search.ctl, np.int64(self.attacker), np.int64(threes),
+                                     np.int64(self.fours), search.threat_scratch, search.fail, np.int64(0))
+            search.nodes += int(st[GL.S_NODES])
+            if plies > 0 and not st[GL.S_ABORTED]:
+                return int(st[GL.S_BEST])
+            if st[GL.S_ABORTED]:
+                return None
+        return None
+
+    def _fours_after_pass(self, x: int, o: int) -> Optional[list[int]]:
+        """The attacker's win by continuous fours with the defender passing: the line's
+        cells (moves, replies, completion cells); None when there is none."""
+        search = self.search
+        st = search.state(x, o, self.attacker)
+        st[GL.S_NODE_LIMIT] = self.vct_nodes
+        plies = search.board.vct(search.geo, st, search.ctl, np.int64(self.attacker), np.int64(0),
+                                 np.int64(self.fours), search.threat_scratch, search.fail, np.int64(0))
+        search.nodes += int(st[GL.S_NODES])
+        if plies <= 0 or st[GL.S_ABORTED]:
+            return None
+        return [int(c) for c in search.threat_scratch[:plies]]
+
+    def _zone(self, st: np.ndarray, line: list[int]) -> int:
+        """The cells where a defender stone put at ``st`` (the defender to move) may
+        break the attacker's continuous fours ``line`` (found with the defender
+        passing), as a cell set: the cells of every line of ``k`` cells that holds
+        ``k - 1`` attacker stones and no defender stone when an attacker move of
+        ``line`` is played (its fours and five: a stone there unmakes one), and of
+        every line with no attacker stone now whose defender stones and the
+        defender's replies of ``line`` on it reach ``k - 2`` (a stone there may give
+        the defender a four of its own on the way, which the fours do not answer).
+        Any other defender stone leaves ``line`` a win: its fours are made, each
+        reply is forced, and the defender never has a completion cell first."""
+        geo, k = self.search.geo, self.spec.k
+        a, d = self.attacker - 1, self.defender - 1
+        nlines = self.lines.shape[0]
+        base = int(geo[GL.G_S_CNT])
+        cnt = st[base:base + 2 * nlines].reshape(nlines, 2).copy()
+        board = int(geo[GL.G_S_BOARD])
+        filled = st[board:board + self.spec.cells] != 0
+        replies = np.zeros(self.spec.cells, dtype=np.int64)
+        used = np.zeros(nlines, dtype=bool)
+        i = 0
+        while i < len(line):
+            through = self.through[line[i]]
+            cnt[through, a] += 1
+            filled[line[i]] = True
+            used[through[(cnt[through, a] >= k - 1) & (cnt[through, d] == 0)]] = True
+            if (cnt[through, a] >= k).any() or i + 1 >= len(line):
+                break
+            completions = np.unique(self.lines[(cnt[:, a] == k - 1) & (cnt[:, d] == 0)])
+            if (~filled[completions]).sum() >= 2:
+                break   # (the rest of the line: the completion cells of a double four)
+            reply = line[i + 1]
+            replies[reply] = 1
+            filled[reply] = True
+            cnt[self.through[reply], d] += 1
+            i += 2
+        cnt0 = st[base:base + 2 * nlines].reshape(nlines, 2)
+        theirs = (cnt0[:, a] == 0) & (cnt0[:, d] + replies[self.lines].sum(axis=1) >= k - 2)
+        out = 0
+        for c in np.unique(self.lines[used | theirs]):
+            out |= 1 << int(c)
+        return out
+

@@ -1,0 +1,376 @@
+"""The proof-number prover past 64 cells (``--prover pn`` on a free-placement board
+of more than 64 cells, weak): proof-number search over threats, after Allis' proof
+of 15x15 Gomoku (docs/big-boards.md section 5).
+
+The coordinator keeps the best-first tree (:mod:`..scheduling.pn_tree`, the same
+scheduler as the 64-cell prover's); a *job* on a leaf judges each of the leaf's
+moves (:class:`~parallel_mnk.engines.provers.big_threats.Judge`: settled at once by
+a win in one, a block, threat-space search, or open with the moves that need a
+proof and its first numbers), and the leaf is then expanded into the judged
+children. The defender's moves outside the zone of the attacker's continuous fours
+are never children: the fours answer them. Positions are keyed up to the board's
+symmetries: symmetric siblings are one child, and a settled position met again by
+another order of moves is not searched again (:attr:`ThreatProof.settled`).
+
+A proven question is certified by the big-board walk
+(:mod:`parallel_mnk.engines.provers.big_certificate`), which takes the tree's
+winning moves first, then wins by fours and threats: no second search of the tree.
+
+With ``--checkpoint`` the settled positions are journaled
+(:mod:`..scheduling.big_pn_journal`) every ``PN_SNAPSHOT_S`` seconds and when the run
+stops (a limit, Ctrl-C, SIGTERM); the same command resumes from them.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Callable, Optional
+
+from ...api.options import SolveOptions
+from ...api.results import SolveResult, WorkerStats
+from ...api.settings import current
+from ...engines.exact.big import BigSearch, table_bits
+from ...engines.exact.search import terminal_result
+from ...engines.provers.big_certificate import extract_big
+from ...engines.provers.big_threats import DISPROVEN, INF, OPEN, PROVEN, Judge, Judgement
+from ...game.geometry import least_image, symmetries
+from ...game.moves import Move, moves_of
+from ...game.position import Position
+from ...game.rules import MnkError, Value
+from ...runtime import running
+from ..scheduling.big_pn_journal import BigPnJournal
+from ..scheduling.pn_tree import Expansion, PnNode, PnTree
+
+Key = tuple[int, int]
+
+
+class ThreatProof:
+    """One question, "does ``attacker`` ("x" or "o") win from ``position``?", by
+    proof-number search over threats (module docstring). :attr:`settled` maps a
+    position's key up to symmetry to its state and, for a proven position of the
+    attacker to move, its winning cell in the key's frame (-1 otherwise)."""
+
+    def __init__(self, position: Position, attacker: str, settled: Optional[dict[Key, tuple[int, int]]] = None,
+                 threes: Optional[int] = None, vct_nodes: Optional[int] = None) -> None:
+        spec = position.spec
+        s = current()
+        self.position, self.attacker = position, attacker
+        self.judge = Judge(spec, 1 if attacker == "x" else 2, s.BIG_PN_THREES if threes is None else threes,
+                           s.BIG_PN_VCT_NODES if vct_nodes is None else vct_nodes, s.BIG_FOURS,
+                           BigSearch(spec, table_bits(12)))
+        self.perms = symmetries(spec)
+        self.settled: dict[Key, tuple[int, int]] = {} if settled is None else settled
+        self.waiting: dict[Key, Judgement] = {}   # judged positions not yet expanded, by their own (x, o)
+        self.tree: Optional[PnTree] = None
+        self.jobs = 0
+        self.answer: Optional[bool] = None
+
+    # ------------------------------------------------------------ what is settled
+    def lookup(self, x: int, o: int) -> tuple[int, int]:
+        """The settled state of ``x``/``o`` (OPEN when not settled) and its winning
+        cell in this frame (-1: none known)."""
+        key, perm = least_image(self.perms, x, o)
+        state, move = self.settled.get(key, (OPEN, -1))
+        return state, (perm.index(move) if move >= 0 else -1)
+
+    def _record(self, x: int, o: int, state: int, move: int) -> None:
+        key, perm = least_image(self.perms, x, o)
+        self.settled[key] = (state, perm[move] if move >= 0 else -1)
+
+    def winning_move(self, x: int, o: int) -> Optional[int]:
+        """The cell the proof wins by at ``x``/``o`` (the attacker to move), if settled so."""
+        state, move = self.lookup(x, o)
+        return move if state == PROVEN and move >= 0 else None
+
+    # ------------------------------------------------------------ the tree's callbacks
+    def _child(self, x: int, o: int, cell: int) -> Key:
+        ply = bin(x).count("1") + bin(o).count("1")
+        return (x | 1 << cell, o) if ply % 2 == 0 else (x, o | 1 << cell)
+
+    def _judgement(self, x: int, o: int) -> Judgement:
+        """The judgement of ``x``/``o`` waiting for its expansion, judged again when a
+        transposition took it."""
+        j = self.waiting.get((x, o))
+        if j is None:
+            j = self.waiting[(x, o)] = self.judge.judge(x, o)
+        return j
+
+    def _expand(self, node: PnNode) -> Expansion:
+        j = self._judgement(node.x, node.o)
+        del self.waiting[(node.x, node.o)]
+        if j.state != OPEN:
+            return j.state
+        out: list[tuple[int, int, int]] = []
+        for cell in self.judge.ordered(node.x, node.o, j.cells):
+            child = self._child(node.x, node.o, cell)
+            got = self.waiting.get(child)
+            if got is not None:
+                pn, dn = got.numbers
+            else:
+                state = self.lookup(*child)[0]
+                pn, dn = (0, INF) if state == PROVEN else (INF, 0) if state == DISPROVEN else (1, 1)
+            out.append((cell, pn, dn))
+        return out
+
+    def _state_of(self, node: PnNode) -> int:
+        return self.lookup(node.x, node.o)[0]
+
+    def _settle(self, node: PnNode, proven: bool) -> int:
+        move = -1
+        if proven and node.or_node:
+            assert node.children is not None
+            move = next(c.cell for c in node.children if c.state == PROVEN)
+        state = PROVEN if proven else DISPROVEN
+        self._record(node.x, node.o, state, move)
+        return state
+
+    def _job(self, node: PnNode, stop: Callable[[], bool]) -> Optional[tuple[int, int, int]]:
+        """Judge every move of the leaf ``node`` (one child per key up to symmetry):
+        ``(found, pn, dn)`` as :meth:`PnTree.end_job` takes them (a leaf its children
+        settle is settled here, with its winning move), None when stopped midway."""
+        j = self._judgement(node.x, node.o)
+        if j.state != OPEN:   # (a transposition settled at once: as if its children did)
+            del self.waiting[(node.x, node.o)]
+            self._record(node.x, node.o, j.state, j.move)
+            return (1 if j.state == PROVEN else 0), *j.numbers
+        keys: set[Key] = set()
+        nums = []
+        cells = j.cells
+        while cells:
+            low = cells & -cells
+            cells ^= low
+            child = self._child(node.x, node.o, low.bit_length() - 1)
+            key = least_image(self.perms, *child)[0]
+            if key in keys:
+                continue
+            keys.add(key)
+            state = self.settled.get(key, (OPEN, -1))[0]
+            if state == OPEN and child not in self.waiting:
+                if stop():
+                    return None
+                got = self.judge.judge(*child)
+                if got.state == OPEN:
+                    self.waiting[child] = got
+                else:
+                    self._record(*child, got.state, got.move)
+                    state = got.state
+            if state == PROVEN and node.or_node:
+                self.waiting.pop((node.x, node.o))
+                self._record(node.x, node.o, PROVEN, low.bit_length() - 1)
+                return 1, 0, INF
+            if state == DISPROVEN and not node.or_node:
+                self.waiting.pop((node.x, node.o))
+                self._record(node.x, node.o, DISPROVEN, -1)
+                return 0, INF, 0
+            nums.append((0, INF) if state == PROVEN else (INF, 0) if state == DISPROVEN else
+                        self.waiting[child].numbers)
+        if node.or_node:
+            pn, dn = min((p for p, _ in nums), default=INF), min(INF, sum(d for _, d in nums))
+        else:
+            pn, dn = min(INF, sum(p for p, _ in nums)), min((d for _, d in nums), default=INF)
+        if pn == 0 or dn == 0:   # (every child settled the other way)
+            self.waiting.pop((node.x, node.o))
+            self._record(node.x, node.o, PROVEN if pn == 0 else DISPROVEN, -1)
+            return (1 if pn == 0 else 0), pn, dn
+        return -1, pn, dn
+
+    # ------------------------------------------------------------ the proof
+    def run(self, stop: Callable[[], bool], status: Callable[[str], None]) -> Optional[bool]:
+        """Prove or disprove the question until ``stop()`` says so: True, False, None
+        (stopped; a later call goes on where this one stopped)."""
+        if self.answer is not None:
+            return self.answer
+        pos = self.position
+        x, o = pos.x, pos.o
+        if self.tree is None:
+            state = self.lookup(x, o)[0]
+            j = self.judge.judge(x, o) if state == OPEN else Judgement(state, True)
+            if j.state != OPEN:
+                if state == OPEN:
+                    self._record(x, o, j.state, j.move)
+                self.answer = j.state == PROVEN
+                return self.answer
+            self.waiting[(x, o)] = j
+            or_node = (pos.ply % 2 == 0) == (self.attacker == "x")
+            self.tree = PnTree(x, o, pos.ply, or_node, self._expand, self._state_of, lambda node: -1, self._settle,
+                               open_depth=0, key_of=lambda a, b: least_image(self.perms, a, b)[0], zone_wait=False)
+        tree = self.tree
+        while tree.root.state == OPEN:
+            if stop():
+                return None
+            leaf = tree.select()
+            if leaf is None and tree.root.state != OPEN:   # (settled by an expansion on the way)
+                break
+            if leaf is None:
+                raise MnkError("the proof's tree has no open leaf (an internal error)")
+            tree.begin_job(leaf)
+            got = self._job(leaf, stop)
+            if got is None:
+                tree.end_job(leaf, -2, 1, 1)
+                return None
+            self.jobs += 1
+            tree.end_job(leaf, *got)
+            status(self.status())
+        self.answer = tree.root.state == PROVEN
+        return self.answer
+
+    @property
+    def nodes(self) -> int:
+        """The threat searches' nodes and the positions judged."""
+        return self.judge.nodes
+
+    def status(self) -> str:
+        """The progress line: nodes, the tree, the root's moves settled."""
+        tree = self.tree
+        if tree is None:
+            return f"{self.attacker} wins? {self.nodes / 1e6:.1f} M nodes"
+        root = tree.root
+        moves = "root not split yet"
+        if root.children is not None:
+            done = sum(1 for c in root.children if c.state != OPEN)
+            moves = f"root moves {done} settled of {len(root.children)}"
+        return (f"{self.attacker} wins? {self.nodes / 1e6:.1f} M nodes, {self.jobs} jobs, {tree.nodes:,} tree nodes, "
+                f"{len(self.settled):,} settled, {moves}, root pn {root.pn} dn {root.dn}")
+
+    def line(self, first: int) -> list[int]:
+        """A line of the proven win from the root, ``first`` its first cell: the
+        proof's winning moves (where the tree ends, the attacker's win by fours or
+        threats) and, for the defender, its first move needing proof."""
+        walk = self.position.copy()
+        out: list[int] = []
+        cell: Optional[int] = first
+        search = self.judge.search
+        while cell is not None and cell >= 0:
+            out.append(cell)
+            walk.push(walk.move_of_cell(cell))
+            if walk.is_game_over():
+                break
+            x, o = walk.x, walk.o
+            j = self.judge.judge(x, o)
+            if j.or_node:
+                cell = self.winning_move(x, o)
+                if cell is None:
+                    cell = j.move if j.state == PROVEN else search.threat_win(x, o, current().BIG_VCT_NODES)
+            else:
+                moves = self.judge.ordered(x, o, j.cells) if j.state == OPEN else search.legal_cells(x, o)
+                cell = moves[0] if moves else None
+        return out
+
+
+def solve_big_pn(position: Position, opts: SolveOptions, certificate: Optional[Path] = None) -> SolveResult:
+    """The weak value of ``position`` (free placement past 64 cells) by proof-number
+    search over threats (module docstring): "does the side to move win?" and "does
+    the other side win?" (not on the empty board: strategy stealing), in turn, a
+    slice of ``BIG_PN_SLICE_JOBS`` jobs each, doubling, until one is proven or both
+    disproven. Stopped by a limit: ``unknown``, the bounds the answered questions
+    prove and the move the side to move's tree leans to (not proved). With ``certificate``, a proven win's certificate (mnk-proof/1) is
+    written there; a draw proven this way has none (the walk of a draw past 64
+    cells is alpha-beta's). Serial: one process whatever ``opts.workers`` says."""
+    started = time.perf_counter()
+    if position.is_game_over():
+        return terminal_result(position, started)
+    limit = opts.limit
+    deadline = None if limit.time is None else time.monotonic() + limit.time
+    journal = None if opts.checkpoint is None else BigPnJournal(Path(opts.checkpoint), position)
+    line = running.StatusLine(opts.progress)
+    mover = "x" if position.ply % 2 == 0 else "o"
+    other = "o" if mover == "x" else "x"
+    cpu0 = time.process_time()
+    next_snapshot = time.monotonic() + current().PN_SNAPSHOT_S
+    watch = opts.watch
+
+    def nodes() -> int:
+        return sum(p.nodes for p in proofs)
+
+    def stop() -> bool:
+        nonlocal next_snapshot
+        if journal is not None and time.monotonic() >= next_snapshot:
+            for p in proofs:
+                journal.snapshot(p.attacker, p.settled, p.nodes)
+            next_snapshot = time.monotonic() + current().PN_SNAPSHOT_S
+        if watch is not None:
+            watch.count(nodes())
+        return ((deadline is not None and time.monotonic() >= deadline)
+                or (limit.nodes is not None and nodes() >= limit.nodes)
+                or (watch is not None and watch.stopped))
+
+    # both questions in turn, a slice of jobs each (doubling): past 64 cells a disproof is rare, so the side
+    # that wins is found by its proof, whichever side moves; the empty board: the first player's alone (the
+    # second cannot win: strategy stealing)
+    sides = [mover] if position.ply == 0 else [mover, other]
+    proofs = [ThreatProof(position, side, None if journal is None else journal.settled(side)) for side in sides]
+    answers: dict[str, bool] = {}
+    try:
+        jobs = current().BIG_PN_SLICE_JOBS
+        while not stop() and len(answers) < len(proofs) and not any(answers.values()):
+            for proof in proofs:
+                if proof.attacker in answers:
+                    continue
+                end = proof.jobs + jobs
+                got = proof.run(lambda: stop() or proof.jobs >= end, lambda s: line.update(lambda: s))
+                if got is not None:
+                    answers[proof.attacker] = got
+                    if got:
+                        break
+            jobs *= 2
+    finally:
+        line.finish()
+        if journal is not None:
+            for proof in proofs:
+                journal.snapshot(proof.attacker, proof.settled, proof.nodes)
+            journal.close()
+    wins = answers.get(mover)
+    if wins:
+        value = Value.WIN
+    elif answers.get(other):
+        value = Value.LOSS
+    elif wins is False and (position.ply == 0 or answers.get(other) is False):
+        value = Value.DRAW
+    else:
+        value = Value.UNKNOWN
+    return _result(position, value, proofs, answers, opts, certificate, started, time.process_time() - cpu0)
+
+
+def _result(position: Position, value: Value, proofs: list[ThreatProof], answers: dict[str, bool],
+            opts: SolveOptions, certificate: Optional[Path], started: float, cpu_s: float) -> SolveResult:
+    """:func:`solve_big_pn`'s answer from its questions' proofs: the move, the line,
+    the figures, the certificate of a win."""
+    mover = "x" if position.ply % 2 == 0 else "o"
+    other = "o" if mover == "x" else "x"
+    wins = answers.get(mover)
+    nodes = sum(p.nodes for p in proofs)
+    first = proofs[0]
+    stats = [WorkerStats(0, sum(p.jobs for p in proofs), nodes, cpu_s, 0, 0,
+                         sum(p.judge.search.threat_wins for p in proofs))]
+    figures: dict[str, object] = {"jobs": sum(p.jobs for p in proofs),
+                                  "tree_nodes": sum(p.tree.nodes for p in proofs if p.tree is not None),
+                                  "settled": sum(len(p.settled) for p in proofs), "questions": len(proofs)}
+    elapsed = time.perf_counter() - started
+    search = first.judge.search
+    if not value.known:
+        bounds = (-1, 0) if wins is False else (0, 1) if answers.get(other) is False else (-1, 1)
+        tree = first.tree
+        cell = None if tree is None else tree.best_cell()
+        return SolveResult(position.spec, Value.UNKNOWN, None, None if cell is None else Move(position.spec, cell),
+                           [], nodes, elapsed, stats, bounds=bounds, parallel=figures)
+    if value is Value.WIN:
+        move = first.winning_move(position.x, position.o)
+        assert move is not None
+        cells = first.line(move) if opts.pv else [move]
+    elif value is Value.DRAW:   # (a move after which the other side cannot win: disproven in its tree)
+        tree = proofs[-1].tree if len(proofs) > 1 else None
+        held = [] if tree is None or tree.root.children is None else \
+            [c.cell for c in tree.root.children if c.state == DISPROVEN]
+        cells = [held[0] if held else search.first_choice(position.x, position.o)]
+    else:
+        cells = [search.first_choice(position.x, position.o)]
+    result = SolveResult(position.spec, value, None, Move(position.spec, cells[0]), moves_of(position.spec, cells),
+                         nodes, time.perf_counter() - started, stats, proof="pn", parallel=figures)
+    if certificate is not None:
+        result.certificates = []
+        winner = next((p for p in proofs if p.answer), None)
+        if winner is not None:
+            cert = extract_big(position, winner.attacker, "wins", certificate, progress=opts.progress,
+                               hint=winner.winning_move)
+            result.certificates.append(str(cert.path))
+    return result

@@ -1,0 +1,186 @@
+"""The proof-number prover past 64 cells (parallel_mnk/parallel/uses/big_pn.py,
+engines/provers/big_threats.py): its answers against naive.py on small boards (the
+array board takes any size), its zone rule against naive.py move by move, wins
+on 15x15 certified and verified, the journal, the CLI."""
+from __future__ import annotations
+
+import io
+import random
+
+import pytest
+
+from bench.big_positions import threes_positions
+from checks import random_positions
+from fuzzing import run_cli
+from naive import naive_score
+from parallel_mnk import GameSpec, Limit, Options, Position, proofcheck, solve
+from parallel_mnk.engines.provers.big_threats import OPEN, Judge
+from parallel_mnk.game.rules import Value
+from parallel_mnk.engines.provers.big_certificate import extract_big
+from parallel_mnk.parallel.scheduling.big_pn_journal import BigPnJournal
+from parallel_mnk.parallel.uses.big_pn import ThreatProof
+
+SMALL = [  # (spec, positions, stones): boards naive.py answers at once
+    (GameSpec(3, 3, 3), 8, (0, 4)),
+    (GameSpec(4, 4, 3), 5, (1, 6)),
+    (GameSpec(5, 4, 4), 4, (8, 10)),
+    (GameSpec(5, 5, 4), 5, (12, 14)),
+]
+
+
+def _questions(spec: GameSpec, count: int, stones: tuple[int, int], seed: int):
+    """(position, attacker, does it win by naive.py) for both sides of random positions."""
+    for pos in random_positions(spec, count, stones, seed=seed, quiet=True):
+        score = naive_score(spec, pos.x, pos.o)
+        mover = "x" if pos.ply % 2 == 0 else "o"
+        yield pos, mover, score > 0
+        yield pos, ("o" if mover == "x" else "x"), score < 0
+
+
+@pytest.mark.parametrize("spec,count,stones", SMALL, ids=lambda v: str(v) if isinstance(v, tuple) else None)
+def test_answers_match_naive_on_small_boards(spec, count, stones):
+    """Both questions of random positions, with a small threat search (so that the
+    tree, its zones and its transpositions decide most of them): naive.py's answer."""
+    for pos, attacker, truth in _questions(spec, count, stones, seed=spec.cells):
+        got = ThreatProof(pos, attacker, threes=1, vct_nodes=64).run(lambda: False, lambda s: None)
+        assert got == truth, (pos.board_text(), attacker)
+
+
+def _zone_cases(spec: GameSpec, count: int, stones: tuple[int, int], seed: int):
+    """Positions whose side to move (the defender) has its moves cut by a zone, with
+    the zone and the attacker (1 or 2)."""
+    judges = {a: Judge(spec, a, 0, 1 << 12, 20) for a in (1, 2)}
+    for pos in random_positions(spec, count, stones, seed=seed, quiet=True, exact=False):
+        attacker = 2 if pos.ply % 2 == 0 else 1
+        j = judges[attacker].judge(pos.x, pos.o)
+        if j.state == OPEN and j.zone:
+            yield pos, j.cells, attacker
+
+
+ZONE_SETS = [(GameSpec(4, 4, 3), (3, 7), 60), (GameSpec(5, 4, 4), (9, 11), 60), (GameSpec(5, 5, 4), (13, 15), 250)]
+
+
+def _defences(spec: GameSpec, stones: tuple[int, int], count: int) -> tuple[int, list, int]:
+    """Over the zone cases of a set: how many, the defences outside their zone that
+    hold (naive.py: the attacker does not win after them), and the zone cells where
+    the defence holds."""
+    cases, outside, held_inside = 0, [], 0
+    for pos, zone, attacker in _zone_cases(spec, count, stones, seed=11 + spec.cells):
+        for cell in range(spec.cells):
+            if (pos.x | pos.o) >> cell & 1:
+                continue
+            after = pos.copy()
+            after.push(after.move_of_cell(cell))
+            wins = after.is_game_over() and after.outcome().winner == attacker or \
+                (not after.is_game_over() and naive_score(spec, after.x, after.o) > 0)
+            if not zone >> cell & 1 and not wins:
+                outside.append((pos.board_text(), cell))
+            elif zone >> cell & 1 and not wins:
+                held_inside += 1
+        cases += 1
+    return cases, outside, held_inside
+
+
+@pytest.mark.parametrize("spec,stones,count", ZONE_SETS, ids=str)
+def test_every_defence_outside_the_zone_loses(spec, stones, count):
+    """The zone rule, move by move: after each defender move outside the zone, the
+    attacker wins (naive.py); some zone cells hold (the sets have defences to find)."""
+    cases, outside, held_inside = _defences(spec, stones, count)
+    assert cases >= 5 and held_inside > 0
+    assert outside == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("drop", ["first", "last"])
+def test_a_zone_one_cell_smaller_lets_a_defence_through(monkeypatch, drop):
+    """Mutant judges whose zones lose their first (or last) cell: the check above
+    finds a defence outside the zone that holds."""
+    real = Judge._zone
+
+    def smaller(self, st, line):
+        zone = real(self, st, line)
+        return zone & (zone - 1) if drop == "first" else zone & ~(1 << (zone.bit_length() - 1))
+
+    monkeypatch.setattr(Judge, "_zone", smaller)
+    assert any(_defences(*case)[1] for case in ZONE_SETS)
+
+
+@pytest.mark.parametrize("size,seed", [(9, 2), (10, 2), pytest.param(15, 4, marks=pytest.mark.slow)])
+def test_wins_needing_threes_are_proven_by_the_tree_and_certified(size, seed, tmp_path):
+    """Positions past 64 cells whose win needs threes, the prover's own threat search
+    held to continuous fours: the tree proves them (its zones answer the defences
+    of each three), and the certificate written from its moves passes the checker."""
+    pos, _ = threes_positions(size, 1, seed=seed, stones=(8, 20) if size < 15 else (12, 34))[0]
+    mover = "x" if pos.ply % 2 == 0 else "o"
+    proof = ThreatProof(pos, mover, threes=0, vct_nodes=1 << 10)
+    assert proof.run(lambda: False, lambda s: None) is True, pos.board_text()
+    assert proof.tree is not None and proof.jobs > 0
+    folder = tmp_path / "cert"
+    extract_big(pos, mover, "wins", folder, hint=proof.winning_move)
+    out = io.StringIO()
+    assert proofcheck.main([str(folder)], out=out) == 0, out.getvalue()
+
+
+def test_solve_by_the_pn_prover_past_64_cells(tmp_path):
+    """``solve(prover="pn")`` on 15x15: a win with a legal line that ends in the
+    mover's line, proof "pn", its certificate verified."""
+    pos, _ = threes_positions(15, 2, seed=9)[1]
+    folder = tmp_path / "cert"
+    result = solve(pos, weak=True, options=Options(prover="pn", certificate=folder))
+    assert result.value is Value.WIN and result.proof == "pn"
+    walk = pos.copy()
+    for move in result.pv:
+        walk.push(move)
+    assert walk.outcome() is not None and walk.outcome().winner == pos.turn
+    assert proofcheck.main([str(folder)], out=io.StringIO()) == 0
+
+
+def test_the_journal_resumes_and_refuses_another_position(tmp_path, use_settings):
+    """A proof stopped by a node limit keeps what it settled; the same solve goes on
+    from it and settles the question; a journal of another position is one line,
+    exit 2."""
+    use_settings(BIG_PN_THREES=0)
+    pos, _ = threes_positions(10, 1, seed=2, stones=(8, 20))[0]
+    journal = tmp_path / "j.sqlite"
+    how = Options(prover="pn", checkpoint=str(journal))
+    stopped = solve(pos, Limit(nodes=3000), weak=True, options=how)
+    assert stopped.value is Value.UNKNOWN
+    j = BigPnJournal(journal, pos)
+    kept = sum(len(j.settled(a)) for a in "xo")
+    j.close()
+    assert kept > 0
+    assert solve(pos, weak=True, options=how).value is Value.WIN
+    other = Position.from_moves(GameSpec(10, 10, 5), "e5")
+    code, out, err = run_cli(["solve", "--cols", "10", "--rows", "10", "--k", "5", "--board", other.board_text(),
+                              "--weak", "--prover", "pn", "--checkpoint", str(journal)])
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "another proof" in err, err
+
+
+@pytest.mark.parametrize("extra,words", [
+    (["--backend", "thread"], "one process"),
+    (["--prover", "dfpn"], "at most 64 cells"),
+])
+def test_what_the_prover_past_64_cells_refuses(extra, words):
+    """One line, exit 2: another backend for the pn prover past 64 cells, df-pn there."""
+    argv = ["solve", "--cols", "15", "--rows", "15", "--k", "5", "--moves", "h8", "--weak"]
+    if "--prover" not in extra:
+        argv += ["--prover", "pn"]
+    code, out, err = run_cli(argv + extra)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and words in err, err
+
+
+def test_random_small_board_positions_agree_with_the_tree_numbers():
+    """Proven questions name a winning move that naive.py confirms."""
+    spec = GameSpec(4, 4, 3)
+    rng = random.Random(5)
+    checked = 0
+    for pos in random_positions(spec, 10, (1, 5), rng=rng, quiet=True):
+        mover = "x" if pos.ply % 2 == 0 else "o"
+        proof = ThreatProof(pos, mover, threes=0, vct_nodes=64)
+        if proof.run(lambda: False, lambda s: None):
+            move = proof.winning_move(pos.x, pos.o)
+            after = pos.copy()
+            after.push(after.move_of_cell(move))
+            assert after.is_game_over() or naive_score(spec, after.x, after.o) < 0, pos.board_text()
+            checked += 1
+    assert checked > 0
