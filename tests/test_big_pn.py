@@ -20,11 +20,11 @@ from parallel_mnk.engines.provers.big_certificate import extract_big
 from parallel_mnk.parallel.scheduling.big_pn_journal import BigPnJournal
 from parallel_mnk.parallel.uses.big_pn import ThreatProof
 
-SMALL = [  # (spec, positions, stones): boards naive.py answers at once
+SMALL = [  # (spec, positions, stones): boards naive.py answers at once (the bigger two: slow)
     (GameSpec(3, 3, 3), 8, (0, 4)),
     (GameSpec(4, 4, 3), 5, (1, 6)),
-    (GameSpec(5, 4, 4), 4, (8, 10)),
-    (GameSpec(5, 5, 4), 5, (12, 14)),
+    pytest.param(GameSpec(5, 4, 4), 4, (8, 10), marks=pytest.mark.slow),
+    pytest.param(GameSpec(5, 5, 4), 5, (12, 14), marks=pytest.mark.slow),
 ]
 
 
@@ -58,6 +58,7 @@ def _zone_cases(spec: GameSpec, count: int, stones: tuple[int, int], seed: int):
 
 
 ZONE_SETS = [(GameSpec(4, 4, 3), (3, 7), 60), (GameSpec(5, 4, 4), (9, 11), 60), (GameSpec(5, 5, 4), (13, 15), 250)]
+ZONE_PARAMS = ZONE_SETS[:2] + [pytest.param(*ZONE_SETS[2], marks=pytest.mark.slow)]
 
 
 def _defences(spec: GameSpec, stones: tuple[int, int], count: int) -> tuple[int, list, int]:
@@ -81,7 +82,7 @@ def _defences(spec: GameSpec, stones: tuple[int, int], count: int) -> tuple[int,
     return cases, outside, held_inside
 
 
-@pytest.mark.parametrize("spec,stones,count", ZONE_SETS, ids=str)
+@pytest.mark.parametrize("spec,stones,count", ZONE_PARAMS, ids=str)
 def test_every_defence_outside_the_zone_loses(spec, stones, count):
     """The zone rule, move by move: after each defender move outside the zone, the
     attacker wins (naive.py); some zone cells hold (the sets have defences to find)."""
