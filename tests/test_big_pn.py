@@ -57,6 +57,28 @@ def _zone_cases(spec: GameSpec, count: int, stones: tuple[int, int], seed: int):
             yield pos, j.cells, attacker
 
 
+# positions whose win needs threes (bench.big_positions.threes_positions: 15x15 seed 9 [1] needs one,
+# 10x10 and 9x9 seed 2 (8-20 stones) one, 15x15 seed 4 two), kept as text: generating them takes seconds
+THREES = {
+    15: ".............../.............../...o.........../.........x...../.............../....xo........./"
+        ".....o.o......./.......xo..x.../....xxoo..xo.../.......xx....../.............../.............../"
+        ".............../.............../...............",
+    10: "........../......x.../......x.../........../..o..o..../...x.x.o../..oox...../....xo..../........../"
+        "..........",
+    9: ".....x.../.....x.../........./.o..o..../..x.x.o../.oox...../...xo..../........./.........",
+    "15-two": ".............../.............../.............../.............../.......o......./"
+              "....o...o....../....o.xxox...../..x..x.x.o...../....xx.o...o.../.............../"
+              "......x......../.............../.............../.............../...............",
+}
+
+
+def threes_position(name) -> Position:
+    """The position ``name`` of :data:`THREES`."""
+    text = THREES[name]
+    size = text.index("/")
+    return Position.from_board(GameSpec(size, size, 5), text)
+
+
 ZONE_SETS = [(GameSpec(4, 4, 3), (3, 7), 60), (GameSpec(5, 4, 4), (9, 11), 60), (GameSpec(5, 5, 4), (13, 15), 250)]
 ZONE_PARAMS = ZONE_SETS[:2] + [pytest.param(*ZONE_SETS[2], marks=pytest.mark.slow)]
 
@@ -106,12 +128,12 @@ def test_a_zone_one_cell_smaller_lets_a_defence_through(monkeypatch, drop):
     assert any(_defences(*case)[1] for case in ZONE_SETS)
 
 
-@pytest.mark.parametrize("size,seed", [(9, 2), (10, 2), pytest.param(15, 4, marks=pytest.mark.slow)])
-def test_wins_needing_threes_are_proven_by_the_tree_and_certified(size, seed, tmp_path):
+@pytest.mark.parametrize("name", [9, 10, pytest.param("15-two", marks=pytest.mark.slow)])
+def test_wins_needing_threes_are_proven_by_the_tree_and_certified(name, tmp_path):
     """Positions past 64 cells whose win needs threes, the prover's own threat search
     held to continuous fours: the tree proves them (its zones answer the defences
     of each three), and the certificate written from its moves passes the checker."""
-    pos, _ = threes_positions(size, 1, seed=seed, stones=(8, 20) if size < 15 else (12, 34))[0]
+    pos = threes_position(name)
     mover = "x" if pos.ply % 2 == 0 else "o"
     proof = ThreatProof(pos, mover, threes=0, vct_nodes=1 << 10)
     assert proof.run(lambda: False, lambda s: None) is True, pos.board_text()
@@ -125,7 +147,7 @@ def test_wins_needing_threes_are_proven_by_the_tree_and_certified(size, seed, tm
 def test_solve_by_the_pn_prover_past_64_cells(tmp_path):
     """``solve(prover="pn")`` on 15x15: a win with a legal line that ends in the
     mover's line, proof "pn", its certificate verified."""
-    pos, _ = threes_positions(15, 2, seed=9)[1]
+    pos = threes_position(15)
     folder = tmp_path / "cert"
     result = solve(pos, weak=True, options=Options(prover="pn", certificate=folder))
     assert result.value is Value.WIN and result.proof == "pn"
@@ -141,7 +163,7 @@ def test_the_journal_resumes_and_refuses_another_position(tmp_path, use_settings
     from it and settles the question; a journal of another position is one line,
     exit 2."""
     use_settings(BIG_PN_THREES=0)
-    pos, _ = threes_positions(10, 1, seed=2, stones=(8, 20))[0]
+    pos = threes_position(10)
     journal = tmp_path / "j.sqlite"
     how = Options(prover="pn", checkpoint=str(journal))
     stopped = solve(pos, Limit(nodes=3000), weak=True, options=how)
@@ -185,3 +207,12 @@ def test_random_small_board_positions_agree_with_the_tree_numbers():
             assert after.is_game_over() or naive_score(spec, after.x, after.o) < 0, pos.board_text()
             checked += 1
     assert checked > 0
+
+
+@pytest.mark.slow
+def test_the_threes_positions_are_the_generators():
+    """:data:`THREES` is what bench.big_positions.threes_positions gives."""
+    assert threes_position(15).board_text() == threes_positions(15, 2, seed=9)[1][0].board_text()
+    assert threes_position(10).board_text() == threes_positions(10, 1, seed=2, stones=(8, 20))[0][0].board_text()
+    assert threes_position(9).board_text() == threes_positions(9, 1, seed=2, stones=(8, 20))[0][0].board_text()
+    assert threes_position("15-two").board_text() == threes_positions(15, 1, seed=4)[0][0].board_text()
