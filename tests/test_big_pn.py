@@ -172,7 +172,10 @@ def test_the_journal_resumes_and_refuses_another_position(tmp_path, use_settings
     kept = sum(len(j.settled(a)) for a in "xo")
     j.close()
     assert kept > 0
-    assert solve(pos, weak=True, options=how).value is Value.WIN
+    resumed = solve(pos, weak=True, options=how)
+    fresh = solve(pos, weak=True, options=Options(prover="pn"))
+    assert resumed.value is fresh.value is Value.WIN
+    assert resumed.parallel["jobs"] < fresh.parallel["jobs"]   # (what the journal settled is not proved again)
     other = Position.from_moves(GameSpec(10, 10, 5), "e5")
     code, out, err = run_cli(["solve", "--cols", "10", "--rows", "10", "--k", "5", "--board", other.board_text(),
                               "--weak", "--prover", "pn", "--checkpoint", str(journal)])
