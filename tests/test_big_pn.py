@@ -121,8 +121,8 @@ def test_a_zone_one_cell_smaller_lets_a_defence_through(monkeypatch, drop):
     real = Judge._zone
 
     def smaller(self, st, line):
-        zone = real(self, st, line)
-        return zone & (zone - 1) if drop == "first" else zone & ~(1 << (zone.bit_length() - 1))
+        moves, zone = real(self, st, line)
+        return moves, zone & (zone - 1) if drop == "first" else zone & ~(1 << (zone.bit_length() - 1))
 
     monkeypatch.setattr(Judge, "_zone", smaller)
     assert any(_defences(*case)[1] for case in ZONE_SETS)

@@ -12,9 +12,9 @@ it cannot read or bad usage.
 
 Positions are flat texts with a bitboard a side; the memo and the records are keyed
 by the canonical flat text read as a base-3 number (:meth:`.Board.number`), a record
-kept as its move, its ``first`` cells, or a pairing's line of JSON (parsed again where
-the walk reaches it): memory for tens of millions. :class:`Walk` (mnk-proof/1, and /2
-``wins`` with its dead cells) takes a position's children at once; :class:`ZoneWalk`
+kept as its move, its ``first`` or ``fours`` cells, or a pairing's line of JSON (parsed
+again where the walk reaches it): memory for tens of millions. :class:`Walk` (mnk-proof/1,
+and /2 ``wins`` with its dead cells and ``fours`` records' zones) takes a position's children at once; :class:`ZoneWalk`
 (/2 ``cannot-win``) one after another along a path of :class:`_Node`, since whether
 an attacker move is walked depends on the zones (bit masks) of those walked before.
 """
@@ -77,11 +77,11 @@ def _header(path: Path, lines: Iterator[str]) -> tuple[Board, dict]:
 
 def _records(path: Path, board: Board, head: dict, lines: Iterator[str]) -> dict[int, tuple[str, object]]:
     """Every further line's record, checked for form (page: records; ``first`` records
-    in mnk-proof/2): its position's number -> ``("m", move)``, ``("pairs", the line)``
-    or ``("first", its cells)``."""
+    in mnk-proof/2, ``fours`` in its ``wins``): its position's number -> ``("m", move)``,
+    ``("pairs", the line)``, ``("first", its cells)`` or ``("fours", its cells)``."""
     attacker, claim = head["attacker"], head["claim"]
     claimant = attacker if claim == "wins" else ("o" if attacker == "x" else "x")
-    kinds = [{"p", "m"}, {"p", "pairs"}] + ([{"p", "first"}] if head["format"] != FORMATS[0] else [])
+    kinds = [{"p", "m"}, {"p", "pairs"}] + ([{"p", "first"}, {"p", "fours"}] if head["format"] != FORMATS[0] else [])
     out: dict[int, tuple[str, object]] = {}
     for number, text in enumerate(lines, start=2):
         if not text.strip():
@@ -93,7 +93,7 @@ def _records(path: Path, board: Board, head: dict, lines: Iterator[str]) -> dict
         where = str(rec["p"]) if isinstance(rec, dict) and isinstance(rec.get("p"), str) else f"(line {number})"
         if not isinstance(rec, dict) or set(rec) not in kinds:
             raise Failed(where, f"line {number} is not a record of p and one of "
-                                f"{'m or pairs' if len(kinds) == 2 else 'm, pairs or first'}")
+                                f"{'m or pairs' if len(kinds) == 2 else 'm, pairs, first or fours'}")
         try:
             flat = board.parse(rec["p"])
         except ValueError as e:
@@ -107,6 +107,8 @@ def _records(path: Path, board: Board, head: dict, lines: Iterator[str]) -> dict
             raise Failed(where, "a pairs record is only for cannot-win, without gravity, the attacker to move")
         if "first" in rec and (claim != "cannot-win" or mover != attacker):
             raise Failed(where, "a first record is only for cannot-win, the attacker to move")
+        if "fours" in rec and (claim != "wins" or mover == attacker):
+            raise Failed(where, "a fours record is only for wins, the defender to move")
         key = board.number(flat)
         if key in out:
             raise Failed(where, "two records for one position")
@@ -115,16 +117,17 @@ def _records(path: Path, board: Board, head: dict, lines: Iterator[str]) -> dict
         elif "pairs" in rec:
             out[key] = ("pairs", text)
         else:   # (whether they are legal moves is judged where the walk reaches it)
+            kind = "first" if "first" in rec else "fours"
             try:
-                out[key] = ("first", board.distinct_cells(rec["first"]))
+                out[key] = (kind, board.distinct_cells(rec[kind]))
             except ValueError as e:
-                raise Failed(where, f"first: {e}") from None
+                raise Failed(where, f"{kind}: {e}") from None
     return out
 
 
 # ------------------------------------------------------------------ the walk
 RULES = ("dead moves not walked", "no line can be completed", "answered by a zone", "first records used",
-         "zones of rule 2", "zones mapped by a symmetry")   # what mnk-proof/2's rules did (Verdict.rules)
+         "zones of rule 2", "zones mapped by a symmetry", "fours records used")   # what mnk-proof/2's rules did (Verdict.rules)
 
 
 class Walk:
@@ -132,7 +135,7 @@ class Walk:
     Positions that rules 1 and 2 settle (game over, the claimant completing a line)
     are settled before any canonical form is taken: they need no record. In an
     mnk-proof/2 ``wins`` file (page 12.1) the defender's moves on dead cells are not
-    walked, and a position of the defender to move whose empty cells are all dead
+    walked, nor those outside the zone of a ``fours`` record (12.3), and a position of the defender to move whose empty cells are all dead
     fails, before its canonical form too."""
 
     def __init__(self, board: Board, head: dict, records: dict[int, tuple[str, object]]) -> None:
@@ -214,7 +217,24 @@ class Walk:
             self.rules["dead moves not walked"] += len(moves)
             moves = [c for c in moves if not dead >> c & 1]
             self.rules["dead moves not walked"] -= len(moves)
+        if rec is not None and rec[0] == "fours":   # 12.3: the defender's moves outside the fours' zone
+            self.used += 1
+            self.rules["fours records used"] += 1
+            zone = self._fours_zone(flat, x, o, cast(tuple[int, ...], rec[1]), perm.index)
+            self.rules["answered by a zone"] += len(moves)
+            moves = [c for c in moves if zone >> c & 1]
+            self.rules["answered by a zone"] -= len(moves)
         return [self._play(flat, x, o, mover, c) for c in moves]   # or every move
+
+    def _fours_zone(self, flat: str, x: int, o: int, fours: tuple[int, ...], back) -> int:
+        """The zone (``flat``'s frame) of a fours record's cells (canonical frame;
+        ``back`` maps one to ``flat``'s); it fails unless they are the page's win by
+        fours with the defender passing (12.3)."""
+        att, dfd = (x, o) if self.attacker == "x" else (o, x)
+        try:
+            return self.board.fours_zone(att, dfd, tuple(back(c) for c in fours))
+        except ValueError as e:
+            raise Failed(self.board.text(flat), f"fours: {e}") from None
 
     def _record_move(self, flat: str, name: object, moves: list[int], back=None) -> int:
         """The cell, in ``flat``'s frame, of a move record's ``name`` (in the canonical

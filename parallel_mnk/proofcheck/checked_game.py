@@ -168,6 +168,48 @@ class Board:
                         break
         return out
 
+    def fours_zone(self, attacker: int, defender: int, fours: tuple[int, ...]) -> int:
+        """The zone of a ``fours`` record (page 12.3) at a position of the defender to
+        move with stones ``attacker`` and ``defender``: with the defender passing, the
+        attacker puts ``fours`` one by one; each but the last leaves exactly one
+        completion cell (a four), where the defender's forced reply goes; the last
+        completes a line or leaves two or more completion cells; before each move the
+        defender's completion cells are that move's cell at most (the four blocks
+        them), unless the move completes the attacker's line. The zone: the cells of the lines through each
+        move that then hold ``k - 1`` or ``k`` attacker stones and no defender stone,
+        and of the lines without an attacker stone (before the sequence) whose
+        defender stones and replies number ``k - 2`` or more. ValueError (the reason)
+        when the sequence is not such a win."""
+        k, att, dfd, replies, zone = self.k, attacker, defender, 0, 0
+        for i, move in enumerate(fours):
+            if (att | dfd) >> move & 1:
+                raise ValueError(f"the fours' move {self.name(move)} is not empty")
+            theirs = self.completions(dfd, att)
+            att |= 1 << move
+            five = self.line_through(att, move)
+            if theirs & ~(1 << move) and not five:
+                raise ValueError(f"the defender completes a line before the fours' move {self.name(move)}")
+            for m in self.through[move]:
+                if not m & dfd and (m & att).bit_count() >= k - 1:
+                    zone |= m
+            cells = self.completions(att, dfd)
+            last = i == len(fours) - 1
+            if five or cells.bit_count() >= 2:
+                if not last:
+                    raise ValueError(f"the fours go on past a win at {self.name(move)}")
+                break
+            if last or cells.bit_count() != 1:
+                raise ValueError(f"the fours' move {self.name(move)} is not a four" if not last
+                                 else "the fours end without a line or two completion cells")
+            dfd |= cells
+            replies |= cells
+        else:
+            raise ValueError("the fours record is empty")
+        for m in self.masks:
+            if not m & attacker and ((m & defender).bit_count() + (m & replies).bit_count()) >= k - 2:
+                zone |= m
+        return zone & self.full & ~(attacker | defender)
+
     def legal(self, flat: str) -> list[int]:
         """The cells the side to move may play (the game not over)."""
         if self.gravity:

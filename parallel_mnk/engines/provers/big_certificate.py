@@ -1,5 +1,7 @@
-"""Writing mnk-proof/1 certificates (``docs/proof-format.md``) of values of boards
-past 64 cells, proven by the big-board search (:mod:`parallel_mnk.engines.exact.big`).
+"""Writing certificates (``docs/proof-format.md``) of values of boards past 64
+cells, proven by the big-board search (:mod:`parallel_mnk.engines.exact.big`) or
+the proof-number prover past 64 cells (:mod:`parallel_mnk.parallel.uses.big_pn`):
+mnk-proof/2 for wins on free placement (its ``fours`` records), mnk-proof/1 else.
 
 The walk is :mod:`.certificate`'s (the checker's rules, its memo by canonical
 form, records as they are found), on the array board:
@@ -14,7 +16,10 @@ form, records as they are found), on the array board:
      (``wins``, free placement; every defence is walked below it);
   3. the move a null-window search of the position proves (its order: the
      table's move, then the static order);
-* the refuter to move: every legal move is walked.
+* the refuter to move: every legal move is walked, except in ``wins`` on free
+  placement where the attacker, given the move (the defender passing), wins by
+  continuous fours: a ``fours`` record of its moves, and only the defender's moves
+  in that win's zone are walked (the page's 12.3, :meth:`.big_threats.Judge.pass_fours`).
 
 A position reached against the claim means the value was wrong: RuntimeError.
 """
@@ -31,7 +36,9 @@ from ...game.rules import GameSpec, cell_name
 from ...kernels.grid import layout as GL
 from ...runtime.running import StatusLine
 from ..exact.big import BigSearch, table_bits
+from .big_threats import Judge
 from .certificate import Certificate, RecordFile, write_certificate
+from .pn_certificate import FORMAT_2
 from ...api.settings import current
 
 
@@ -50,6 +57,11 @@ class BigWalk:
         self.plan: dict[tuple[int, int], int] = {}
         self.records, self.cert = records, cert
         self.hint = hint   # a move a proof already found (the pn prover's), checked like any other
+        self.zones = claim == "wins" and not spec.gravity   # fours records (mnk-proof/2)
+        self.judge = Judge(spec, 1 if attacker == "x" else 2, 0, current().BIG_PN_VCT_NODES, current().BIG_FOURS,
+                           self.search) if self.zones else None
+        if self.zones:
+            cert.format = FORMAT_2
 
     def canonical(self, x: int, o: int) -> tuple[str, list[int]]:
         """The canonical board text of ``x``/``o`` and the symmetry that gives it (a
@@ -103,20 +115,28 @@ class BigWalk:
             self.cert.records += 1
             self.cert.moves += 1
             return [self.play(x, o, ply, cell)]
-        return self.refuter_children(x, o, ply)
+        return self.refuter_children(x, o, ply, key, perm)
 
-    def refuter_children(self, x: int, o: int, ply: int) -> list[tuple[int, int, int]]:
-        """The refuter's moves from ``x``/``o`` that the checker's rules 1 and 2 do not
-        settle at once (:meth:`settled`, on one state: each stone put and taken back);
-        the others counted as leaves. RuntimeError when one completes the refuter's line
-        (or fills the board against a win)."""
+    def refuter_children(self, x: int, o: int, ply: int, key: str, perm: list[int]) -> list[tuple[int, int, int]]:
+        """The refuter's moves from ``x``/``o`` (canonical form ``key`` by ``perm``)
+        that the checker's rules 1 and 2 do not settle at once (:meth:`settled`, on one
+        state: each stone put and taken back), those of a ``fours`` record's zone where
+        there is one (module docstring); the others counted as leaves. RuntimeError
+        when one completes the refuter's line (or fills the board against a win)."""
         search, geo, board = self.search, self.search.geo, self.search.board
+        cells = search.legal_cells(x, o)
+        found = self.judge.pass_fours(x, o) if self.judge is not None else None
+        if found is not None:
+            moves, zone = found
+            self.records.add({"p": key, "fours": [cell_name(self.spec, perm[c]) for c in moves]})
+            self.cert.records += 1
+            cells = [c for c in cells if zone >> c & 1]
         st = search.state(x, o)
         refuter = 1 if ply % 2 == 0 else 2
         claimant = 3 - refuter
         pair = np.zeros(2, dtype=np.int64)
         out = []
-        for c in search.legal_cells(x, o):
+        for c in cells:
             won = board.set_stone(geo, st, c, refuter)
             if won or ply + 1 == self.spec.cells:
                 if won or self.claim == "wins":

@@ -129,11 +129,24 @@ class Judge:
             if first is not None:
                 return Judgement(PROVEN, True, first)
             return Judgement(OPEN, True, cells=empty, count=bin(empty).count("1"))
-        line = self._fours_after_pass(x, o)
-        if line is not None:
-            zone = self._zone(st, line) & empty
+        found = self.pass_fours(x, o, st)
+        if found is not None:
+            zone = found[1]
             return Judgement(OPEN, False, cells=zone, count=bin(zone).count("1"), zone=True)
         return Judgement(OPEN, False, cells=empty, count=bin(empty).count("1"))
+
+    def pass_fours(self, x: int, o: int, st: Optional[np.ndarray] = None) -> Optional[tuple[list[int], int]]:
+        """At ``x``/``o`` (the defender to move; ``st`` its state, if built): the
+        attacker's moves of a win by continuous fours with the defender passing, and
+        its zone (:meth:`_zone`: empty cells, the page's rule of ``fours`` records,
+        docs/proof-format.md 12.3); None when there is none within the budget."""
+        line = self._fours_after_pass(x, o)
+        if line is None:
+            return None
+        if st is None:
+            st = self.search.state(x, o)
+        moves, zone = self._zone(st, line)
+        return moves, zone & ~(x | o) & ((1 << self.spec.cells) - 1)
 
     def ordered(self, x: int, o: int, cells: int) -> list[int]:
         """The cells of the set ``cells``, best first for the side to move of
@@ -182,8 +195,8 @@ class Judge:
             return None
         return [int(c) for c in search.threat_scratch[:plies]]
 
-    def _zone(self, st: np.ndarray, line: list[int]) -> int:
-        """The cells where a defender stone put at ``st`` (the defender to move) may
+    def _zone(self, st: np.ndarray, line: list[int]) -> tuple[list[int], int]:
+        """The attacker's moves of ``line`` up to its five or double four, and the cells where a defender stone put at ``st`` (the defender to move) may
         break the attacker's continuous fours ``line`` (found with the defender
         passing), as a cell set: the cells of every line of ``k`` cells that holds
         ``k - 1`` attacker stones and no defender stone when an attacker move of
@@ -192,7 +205,8 @@ class Judge:
         defender's replies of ``line`` on it reach ``k - 2`` (a stone there may give
         the defender a four of its own on the way, which the fours do not answer).
         Any other defender stone leaves ``line`` a win: its fours are made, each
-        reply is forced, and the defender never has a completion cell first."""
+        reply is forced, and the defender never has a completion cell first.
+        (The checker's rule for a ``fours`` record: docs/proof-format.md 12.3.)"""
         geo, k = self.search.geo, self.spec.k
         a, d = self.attacker - 1, self.defender - 1
         nlines = self.lines.shape[0]
@@ -223,5 +237,5 @@ class Judge:
         out = 0
         for c in np.unique(self.lines[used | theirs]):
             out |= 1 << int(c)
-        return out
+        return line[0:i + 1:2], out
 

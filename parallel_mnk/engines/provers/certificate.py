@@ -78,6 +78,7 @@ class Certificate:
     nodes: int = 0
     seconds: float = 0.0
     depth: int = 0
+    format: str = FORMAT   # mnk-proof/2 where the writer uses its rules (big boards' fours records)
 
 
 def claims_of(position: Position, value: Value) -> list[tuple[str, str]]:
@@ -316,7 +317,7 @@ def frontier(walk: Walk, position: Position, target: int) -> list[tuple[int, int
 def header(cert: Certificate) -> dict:
     """The first line of ``cert``'s file (the page's header, and what the walk did)."""
     spec = cert.spec
-    return {"format": FORMAT, "cols": spec.cols, "rows": spec.rows, "k": spec.k, "gravity": spec.gravity,
+    return {"format": cert.format, "cols": spec.cols, "rows": spec.rows, "k": spec.k, "gravity": spec.gravity,
             "root": cert.root, "attacker": cert.attacker, "claim": cert.claim, "solver": "parallel-mnk",
             "records": cert.records, "positions": cert.positions, "nodes": cert.nodes,
             "seconds": round(cert.seconds, 3)}
