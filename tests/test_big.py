@@ -159,8 +159,6 @@ def test_wins_by_fours_on_two_workers(workers):
         assert walk.outcome() is not None and walk.outcome().winner == pos.turn
 
 
-@pytest.mark.slow
-@pytest.mark.minutes
 def test_wins_by_threats_are_certified(tmp_path):
     """15x15 positions that need threes as well (threat-space search): win, certified."""
     for i, (pos, threes) in enumerate(threes_positions(15, 3, seed=4)):
