@@ -150,7 +150,7 @@ class RayBackend(Backend):
             self._windows, self._abandon_ids, self._done = {}, [], []
 
     def begin(self) -> None:
-        pass   # a stop is a close (Ctrl-C) or an abandon of each task (a time limit)
+        self.board.update.remote({}, [], [], False)   # (the actor's stop flag of stop_all, cleared)
 
     def stop_all(self) -> None:
         self.board.update.remote({}, [], [], True)
