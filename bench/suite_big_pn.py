@@ -9,7 +9,10 @@ position and prover: value, nodes, jobs, the solve's time, the command's wall ti
 games whose win needs threes (``big_positions.threes_positions``) and the 15x15
 opening ``h8 a1 i9 a2`` (x two stones up, o's on the edge).
 
-``python -m bench.suite_big_pn [TIME_LIMIT_S] [SETTING=VALUE ...]``
+``--workers`` 1 unless ``workers=N,M,...`` is given (then the pn prover once per count,
+alpha-beta with the first: the jobs on the pool's processes, one leaf a job).
+
+``python -m bench.suite_big_pn [TIME_LIMIT_S] [workers=1,2] [SETTING=VALUE ...]``
 """
 from __future__ import annotations
 
@@ -35,10 +38,11 @@ def cases() -> list[tuple[str, int, str]]:
     return out + [("15x15 h8 a1 i9 a2", 15, opening.board_text())]
 
 
-def solve(size: int, board: str, prover: str, time_limit: float, settings: tuple[str, ...]) -> dict:
+def solve(size: int, board: str, prover: str, time_limit: float, settings: tuple[str, ...], workers: int = 1) -> dict:
     """One fresh weak solve process: its answer's figures, or ``error``."""
     cmd = [sys.executable, "-m", "parallel_mnk", "solve", "--cols", str(size), "--rows", str(size), "--k", "5",
-           "--board", board, "--weak", "--prover", prover, "--time-limit", str(time_limit), "--json"]
+           "--board", board, "--weak", "--prover", prover, "--time-limit", str(time_limit), "--json",
+           "--workers", str(workers)]
     for s in settings:
         cmd += ["--setting", s]
     t = time.perf_counter()
@@ -58,12 +62,15 @@ def solve(size: int, board: str, prover: str, time_limit: float, settings: tuple
             "peak_mb": round(usage.ru_maxrss / 1024, 1)}
 
 
-def run(time_limit: float = TIME_LIMIT_S, settings: tuple[str, ...] = (), log=print) -> list[dict]:
-    """Every position by both provers; the rows, printed as they come."""
+def run(time_limit: float = TIME_LIMIT_S, settings: tuple[str, ...] = (), log=print,
+        workers: tuple[int, ...] = (1,)) -> list[dict]:
+    """Every position by both provers (pn with each count of ``workers``); the rows,
+    printed as they come."""
     rows = []
     for name, size, board in cases():
-        for prover in ("pn", "search"):
-            row = {"position": name, "prover": prover, **solve(size, board, prover, time_limit, settings)}
+        for prover, count in [("pn", w) for w in workers] + [("search", workers[0])]:
+            row = {"position": name, "prover": prover, "workers": count,
+                   **solve(size, board, prover, time_limit, settings, count)}
             rows.append(row)
             log(json.dumps(row))
     return rows
@@ -72,4 +79,6 @@ def run(time_limit: float = TIME_LIMIT_S, settings: tuple[str, ...] = (), log=pr
 if __name__ == "__main__":
     args = sys.argv[1:]
     limit = float(args[0]) if args and "=" not in args[0] else TIME_LIMIT_S
-    run(limit, tuple(a for a in args if "=" in a))
+    counts = next((tuple(int(n) for n in a.split("=", 1)[1].split(",")) for a in args if a.startswith("workers=")),
+                  (1,))
+    run(limit, tuple(a for a in args if "=" in a and not a.startswith("workers=")), workers=counts)

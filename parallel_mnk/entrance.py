@@ -435,9 +435,9 @@ def _book_choice(options: Options) -> Optional[str]:
 
 def _check_big(opts: SolveOptions) -> None:
     """Raise :class:`UnsupportedError` for what a solve past 64 cells cannot be asked."""
-    if opts.prover == "pn":   # (proof-number search over threats: one process, a journal of its own)
-        if opts.backend != "process":
-            raise UnsupportedError("past 64 cells the pn prover runs in one process (no --backend)")
+    if opts.prover == "pn":   # (proof-number search over threats: jobs on processes, a journal of its own)
+        if opts.backend == "thread":
+            raise UnsupportedError("past 64 cells the pn prover's workers are processes (--backend process or ray)")
         return
     if opts.checkpoint is not None or opts.backend != "process":
         raise UnsupportedError("boards over 64 cells are solved on the process pool, without a checkpoint "

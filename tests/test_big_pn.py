@@ -46,6 +46,52 @@ def test_answers_match_naive_on_small_boards(spec, count, stones):
         assert got == truth, (pos.board_text(), attacker)
 
 
+def test_jobs_on_the_workers_give_naive_answers(tmp_path):
+    """The same questions with the jobs on two processes of the pool (their judgements
+    taken into the tree as they come back): naive.py's answers."""
+    from parallel_mnk.parallel.scheduling.registry import get_coordinator
+    backend = get_coordinator("process", 2, 12).backend
+    asked = 0
+    for spec, count, stones in ((GameSpec(4, 4, 3), 5, (1, 6)), (GameSpec(3, 3, 3), 6, (0, 4))):
+        for pos, attacker, truth in _questions(spec, count, stones, seed=spec.cells + 7):
+            proof = ThreatProof(pos, attacker, threes=1, vct_nodes=64)
+            assert proof.run_on(backend, lambda: False, lambda s: None) == truth, (pos.board_text(), attacker)
+            asked += proof.jobs
+    assert asked > 20   # (jobs ran: not every question settled at its root)
+
+
+def test_a_worker_killed_mid_job_past_64_cells(tmp_path, monkeypatch):
+    """A worker killed while its job runs (SIGKILL right after its third job is handed
+    out): the leaf is handed out again, the worker restarted, and the answer, its move
+    and a verified certificate are those of one process."""
+    import os
+    import signal
+    from parallel_mnk.parallel.uses import big_pn_pool
+
+    pos = threes_position("15-two")
+    alone = solve(pos, weak=True, options=Options(prover="pn", workers=1))
+    killed: list[int] = []
+    started: list[int] = []
+    hand_out = big_pn_pool.JudgePool._hand_out
+
+    def hand_out_and_kill(self):
+        before = set(self.running_jobs)
+        hand_out(self)
+        started.extend(set(self.running_jobs) - before)
+        if not killed and len(started) >= 3 and self.running_jobs:
+            slot = started[-1] if started[-1] in self.running_jobs else next(iter(self.running_jobs))
+            pid = self.backend.pids()[slot - 1]
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+
+    monkeypatch.setattr(big_pn_pool.JudgePool, "_hand_out", hand_out_and_kill)
+    r = solve(pos, weak=True, options=Options(prover="pn", workers=2, certificate=tmp_path))
+    assert killed and r.parallel["lost"] >= 1, r.parallel
+    assert (r.value, r.best_move) == (alone.value, alone.best_move) == (Value.WIN, alone.best_move)
+    assert sum(w.tasks for w in r.workers[1:]) >= r.parallel["lost"] + 1
+    assert proofcheck.main([str(tmp_path)], out=io.StringIO()) == 0
+
+
 def _zone_cases(spec: GameSpec, count: int, stones: tuple[int, int], seed: int):
     """Positions whose side to move (the defender) has its moves cut by a zone, with
     the zone and the attacker (1 or 2)."""
@@ -183,7 +229,7 @@ def test_the_journal_resumes_and_refuses_another_position(tmp_path, use_settings
 
 
 @pytest.mark.parametrize("extra,words", [
-    (["--backend", "thread"], "one process"),
+    (["--backend", "thread"], "workers are processes"),
     (["--prover", "dfpn"], "at most 64 cells"),
 ])
 def test_what_the_prover_past_64_cells_refuses(extra, words):

@@ -299,6 +299,20 @@ def test_pn_proofs_on_ray_give_naive_values_and_certificates_that_verify(ray_ses
     assert [check_file(f).claim for f in sorted(tmp_path.glob("*.jsonl.xz"))] == ["cannot-win"]
 
 
+def test_the_pn_prover_past_64_cells_runs_its_jobs_on_ray(ray_session, tmp_path):
+    """The judgements of the proof-number prover past 64 cells as Ray tasks: a 15x15
+    win needing threes, its move that of one process, its certificate verified."""
+    from parallel_mnk.proofcheck import check_file
+    from test_big_pn import threes_position
+    pos = threes_position("15-two")
+    alone = solve(pos, weak=True, options=Options(workers=1, prover="pn", progress=False))
+    r = solve(pos, weak=True, options=Options(workers=2, prover="pn", backend="ray", progress=False,
+                                              certificate=tmp_path))
+    assert (r.value, r.best_move) == ("win", alone.best_move) and r.parallel["workers"] == 2
+    assert sum(w.tasks for w in r.workers[1:]) > 0
+    assert [check_file(f).claim for f in sorted(tmp_path.glob("*.jsonl.xz"))] == ["wins"]
+
+
 @pytest.mark.parametrize("first, then", [("ray", "process"), ("process", "ray")])
 def test_a_pn_journal_goes_on_between_ray_and_the_pool(ray_session, tmp_path, first, then):
     """A pn proof stopped by a node limit (unknown, its journal committed) on one backend,

@@ -13,7 +13,9 @@ call and never needs to know the kinds:
 * :class:`PositionTask`: one whole position solved exactly, score and best move
   (an opening book's entry, :mod:`.uses.book_build`), answered by a :class:`PositionResult`;
 * :class:`PnJob`: a bounded proof-number search of one node of a parallel proof
-  (:mod:`.uses.pn_jobs`), answered by a :class:`PnJobResult`.
+  (:mod:`.uses.pn_jobs`), answered by a :class:`PnJobResult`;
+* :class:`JudgeJob`: the judgements of a leaf's moves for the proof-number prover
+  past 64 cells (:mod:`.uses.big_pn`), answered by a :class:`JudgeResult`.
 
 :class:`WorkerEnv` is what a worker process holds between tasks: its index, the
 shared table, the control array and its slot there, and its searches.
@@ -30,7 +32,8 @@ import numpy as np
 from ..api.settings import current
 from ..engines import limited
 from ..engines.books.choose import open_book
-from ..engines.exact.big import BigSearch
+from ..engines.exact.big import BigSearch, table_bits
+from ..engines.provers.big_threats import Judge
 from ..engines.exact.search import Search
 from ..engines.provers.pns import PnJobSearcher, PnRules, ReplicaSearcher
 from ..game.position import Position
@@ -54,6 +57,7 @@ class WorkerEnv:
     searches: dict = field(default_factory=dict)   # GameSpec -> Search on tt and ctl
     big_searches: dict = field(default_factory=dict)   # (GameSpec, bits) -> BigSearch on ctl
     pn_searcher: Optional[tuple] = None   # (the question's key, its PnJobSearcher or ReplicaSearcher): one question at a time
+    judges: dict = field(default_factory=dict)   # JudgeJob's question -> its Judge on ctl (kept from job to job)
     fetch: Callable[[Any], Any] = lambda handle: handle   # a shared object's value from its handle (Ray: ray.get)
 
     def search(self, spec: GameSpec) -> Search:
@@ -417,5 +421,71 @@ class PnJob:
                            time.process_time() - cpu, out.stats, peak_rss())
 
 
-AnyTask = Union[Task, LimitedTask, BigTask, PositionTask, PnJob]
-AnyResult = Union[TaskResult, LimitedTaskResult, BigTaskResult, PositionResult, PnJobResult]
+@dataclass(frozen=True)
+class JudgeResult:
+    """A :class:`JudgeJob`'s answer: per position, in the job's order, its judgement
+    as ``(state, move, cells, count, zone)`` (:class:`~parallel_mnk.engines.provers.big_threats.Judgement`);
+    ``stopped`` when the stop word ended it (its judgements are dropped); the work it cost."""
+
+    task_id: int
+    worker: int
+    judgements: tuple
+    stopped: bool
+    nodes: int
+    cpu_s: float
+    peak_rss: int = 0
+
+
+@dataclass(frozen=True)
+class JudgeJob:
+    """Judge the ``positions`` (``(x, o)`` pairs) of a free-placement board past 64
+    cells for the question "does ``attacker`` (1: x, 2: o) win?" with threat-space
+    search of ``threes`` threes within ``vct_nodes`` nodes and ``fours`` fours
+    (:class:`~parallel_mnk.engines.provers.big_threats.Judge`, the worker's own, kept
+    from job to job of the same question and bounds); it ends after the first
+    position judged ``settles`` (a state: that position settles the leaf, the rest
+    are not needed; 0: none)."""
+
+    task_id: int
+    cols: int
+    rows: int
+    k: int
+    attacker: int
+    threes: int
+    vct_nodes: int
+    fours: int
+    positions: tuple
+    settles: int = 0
+
+    live_window = None
+    abandonable = False   # its search reads only the stop word
+
+    def skipped(self, worker: int) -> JudgeResult:
+        """The answer of the job stopped before it started."""
+        return JudgeResult(self.task_id, worker, (), True, 0, 0.0)
+
+    def run(self, env: WorkerEnv) -> JudgeResult:
+        """Judge the positions in this process (``env.ctl``'s stop word stops it)."""
+        cpu = time.process_time()
+        key = (self.cols, self.rows, self.k, self.attacker, self.threes, self.vct_nodes, self.fours)
+        judge = env.judges.get(key)
+        if judge is None:
+            spec = GameSpec(self.cols, self.rows, self.k, False)
+            judge = env.judges[key] = Judge(spec, self.attacker, self.threes, self.vct_nodes, self.fours,
+                                            BigSearch(spec, table_bits(12), env.ctl))
+        before = judge.nodes
+        out = []
+        for x, o in self.positions:
+            if env.ctl[L.CTL_ABORT] != 0:
+                break
+            j = judge.judge(x, o)
+            out.append((j.state, j.move, j.cells, j.count, j.zone))
+            if j.state == self.settles:
+                break
+        stopped = bool(env.ctl[L.CTL_ABORT] != 0)
+        return JudgeResult(self.task_id, env.index, tuple(out), stopped, judge.nodes - before,
+                           time.process_time() - cpu, peak_rss())
+
+
+AnyTask = Union[Task, LimitedTask, BigTask, PositionTask, PnJob, JudgeJob]
+AnyResult = Union[TaskResult, LimitedTaskResult, BigTaskResult, PositionResult, PnJobResult, JudgeResult]

@@ -16,6 +16,13 @@ A proven question is certified by the big-board walk
 (:mod:`parallel_mnk.engines.provers.big_certificate`), which takes the tree's
 winning moves first, then wins by fours and threats: no second search of the tree.
 
+With more than one worker the jobs run on the pool's processes (or Ray's), a leaf
+a worker (:class:`~..task.JudgeJob`: the judgements of the leaf's moves that are not
+settled or waiting yet); the coordinator keeps the tree, the settled positions and
+the judgements, and expands each leaf once its job is back. A worker that dies
+mid-job is restarted and its leaf handed out again; the tree never holds a job's
+half (a job's judgements are taken only when it ends).
+
 With ``--checkpoint`` the settled positions are journaled
 (:mod:`..scheduling.big_pn_journal`) every ``PN_SNAPSHOT_S`` seconds and when the run
 stops (a limit, Ctrl-C, SIGTERM); the same command resumes from them.
@@ -38,8 +45,11 @@ from ...game.moves import Move, moves_of
 from ...game.position import Position
 from ...game.rules import MnkError, Value
 from ...runtime import running
+from ..pools.backend import Backend
+from ..scheduling import registry
 from ..scheduling.big_pn_journal import BigPnJournal
 from ..scheduling.pn_tree import Expansion, PnNode, PnTree
+from .big_pn_pool import JudgePool
 
 Key = tuple[int, int]
 
@@ -64,6 +74,10 @@ class ThreatProof:
         self.tree: Optional[PnTree] = None
         self.jobs = 0
         self.answer: Optional[bool] = None
+        self.remote_nodes = 0   # the workers' judgements' nodes
+        self.restarts: dict[int, int] = {}
+        self.lost = 0   # jobs lost with their worker (handed out again)
+        self.worker_stats: dict[int, WorkerStats] = {}
 
     # ------------------------------------------------------------ what is settled
     def lookup(self, x: int, o: int) -> tuple[int, int]:
@@ -175,26 +189,32 @@ class ThreatProof:
         return -1, pn, dn
 
     # ------------------------------------------------------------ the proof
+    def _start(self) -> PnTree:
+        """The tree, made at the first run (the root judged first: :attr:`answer`
+        set when that settles it)."""
+        if self.tree is not None:
+            return self.tree
+        pos = self.position
+        x, o = pos.x, pos.o
+        state = self.lookup(x, o)[0]
+        j = self.judge.judge(x, o) if state == OPEN else Judgement(state, True)
+        or_node = (pos.ply % 2 == 0) == (self.attacker == "x")
+        self.tree = PnTree(x, o, pos.ply, or_node, self._expand, self._state_of, lambda node: -1, self._settle,
+                           open_depth=0, key_of=lambda a, b: least_image(self.perms, a, b)[0], zone_wait=False)
+        if j.state != OPEN:
+            if state == OPEN:
+                self._record(x, o, j.state, j.move)
+            self.answer = j.state == PROVEN
+        else:
+            self.waiting[(x, o)] = j
+        return self.tree
+
     def run(self, stop: Callable[[], bool], status: Callable[[str], None]) -> Optional[bool]:
         """Prove or disprove the question until ``stop()`` says so: True, False, None
         (stopped; a later call goes on where this one stopped)."""
+        tree = self._start()
         if self.answer is not None:
             return self.answer
-        pos = self.position
-        x, o = pos.x, pos.o
-        if self.tree is None:
-            state = self.lookup(x, o)[0]
-            j = self.judge.judge(x, o) if state == OPEN else Judgement(state, True)
-            if j.state != OPEN:
-                if state == OPEN:
-                    self._record(x, o, j.state, j.move)
-                self.answer = j.state == PROVEN
-                return self.answer
-            self.waiting[(x, o)] = j
-            or_node = (pos.ply % 2 == 0) == (self.attacker == "x")
-            self.tree = PnTree(x, o, pos.ply, or_node, self._expand, self._state_of, lambda node: -1, self._settle,
-                               open_depth=0, key_of=lambda a, b: least_image(self.perms, a, b)[0], zone_wait=False)
-        tree = self.tree
         while tree.root.state == OPEN:
             if stop():
                 return None
@@ -214,10 +234,65 @@ class ThreatProof:
         self.answer = tree.root.state == PROVEN
         return self.answer
 
+    def run_on(self, backend: Backend, stop: Callable[[], bool], status: Callable[[str], None],
+               pause: Callable[[], bool] = lambda: False) -> Optional[bool]:
+        """:meth:`run` with the jobs on ``backend``'s workers, one leaf a worker
+        (:class:`.big_pn_pool.JudgePool`): True, False, None (stopped: by ``stop()``,
+        the running jobs stopped and dropped, their leaves open again; by ``pause()``,
+        no more jobs handed out, the running ones taken in)."""
+        tree = self._start()
+        if self.answer is not None:
+            return self.answer
+        if JudgePool(self, tree, backend).run(stop, status, pause):
+            self.answer = tree.root.state == PROVEN
+        return self.answer
+
+    def take(self, positions: tuple, judgements: tuple) -> None:
+        """A job's judgements (``(state, move, cells, count, zone)`` of each of
+        ``positions``, in order; fewer when it ended early): open ones wait for their
+        expansion, the others are settled."""
+        for (x, o), (state, move, cells, count, zone) in zip(positions, judgements):
+            if self.lookup(x, o)[0] != OPEN:
+                continue
+            if state == OPEN:
+                self.waiting[(x, o)] = Judgement(state, (bin(x).count("1") == bin(o).count("1")) ==
+                                                 (self.attacker == "x"), move, cells, count, zone)
+            else:
+                self._record(x, o, state, move)
+
+    def expand_judged(self, leaf: PnNode) -> tuple[int, int, int]:
+        """:meth:`_job` of a leaf whose moves are all judged (no search here)."""
+        got = self._job(leaf, lambda: False)
+        assert got is not None
+        self.jobs += 1
+        return got
+
+    def to_judge(self, node: PnNode) -> list[Key]:
+        """The moves of the leaf ``node`` whose judgement :meth:`_job` would make
+        (one per key up to symmetry, not settled, not waiting); none when the leaf's
+        own judgement settles it."""
+        j = self._judgement(node.x, node.o)
+        if j.state != OPEN:
+            return []
+        keys: set[Key] = set()
+        out = []
+        cells = j.cells
+        while cells:
+            low = cells & -cells
+            cells ^= low
+            child = self._child(node.x, node.o, low.bit_length() - 1)
+            key = least_image(self.perms, *child)[0]
+            if key in keys:
+                continue
+            keys.add(key)
+            if self.settled.get(key, (OPEN, -1))[0] == OPEN and child not in self.waiting:
+                out.append(child)
+        return out
+
     @property
     def nodes(self) -> int:
-        """The threat searches' nodes and the positions judged."""
-        return self.judge.nodes
+        """The threat searches' nodes and the positions judged, here and on the workers."""
+        return self.judge.nodes + self.remote_nodes
 
     def status(self) -> str:
         """The progress line: nodes, the tree, the root's moves settled."""
@@ -265,7 +340,8 @@ def solve_big_pn(position: Position, opts: SolveOptions, certificate: Optional[P
     disproven. Stopped by a limit: ``unknown``, the bounds the answered questions
     prove and the move the side to move's tree leans to (not proved). With ``certificate``, a proven win's certificate (mnk-proof/1) is
     written there; a draw proven this way has none (the walk of a draw past 64
-    cells is alpha-beta's). Serial: one process whatever ``opts.workers`` says."""
+    cells is alpha-beta's). More than one worker: the jobs on ``opts.backend``'s
+    workers (the process pool or Ray)."""
     started = time.perf_counter()
     if position.is_game_over():
         return terminal_result(position, started)
@@ -300,6 +376,8 @@ def solve_big_pn(position: Position, opts: SolveOptions, certificate: Optional[P
     sides = [mover] if position.ply == 0 else [mover, other]
     proofs = [ThreatProof(position, side, None if journal is None else journal.settled(side)) for side in sides]
     answers: dict[str, bool] = {}
+    backend = None if opts.workers <= 1 else \
+        registry.get_coordinator(opts.backend, opts.workers, current().SIDE_POOL_TT_BITS, opts.address).backend
     try:
         jobs = current().BIG_PN_SLICE_JOBS
         while not stop() and len(answers) < len(proofs) and not any(answers.values()):
@@ -307,7 +385,11 @@ def solve_big_pn(position: Position, opts: SolveOptions, certificate: Optional[P
                 if proof.attacker in answers:
                     continue
                 end = proof.jobs + jobs
-                got = proof.run(lambda: stop() or proof.jobs >= end, lambda s: line.update(lambda: s))
+                show = lambda s: line.update(lambda: s)   # noqa: E731
+                if backend is None:
+                    got = proof.run(lambda: stop() or proof.jobs >= end, show)
+                else:   # (the slice's end: its running jobs taken in, not stopped)
+                    got = proof.run_on(backend, stop, show, lambda: proof.jobs >= end)
                 if got is not None:
                     answers[proof.attacker] = got
                     if got:
@@ -340,11 +422,16 @@ def _result(position: Position, value: Value, proofs: list[ThreatProof], answers
     wins = answers.get(mover)
     nodes = sum(p.nodes for p in proofs)
     first = proofs[0]
-    stats = [WorkerStats(0, sum(p.jobs for p in proofs), nodes, cpu_s, 0, 0,
+    stats = [WorkerStats(0, sum(p.jobs for p in proofs), sum(p.judge.nodes for p in proofs), cpu_s, 0, 0,
                          sum(p.judge.search.threat_wins for p in proofs))]
+    for w in sorted({w for p in proofs for w in p.worker_stats}):
+        parts = [p.worker_stats[w] for p in proofs if w in p.worker_stats]
+        stats.append(WorkerStats(w, sum(s.tasks for s in parts), sum(s.nodes for s in parts),
+                                 sum(s.cpu_s for s in parts), max(s.peak_rss for s in parts)))
     figures: dict[str, object] = {"jobs": sum(p.jobs for p in proofs),
                                   "tree_nodes": sum(p.tree.nodes for p in proofs if p.tree is not None),
-                                  "settled": sum(len(p.settled) for p in proofs), "questions": len(proofs)}
+                                  "settled": sum(len(p.settled) for p in proofs), "questions": len(proofs),
+                                  "workers": opts.workers, "lost": sum(p.lost for p in proofs)}
     elapsed = time.perf_counter() - started
     search = first.judge.search
     if not value.known:
