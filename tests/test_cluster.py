@@ -313,6 +313,20 @@ def test_the_pn_prover_past_64_cells_runs_its_jobs_on_ray(ray_session, tmp_path)
     assert [check_file(f).claim for f in sorted(tmp_path.glob("*.jsonl.xz"))] == ["wins"]
 
 
+@pytest.mark.timeout(180)
+def test_a_stopped_ray_run_leaves_the_backend_working(ray_session):
+    """A pn proof past 64 cells stopped by a node limit (its running jobs stopped by
+    the backend's stop_all), then the same solve on the same Ray backend: the stop was
+    cleared (RayBackend.begin), its jobs run, and it proves the win."""
+    from test_big_pn import threes_position
+    pos = threes_position("15-two")
+    opts = Options(workers=2, prover="pn", backend="ray", progress=False)
+    stopped = solve(pos, Limit(nodes=3000), weak=True, options=opts)
+    assert stopped.value == "unknown"
+    again = solve(pos, weak=True, options=opts)
+    assert again.value == "win" and sum(w.tasks for w in again.workers[1:]) > 0
+
+
 @pytest.mark.parametrize("first, then", [("ray", "process"), ("process", "ray")])
 def test_a_pn_journal_goes_on_between_ray_and_the_pool(ray_session, tmp_path, first, then):
     """A pn proof stopped by a node limit (unknown, its journal committed) on one backend,
