@@ -39,12 +39,13 @@ from .engines.serial import solve_serial
 from .game.geometry import winning_cells
 from .game.moves import Move
 from .game.position import Position
-from .game.rules import GameSpec, MnkError, OptionError, UnsupportedError, Value, generic_bounds
+from .game.rules import GameSpec, MnkError, OptionError, UnsupportedError, Value, generic_bounds, parse_cell
 from .parallel.scheduling import registry
 from .parallel.scheduling.driver import solve_parallel
 from .parallel.uses.big import solve_big_parallel
 from .parallel.uses.big_pn import solve_big_pn
 from .parallel.uses.book_build import BuildReport, build
+from .parallel.uses.campaign import Campaign, run_campaign
 from .parallel.uses.certify import certify
 from .parallel.uses.pn_jobs import solve_pn
 from .parallel.uses.limited import best_move_parallel
@@ -343,6 +344,22 @@ class KernelLoad:
         took = families.load(*names, aside=families.outside_the_limit(self.opts.limit.time)) if names else 0.0
         self.seconds += took
         return took
+
+
+@_with_settings
+def campaign(spec: GameSpec, first: Optional[str], folder: Union[str, Path], limit: Optional[Limit] = None, *,
+             options: Optional[Options] = None) -> Campaign:
+    """Prove "x wins from the empty board" of ``spec`` (free placement past 64 cells) in
+    ``folder``, x's ``first`` move fixed (None: the centre), o's replies class by class
+    (:mod:`parallel_mnk.parallel.uses.campaign`); resumed from the folder, stopped by
+    ``limit`` (time, nodes); ``options``: ``workers``, ``backend``, ``address``,
+    ``progress``. Returns the campaign (its state: each class's figures)."""
+    options = _checked(limit, options)
+    options.refuse("campaign", "prover", "certificate", "checkpoint", "book", "watch", "split_depth")
+    cell = (spec.rows // 2) * spec.cols + spec.cols // 2 if first is None else parse_cell(spec, first)
+    lim = limit or Limit()
+    return run_campaign(spec, cell, Path(folder), options.workers, options.backend, options.address, lim.time,
+                        lim.nodes, options.progress)
 
 
 def start_backend(backend: str, workers: int, tt_bits: int, address: Optional[str] = None) -> float:

@@ -18,6 +18,7 @@ from ..game.rules import PRESETS
 from ..runtime import families, running
 from .book_cli import add_book_arg, add_book_parser
 from .parser import PROG, Parser
+from .campaign_cli import add_campaign_parser
 from .verify_cli import add_certificate_arg, add_verify_parser
 
 Command = Callable[..., int]
@@ -241,4 +242,5 @@ def build_parser(commands: dict[str, Command]) -> argparse.ArgumentParser:
         add(sub, commands[name])
     add_book_parser(sub, add_game_args, add_table_args, _description, add_settings_arg)
     add_verify_parser(sub, _description)
+    add_campaign_parser(sub, add_game_args, add_settings_arg, _description)
     return parser
