@@ -101,8 +101,8 @@ def _add_solve_parser(sub, command: Command) -> None:
     p.add_argument("--prover", choices=PROVERS, default="auto",
                    help="what settles the value: 'search' (alpha-beta), 'dfpn' (depth-first proof-number search: "
                         "with --weak, one process), 'pn' (the proof-number prover with relevance zones: with "
-                        "--weak, free placement, by jobs on the workers, mnk-proof/2 certificates; past 64 cells "
-                        "proof-number search over threats), "
+                        "--weak, free placement up to 64 cells, by jobs on the workers, mnk-proof/2 certificates; "
+                        "past them proof-number search over threats), "
                         f"or 'auto' (default): with --weak on free boards of {DEFAULTS.PN_AUTO_MIN_CELLS} to 64 cells pn; "
                         "else df-pn first, capped, for --weak serial solves of free-placement positions past the "
                         f"first move with {DEFAULTS.DFPN_AUTO_MIN_EMPTY} or more empty cells; else alpha-beta")
