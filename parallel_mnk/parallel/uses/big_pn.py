@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Iterator, Optional
 
 from ...api.options import SolveOptions
 from ...api.results import SolveResult, WorkerStats
@@ -147,17 +147,8 @@ class ThreatProof:
             del self.waiting[(node.x, node.o)]
             self._record(node.x, node.o, j.state, j.move)
             return (1 if j.state == PROVEN else 0), *j.numbers
-        keys: set[Key] = set()
         nums = []
-        cells = j.cells
-        while cells:
-            low = cells & -cells
-            cells ^= low
-            child = self._child(node.x, node.o, low.bit_length() - 1)
-            key = least_image(self.perms, *child)[0]
-            if key in keys:
-                continue
-            keys.add(key)
+        for cell, child, key in self._distinct_children(node, j.cells):
             state = self.settled.get(key, (OPEN, -1))[0]
             if state == OPEN and child not in self.waiting:
                 if stop():
@@ -170,7 +161,7 @@ class ThreatProof:
                     state = got.state
             if state == PROVEN and node.or_node:
                 self.waiting.pop((node.x, node.o))
-                self._record(node.x, node.o, PROVEN, low.bit_length() - 1)
+                self._record(node.x, node.o, PROVEN, cell)
                 return 1, 0, INF
             if state == DISPROVEN and not node.or_node:
                 self.waiting.pop((node.x, node.o))
@@ -274,20 +265,22 @@ class ThreatProof:
         j = self._judgement(node.x, node.o)
         if j.state != OPEN:
             return []
+        return [child for _, child, key in self._distinct_children(node, j.cells)
+                if self.settled.get(key, (OPEN, -1))[0] == OPEN and child not in self.waiting]
+
+    def _distinct_children(self, node: PnNode, cells: int) -> Iterator[tuple[int, Key, Key]]:
+        """``(cell, child, key)`` of the moves ``cells`` of ``node``, by cell, one per
+        key up to symmetry (the first cell of each)."""
         keys: set[Key] = set()
-        out = []
-        cells = j.cells
         while cells:
             low = cells & -cells
             cells ^= low
-            child = self._child(node.x, node.o, low.bit_length() - 1)
+            cell = low.bit_length() - 1
+            child = self._child(node.x, node.o, cell)
             key = least_image(self.perms, *child)[0]
-            if key in keys:
-                continue
-            keys.add(key)
-            if self.settled.get(key, (OPEN, -1))[0] == OPEN and child not in self.waiting:
-                out.append(child)
-        return out
+            if key not in keys:
+                keys.add(key)
+                yield cell, child, key
 
     @property
     def nodes(self) -> int:
