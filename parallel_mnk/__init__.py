@@ -8,7 +8,7 @@ boards, Connect Four with gravity).
     (<Value.LOSS: 'loss'>, -2, True)
 
 Everything a user calls is here; the functions are those of
-:mod:`parallel_mnk.entrance` (``solve``, ``analyze``, ``best_move``, ``build_book``).
+:mod:`parallel_mnk.entrance` (``solve``, ``analyze``, ``best_move``, ``build_book``, ``campaign``).
 The records and rules load at once; the functions load the numba kernels on
 first use (``import parallel_mnk`` alone does not import numba).
 """
@@ -25,17 +25,17 @@ from .game.rules import (PRESETS, GameSpec, IllegalMoveError, InvalidPositionErr
                          OptionError, ResourceError, UnsupportedError, Value)
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only
-    from .entrance import analyze, best_move, build_book, solve
+    from .entrance import analyze, best_move, build_book, campaign, solve
 
 __all__ = ["GameSpec", "PRESETS", "Position", "LegalMoves", "Move", "Side", "Outcome", "Value",
-           "solve", "analyze", "best_move", "build_book", "Limit", "Options", "Settings", "Watch",
+           "solve", "analyze", "best_move", "build_book", "campaign", "Limit", "Options", "Settings", "Watch",
            "SolveResult", "Analysis", "MoveAnalysis", "LimitedResult", "WorkerStats",
            "format_move", "parse_move", "format_move_list", "parse_move_list",
            "MnkError", "IllegalMoveError", "InvalidPositionError", "NotationError", "OptionError", "ResourceError",
            "UnsupportedError"]
 __version__ = "0.1.0"
 
-_LAZY = ("solve", "analyze", "best_move", "build_book")   # they load numba: imported on first use
+_LAZY = ("solve", "analyze", "best_move", "build_book", "campaign")   # they load numba: imported on first use
 
 
 def __getattr__(name: str) -> Any:
