@@ -85,6 +85,17 @@ def test_what_a_campaign_refuses(tmp_path, extra, words):
     assert code == 2 and len(err.strip().splitlines()) == 1 and words in err, err
 
 
+def test_a_campaign_goes_on_only_with_its_settings(tmp_path):
+    """The settings that shape its proofs are kept in its state: a run with others is
+    one line, exit 2; with the same ones it goes on."""
+    base = ARGS + ["--folder", str(tmp_path), "--workers", "1", "--setting", "BIG_PN_THREES=2"]
+    assert run_cli(base + ["--max-nodes", "1"])[0] == 3
+    assert _state(tmp_path)["settings"]["BIG_PN_THREES"] == 2
+    code, out, err = run_cli(ARGS + ["--folder", str(tmp_path), "--workers", "1", "--max-nodes", "1"])
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "BIG_PN_THREES=2" in err, err
+    assert run_cli(base + ["--max-nodes", "1"])[0] == 3
+
+
 def test_another_campaigns_folder_is_refused(tmp_path):
     """A folder holding the campaign of another first move: one line, exit 2."""
     assert run_cli(ARGS + ["--folder", str(tmp_path), "--max-nodes", "1", "--workers", "1"])[0] == 3

@@ -73,6 +73,15 @@ class CampaignState:
     first: str
     classes: list[ReplyClass] = field(default_factory=list)
     certificate: Optional[str] = None   # the whole proof's, once every class is proved
+    settings: dict = field(default_factory=dict)   # the settings that shape its proofs (PROOF_SETTINGS)
+
+
+PROOF_SETTINGS = ("BIG_PN_THREES", "BIG_PN_VCT_NODES", "BIG_FOURS")   # a resumed campaign must keep them
+
+
+def proof_settings() -> dict:
+    """The settings in force that shape a class's proof."""
+    return {name: getattr(current(), name) for name in PROOF_SETTINGS}
 
 
 def reply_classes(spec: GameSpec, first: int) -> list[ReplyClass]:
@@ -109,8 +118,12 @@ class Campaign:
         if path.exists():
             self.state = self._load(path)
         else:
-            self.state = CampaignState(spec.cols, spec.rows, spec.k, cell_name(spec, first), reply_classes(spec, first))
+            self.state = CampaignState(spec.cols, spec.rows, spec.k, cell_name(spec, first),
+                                       reply_classes(spec, first), settings=proof_settings())
             self._save()
+        if self.state.settings != proof_settings():
+            kept = " ".join(f"--setting {n}={v}" for n, v in self.state.settings.items())
+            raise MnkError(f"{self.folder} runs its proofs with {kept}: give the same settings to go on")
 
     def _load(self, path: Path) -> CampaignState:
         """The state of an earlier run; one line when it is another campaign's."""
@@ -119,7 +132,8 @@ class Campaign:
             if raw.get("format") != FORMAT:
                 raise ValueError
             classes = [ReplyClass(**c) for c in raw["classes"]]
-            state = CampaignState(raw["cols"], raw["rows"], raw["k"], raw["first"], classes, raw.get("certificate"))
+            state = CampaignState(raw["cols"], raw["rows"], raw["k"], raw["first"], classes, raw.get("certificate"),
+                                  raw["settings"])
         except (ValueError, KeyError, TypeError):
             raise MnkError(f"{path} is not a campaign's state ({FORMAT})") from None
         spec = self.spec
