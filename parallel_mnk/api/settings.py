@@ -124,6 +124,7 @@ class Settings:
     BIG_PN_THREES: int = setting(1, 0, 1 << 10)               # the pn prover past 64 cells: three-moves its threat-space search tries at an attacker's node
     BIG_PN_VCT_NODES: int = setting(1 << 12, 1, COUNT)        # its nodes a search (at an attacker's node; the fours after a pass at a defender's)
     BIG_PN_SLICE_JOBS: int = setting(16, 1, COUNT)            # its jobs on one question before the other's turn (doubling each round)
+    CAMPAIGN_TREE_NODES: int = setting(2_000_000, 0, COUNT)   # a campaign keeps its open classes' trees between slices up to these nodes in all (past them the largest are dropped and rebuilt from their journals)
 
     # -------------------------------------------------------------- the depth-limited engine (best, play)
     DEFAULT_DEPTH: int = setting(4, 1, 64)                    # plies searched when neither a depth nor a time is given (engines.limited.MAX_DEPTH)

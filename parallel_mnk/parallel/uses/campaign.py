@@ -113,6 +113,8 @@ class Campaign:
             raise MnkError("a campaign is for boards past 64 cells (solve --prover pn proves smaller ones whole)")
         self.spec, self.first, self.folder = spec, first, Path(folder)
         self.running: Optional[ThreatProof] = None   # the proof of the slice in progress
+        self.running_base = 0   # its nodes before the slice
+        self.kept: dict[str, tuple[ThreatProof, BigPnJournal]] = {}   # open classes' proofs between slices
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self.folder / STATE_FILE
         if path.exists():
@@ -158,6 +160,14 @@ class Campaign:
     def run(self, stop: Callable[[], bool], backend: Optional[Backend], status: Callable[[str], None]) -> bool:
         """Prove the open classes in rounds until each is settled (True when all are
         proved) or ``stop()`` says so (False; the journals and the state written)."""
+        try:
+            return self._rounds(stop, backend, status)
+        finally:
+            for _, journal in self.kept.values():
+                journal.close()
+            self.kept.clear()
+
+    def _rounds(self, stop: Callable[[], bool], backend: Optional[Backend], status: Callable[[str], None]) -> bool:
         jobs = current().BIG_PN_SLICE_JOBS
         while not stop():
             open_classes = [c for c in self.state.classes if c.state == "open"]
@@ -178,26 +188,38 @@ class Campaign:
 
     def _slice(self, c: ReplyClass, jobs: int, stop: Callable[[], bool], backend: Optional[Backend],
                status: Callable[[str], None]) -> None:
-        """One slice of ``jobs`` jobs of the class's proof (from its journal); its
-        certificate when proved."""
+        """One slice of ``jobs`` jobs of the class's proof (its tree kept from the last
+        slice, or built again from its journal); its certificate when proved."""
         pos = self.position(c)
-        journal = BigPnJournal(self.folder / f"{c.reply}.sqlite", pos)
+        kept = self.kept.pop(c.reply, None)
+        if kept is None:
+            journal = BigPnJournal(self.folder / f"{c.reply}.sqlite", pos)
+            proof = ThreatProof(pos, "x", journal.settled("x"))
+        else:
+            proof, journal = kept
         started = time.perf_counter()
-        proof = self.running = ThreatProof(pos, "x", journal.settled("x"))
+        jobs0, self.running_base = proof.jobs, proof.nodes
+        self.running = proof
+        target = jobs0 + jobs
         got: Optional[bool] = None
+        ended = False
         try:
             def show(line: str) -> None:
                 status(f"after {self.state.first} {c.reply}: {line}")
             if backend is None:
-                got = proof.run(lambda: stop() or proof.jobs >= jobs, show)
+                got = proof.run(lambda: stop() or proof.jobs >= target, show)
             else:
-                got = proof.run_on(backend, stop, show, lambda: proof.jobs >= jobs)
+                got = proof.run_on(backend, stop, show, lambda: proof.jobs >= target)
+            ended = True
         finally:
             self.running = None
             journal.snapshot("x", proof.settled, proof.nodes)
-            journal.close()
-            c.jobs += proof.jobs
-            c.nodes += proof.nodes
+            if ended and got is None:
+                self._keep(c.reply, proof, journal)
+            else:
+                journal.close()
+            c.jobs += proof.jobs - jobs0
+            c.nodes += proof.nodes - self.running_base
             c.seconds = round(c.seconds + time.perf_counter() - started, 3)
             if got is not None:
                 c.state = "proved" if got else "disproved"
@@ -206,9 +228,20 @@ class Campaign:
                 c.records, c.bytes = cert.records, cert.path.stat().st_size
             self._save()
 
+    def _keep(self, reply: str, proof: ThreatProof, journal: BigPnJournal) -> None:
+        """Keep an open class's proof for its next slice; past ``CAMPAIGN_TREE_NODES``
+        tree nodes in all, drop the largest kept (their journals have what they settled)."""
+        self.kept[reply] = (proof, journal)
+        size = {r: (p.tree.nodes if p.tree is not None else 0) for r, (p, _) in self.kept.items()}
+        while self.kept and sum(size.values()) > current().CAMPAIGN_TREE_NODES:
+            largest = max(size, key=lambda r: size[r])
+            self.kept.pop(largest)[1].close()
+            del size[largest]
+
     def nodes(self) -> int:
         """Nodes of every class's proof, over every run, the slice in progress's included."""
-        return sum(c.nodes for c in self.state.classes) + (0 if self.running is None else self.running.nodes)
+        live = 0 if self.running is None else self.running.nodes - self.running_base
+        return sum(c.nodes for c in self.state.classes) + live
 
     def table(self) -> str:
         """The progress as text: a line a class, then the totals and an estimate."""
