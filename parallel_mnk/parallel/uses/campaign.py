@@ -204,8 +204,11 @@ class Campaign:
         got: Optional[bool] = None
         ended = False
         try:
+            classes = self.state.classes
+            proved = f"{sum(k.state == 'proved' for k in classes)} of {len(classes)} classes proved"
+
             def show(line: str) -> None:
-                status(f"after {self.state.first} {c.reply}: {line}")
+                status(f"{proved}; after {self.state.first} {c.reply}: {line}")
             if backend is None:
                 got = proof.run(lambda: stop() or proof.jobs >= target, show)
             else:
