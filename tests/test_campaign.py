@@ -98,6 +98,12 @@ def test_a_campaign_goes_on_only_with_its_settings(tmp_path):
     assert run_cli(base + ["--max-nodes", "1"])[0] == 3
 
 
+def test_a_file_for_a_folder_is_refused(tmp_path):
+    (tmp_path / "f").write_text("")
+    code, out, err = run_cli(ARGS + ["--folder", str(tmp_path / "f")])
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "is a file" in err, err
+
+
 def test_another_campaigns_folder_is_refused(tmp_path):
     """A folder holding the campaign of another first move: one line, exit 2."""
     assert run_cli(ARGS + ["--folder", str(tmp_path), "--max-nodes", "1", "--workers", "1"])[0] == 3

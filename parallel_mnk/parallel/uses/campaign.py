@@ -112,6 +112,8 @@ class Campaign:
         if spec.cells <= 64:
             raise MnkError("a campaign is for boards past 64 cells (solve --prover pn proves smaller ones whole)")
         self.spec, self.first, self.folder = spec, first, Path(folder)
+        if self.folder.exists() and not self.folder.is_dir():
+            raise MnkError(f"--folder {self.folder} is a file: give a folder (made if missing)")
         self.running: Optional[ThreatProof] = None   # the proof of the slice in progress
         self.running_base = 0   # its nodes before the slice
         self.kept: dict[str, tuple[ThreatProof, BigPnJournal]] = {}   # open classes' proofs between slices
