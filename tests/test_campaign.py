@@ -98,6 +98,22 @@ def test_a_campaign_goes_on_only_with_its_settings(tmp_path):
     assert run_cli(base + ["--max-nodes", "1"])[0] == 3
 
 
+def test_a_state_kept_before_the_zone_settings_goes_on_as_it_ran(tmp_path):
+    """A state written before the zone settings were kept (its proofs ran with
+    continuous-four zones only) goes on with the defaults, which run so."""
+    import json
+    assert run_cli(ARGS + ["--folder", str(tmp_path), "--workers", "1", "--max-nodes", "1"])[0] == 3
+    path = tmp_path / "campaign.json"
+    state = json.loads(path.read_text())
+    for name in ("BIG_PN_ZONE_THREES", "BIG_PN_ZONE_NODES"):
+        del state["settings"][name]
+    path.write_text(json.dumps(state))
+    assert run_cli(ARGS + ["--folder", str(tmp_path), "--workers", "1", "--max-nodes", "1"])[0] == 3
+    code, out, err = run_cli(ARGS + ["--folder", str(tmp_path), "--workers", "1", "--max-nodes", "1",
+                                     "--setting", "BIG_PN_ZONE_THREES=1"])
+    assert code == 2 and "BIG_PN_ZONE_THREES=0" in err, err
+
+
 def test_a_file_for_a_folder_is_refused(tmp_path):
     (tmp_path / "f").write_text("")
     code, out, err = run_cli(ARGS + ["--folder", str(tmp_path / "f")])

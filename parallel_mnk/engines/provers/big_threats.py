@@ -28,7 +28,10 @@ The defender to move (an AND node: every move must lose):
    defender's stones and ``T``'s replies reach ``k - 2`` (a defender stone there
    may give it a four on the way). Any other defender stone leaves ``T`` a win:
    each four is still made, each reply still forced, and the defender never has a
-   completion cell first;
+   completion cell first; else, with ``zone_threes``, if the attacker given the
+   move wins by fours and at most that many threes, the zone of that win
+   (:meth:`.big_zones.ThreatZones.win_zone`: the win proven again move by move,
+   every defence of each three refuted and its zone taken in);
 4. otherwise every legal move.
 
 First numbers (proof, disproof): an open OR node ``(1, moves)``, an open AND node
@@ -44,6 +47,7 @@ import numpy as np
 from ...game.rules import GameSpec
 from ...kernels.grid import layout as GL
 from ..exact.big import BigSearch
+from .big_zones import ThreatZones
 
 OPEN, PROVEN, DISPROVEN = 0, 1, 2
 
@@ -79,14 +83,17 @@ class Judge:
     """Judges positions of ``spec`` (free placement, any size the array board takes)
     for the question "does ``attacker`` (1: x, 2: o) win?"; ``threes`` and
     ``vct_nodes`` bound the threat-space search at the attacker's nodes (0 threes:
-    continuous fours only). Counts the kernels' :attr:`nodes`."""
+    continuous fours only), ``zone_threes`` the threes of a win after a pass whose
+    zone cuts a defender's node (0: continuous fours only; ``zone_nodes`` kernel
+    nodes a zone). Counts the kernels' :attr:`nodes`."""
 
     def __init__(self, spec: GameSpec, attacker: int, threes: int, vct_nodes: int, fours: int,
-                 search: Optional[BigSearch] = None) -> None:
+                 search: Optional[BigSearch] = None, zone_threes: int = 0, zone_nodes: int = 1 << 12) -> None:
         if spec.gravity:
             raise ValueError("the threat prover takes free placement only")
         self.spec, self.attacker, self.defender = spec, attacker, 3 - attacker
         self.threes, self.vct_nodes, self.fours = threes, vct_nodes, fours
+        self.zone_threes, self.zone_nodes = zone_threes, zone_nodes
         self.search = search if search is not None else BigSearch(spec, 10)
         geo = self.search.geo
         k, nlines = spec.k, int(geo[GL.G_NLINES])
@@ -99,6 +106,7 @@ class Judge:
         self.through = [np.array(t, dtype=np.int64) for t in through]
         self.pair = np.zeros(2, dtype=np.int64)
         self.judged = 0
+        self.zones = ThreatZones(spec, attacker, fours, self.search, self.lines, self.through, zone_nodes)
 
     @property
     def nodes(self) -> int:
@@ -133,6 +141,11 @@ class Judge:
         if found is not None:
             zone = found[1]
             return Judgement(OPEN, False, cells=zone, count=bin(zone).count("1"), zone=True)
+        if self.zone_threes > 0:
+            threats = self.zones.win_zone(x, o, self.zone_threes)
+            if threats is not None:
+                threats &= empty
+                return Judgement(OPEN, False, cells=threats, count=bin(threats).count("1"), zone=True)
         return Judgement(OPEN, False, cells=empty, count=bin(empty).count("1"))
 
     def pass_fours(self, x: int, o: int, st: Optional[np.ndarray] = None) -> Optional[tuple[list[int], int]]:
@@ -196,46 +209,8 @@ class Judge:
         return [int(c) for c in search.threat_scratch[:plies]]
 
     def _zone(self, st: np.ndarray, line: list[int]) -> tuple[list[int], int]:
-        """The attacker's moves of ``line`` up to its five or double four, and the cells where a defender stone put at ``st`` (the defender to move) may
-        break the attacker's continuous fours ``line`` (found with the defender
-        passing), as a cell set: the cells of every line of ``k`` cells that holds
-        ``k - 1`` attacker stones and no defender stone when an attacker move of
-        ``line`` is played (its fours and five: a stone there unmakes one), and of
-        every line with no attacker stone now whose defender stones and the
-        defender's replies of ``line`` on it reach ``k - 2`` (a stone there may give
-        the defender a four of its own on the way, which the fours do not answer).
-        Any other defender stone leaves ``line`` a win: its fours are made, each
-        reply is forced, and the defender never has a completion cell first.
-        (The checker's rule for a ``fours`` record: docs/proof-format.md 12.3.)"""
-        geo, k = self.search.geo, self.spec.k
-        a, d = self.attacker - 1, self.defender - 1
-        nlines = self.lines.shape[0]
-        base = int(geo[GL.G_S_CNT])
-        cnt = st[base:base + 2 * nlines].reshape(nlines, 2).copy()
-        board = int(geo[GL.G_S_BOARD])
-        filled = st[board:board + self.spec.cells] != 0
-        replies = np.zeros(self.spec.cells, dtype=np.int64)
-        used = np.zeros(nlines, dtype=bool)
-        i = 0
-        while i < len(line):
-            through = self.through[line[i]]
-            cnt[through, a] += 1
-            filled[line[i]] = True
-            used[through[(cnt[through, a] >= k - 1) & (cnt[through, d] == 0)]] = True
-            if (cnt[through, a] >= k).any() or i + 1 >= len(line):
-                break
-            completions = np.unique(self.lines[(cnt[:, a] == k - 1) & (cnt[:, d] == 0)])
-            if (~filled[completions]).sum() >= 2:
-                break   # (the rest of the line: the completion cells of a double four)
-            reply = line[i + 1]
-            replies[reply] = 1
-            filled[reply] = True
-            cnt[self.through[reply], d] += 1
-            i += 2
-        cnt0 = st[base:base + 2 * nlines].reshape(nlines, 2)
-        theirs = (cnt0[:, a] == 0) & (cnt0[:, d] + replies[self.lines].sum(axis=1) >= k - 2)
-        out = 0
-        for c in np.unique(self.lines[used | theirs]):
-            out |= 1 << int(c)
-        return line[0:i + 1:2], out
-
+        """The attacker's moves of the continuous fours ``line`` (found at ``st`` with
+        the defender passing) up to its five or double four, and its zone for one
+        defender stone (:meth:`.big_zones.ThreatZones.fours_zone` with ``k - 2``: the
+        checker's rule of ``fours`` records, docs/proof-format.md 12.3)."""
+        return self.zones.fours_zone(st, line, self.spec.k - 2)

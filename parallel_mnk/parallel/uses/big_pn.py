@@ -61,13 +61,15 @@ class ThreatProof:
     attacker to move, its winning cell in the key's frame (-1 otherwise)."""
 
     def __init__(self, position: Position, attacker: str, settled: Optional[dict[Key, tuple[int, int]]] = None,
-                 threes: Optional[int] = None, vct_nodes: Optional[int] = None) -> None:
+                 threes: Optional[int] = None, vct_nodes: Optional[int] = None,
+                 zone_threes: Optional[int] = None) -> None:
         spec = position.spec
         s = current()
         self.position, self.attacker = position, attacker
         self.judge = Judge(spec, 1 if attacker == "x" else 2, s.BIG_PN_THREES if threes is None else threes,
                            s.BIG_PN_VCT_NODES if vct_nodes is None else vct_nodes, s.BIG_FOURS,
-                           BigSearch(spec, table_bits(12)))
+                           BigSearch(spec, table_bits(12)), s.BIG_PN_ZONE_THREES if zone_threes is None else zone_threes,
+                           s.BIG_PN_ZONE_NODES)
         self.perms = symmetries(spec)
         self.settled: dict[Key, tuple[int, int]] = {} if settled is None else settled
         self.waiting: dict[Key, Judgement] = {}   # judged positions not yet expanded, by their own (x, o)

@@ -76,7 +76,9 @@ class CampaignState:
     settings: dict = field(default_factory=dict)   # the settings that shape its proofs (PROOF_SETTINGS)
 
 
-PROOF_SETTINGS = ("BIG_PN_THREES", "BIG_PN_VCT_NODES", "BIG_FOURS")   # a resumed campaign must keep them
+PROOF_SETTINGS = ("BIG_PN_THREES", "BIG_PN_VCT_NODES", "BIG_FOURS", "BIG_PN_ZONE_THREES",
+                  "BIG_PN_ZONE_NODES")   # a resumed campaign must keep them
+EARLIER_SETTINGS = {"BIG_PN_ZONE_THREES": 0, "BIG_PN_ZONE_NODES": 1 << 12}   # a state written before they were kept ran so
 
 
 def proof_settings() -> dict:
@@ -137,7 +139,7 @@ class Campaign:
                 raise ValueError
             classes = [ReplyClass(**c) for c in raw["classes"]]
             state = CampaignState(raw["cols"], raw["rows"], raw["k"], raw["first"], classes, raw.get("certificate"),
-                                  raw["settings"])
+                                  {**EARLIER_SETTINGS, **raw["settings"]})
         except (ValueError, KeyError, TypeError):
             raise MnkError(f"{path} is not a campaign's state ({FORMAT})") from None
         spec = self.spec
