@@ -27,12 +27,12 @@ def _threat_zone_cases(spec: GameSpec, stones: tuple[int, int], seeds: range, st
         for pos in random_positions(spec, 1500, stones, seed=seed, quiet=True, exact=False):
             attacker = 2 if pos.ply % 2 == 0 else 1
             judge = judges[attacker]
-            j = judge.judge(pos.x, pos.o)
-            if j.state != OPEN or not j.zone or judge.pass_fours(pos.x, pos.o) is not None:
+            cut = judge.threat_zone(pos.x, pos.o, judge.judge(pos.x, pos.o))
+            if cut is None or cut.state != OPEN:
                 continue
-            if strict and bin(j.cells).count("1") == spec.cells - pos.ply:
+            if strict and cut.count == spec.cells - pos.ply:
                 continue
-            yield pos, j.cells, attacker
+            yield pos, cut.cells, attacker
 
 
 def _attacker_wins_after(pos, cell: int, attacker: int) -> bool:
@@ -129,32 +129,32 @@ def test_answers_with_threat_zones_match_naive(spec, stones):
     assert asked == 24
 
 
-def test_the_jobs_on_workers_take_the_zone_bounds(use_settings):
-    """On two pool processes with zones of wins by up to two threes: naive.py's
-    answers, and every job handed out carries those bounds to its worker's judge."""
+def test_the_pool_with_threat_zones_gives_naive_answers():
+    """On two pool processes, zones of wins by up to two threes cutting the
+    defender's nodes as they are expanded (in the coordinator): naive.py's answers,
+    some nodes cut."""
     from parallel_mnk.parallel.scheduling.registry import get_coordinator
-    from parallel_mnk.parallel.uses import big_pn_pool
     backend = get_coordinator("process", 2, 12).backend
-    sent = []
-    real_job = big_pn_pool.JudgeJob
+    found = []
+    real = big_zones.ThreatZones.win_zone
 
-    def job(*args, **kw):
-        made = real_job(*args, **kw)
-        sent.append((made.zone_threes, made.zone_nodes))
-        return made
+    def counted(self, x, o, threes):
+        zone = real(self, x, o, threes)
+        found.append(zone is not None)
+        return zone
 
     spec = GameSpec(5, 4, 4)
-    use_settings(BIG_PN_ZONE_NODES=2048)
+    big_zones.ThreatZones.win_zone = counted
     try:
-        big_pn_pool.JudgeJob = job
-        for pos in random_positions(spec, 6, (8, 11), seed=31, quiet=True):
+        for pos in random_positions(spec, 5, (8, 11), seed=25, quiet=True):
             score = naive_score(spec, pos.x, pos.o)
             mover = "x" if pos.ply % 2 == 0 else "o"
-            proof = ThreatProof(pos, mover, threes=1, vct_nodes=64, zone_threes=2)
-            assert proof.run_on(backend, lambda: False, lambda s: None) == (score > 0), pos.board_text()
+            for attacker, truth in ((mover, score > 0), ("o" if mover == "x" else "x", score < 0)):
+                proof = ThreatProof(pos, attacker, threes=1, vct_nodes=64, zone_threes=2)
+                assert proof.run_on(backend, lambda: False, lambda s: None) == truth, (pos.board_text(), attacker)
     finally:
-        big_pn_pool.JudgeJob = real_job
-    assert sent and set(sent) == {(2, 2048)}
+        big_zones.ThreatZones.win_zone = real
+    assert any(found)
 
 
 def test_a_proof_cut_by_threat_zones_is_certified(use_settings, tmp_path):
@@ -181,3 +181,20 @@ def test_a_proof_cut_by_threat_zones_is_certified(use_settings, tmp_path):
         big_zones.ThreatZones.win_zone = real
     assert r.value == Value.WIN and any(found)
     assert proofcheck.main([str(tmp_path)], out=io.StringIO()) == 0
+
+
+def test_only_nodes_that_take_every_move_are_cut():
+    """A defender's node cut already (its only move a block, or a zone of fours) is
+    left as judged: the zone of threes would only widen it."""
+    spec = GameSpec(5, 4, 4)
+    seen = 0
+    for attacker in (1, 2):
+        judge = Judge(spec, attacker, 0, 1 << 12, 20, zone_threes=2)
+        for pos in random_positions(spec, 300, (5, 11), seed=5, quiet=True, exact=False):
+            if (pos.ply % 2 == 0) != (attacker == 2):
+                continue
+            j = judge.judge(pos.x, pos.o)
+            if j.state == OPEN and j.count < spec.cells - pos.ply:
+                seen += 1
+                assert judge.threat_zone(pos.x, pos.o, j) is None
+    assert seen > 20

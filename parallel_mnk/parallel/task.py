@@ -440,10 +440,8 @@ class JudgeResult:
 class JudgeJob:
     """Judge the ``positions`` (``(x, o)`` pairs) of a free-placement board past 64
     cells for the question "does ``attacker`` (1: x, 2: o) win?" with threat-space
-    search of ``threes`` threes within ``vct_nodes`` nodes and ``fours`` fours, defender
-    nodes cut by zones of wins after a pass of up to ``zone_threes`` threes found
-    within ``zone_nodes`` nodes (:class:`~parallel_mnk.engines.provers.big_threats.Judge`,
-    the worker's own, kept
+    search of ``threes`` threes within ``vct_nodes`` nodes and ``fours`` fours
+    (:class:`~parallel_mnk.engines.provers.big_threats.Judge`, the worker's own, kept
     from job to job of the same question and bounds); it ends after the first
     position judged ``settles`` (a state: that position settles the leaf, the rest
     are not needed; 0: none)."""
@@ -458,8 +456,6 @@ class JudgeJob:
     fours: int
     positions: tuple
     settles: int = 0
-    zone_threes: int = 0
-    zone_nodes: int = 1
 
     live_window = None
     abandonable = False   # its search reads only the stop word
@@ -471,14 +467,12 @@ class JudgeJob:
     def run(self, env: WorkerEnv) -> JudgeResult:
         """Judge the positions in this process (``env.ctl``'s stop word stops it)."""
         cpu = time.process_time()
-        key = (self.cols, self.rows, self.k, self.attacker, self.threes, self.vct_nodes, self.fours, self.zone_threes,
-               self.zone_nodes)
+        key = (self.cols, self.rows, self.k, self.attacker, self.threes, self.vct_nodes, self.fours)
         judge = env.judges.get(key)
         if judge is None:
             spec = GameSpec(self.cols, self.rows, self.k, False)
             judge = env.judges[key] = Judge(spec, self.attacker, self.threes, self.vct_nodes, self.fours,
-                                            BigSearch(spec, table_bits(12), env.ctl), self.zone_threes,
-                                            self.zone_nodes)
+                                            BigSearch(spec, table_bits(12), env.ctl))
         before = judge.nodes
         out = []
         for x, o in self.positions:

@@ -28,10 +28,11 @@ The defender to move (an AND node: every move must lose):
    defender's stones and ``T``'s replies reach ``k - 2`` (a defender stone there
    may give it a four on the way). Any other defender stone leaves ``T`` a win:
    each four is still made, each reply still forced, and the defender never has a
-   completion cell first; else, with ``zone_threes``, if the attacker given the
-   move wins by fours and at most that many threes, the zone of that win
-   (:meth:`.big_zones.ThreatZones.win_zone`: the win proven again move by move,
-   every defence of each three refuted and its zone taken in);
+   completion cell first; (when the node is expanded, :meth:`threat_zone`: with
+   ``zone_threes``, if the attacker given the move wins by fours and at most that
+   many threes, the zone of that win, :meth:`.big_zones.ThreatZones.win_zone`: the
+   win proven again move by move, every defence of each three refuted and its
+   zone taken in;)
 4. otherwise every legal move.
 
 First numbers (proof, disproof): an open OR node ``(1, moves)``, an open AND node
@@ -141,12 +142,26 @@ class Judge:
         if found is not None:
             zone = found[1]
             return Judgement(OPEN, False, cells=zone, count=bin(zone).count("1"), zone=True)
-        if self.zone_threes > 0:
-            threats = self.zones.win_zone(x, o, self.zone_threes)
-            if threats is not None:
-                threats &= empty
-                return Judgement(OPEN, False, cells=threats, count=bin(threats).count("1"), zone=True)
         return Judgement(OPEN, False, cells=empty, count=bin(empty).count("1"))
+
+    def threat_zone(self, x: int, o: int, judged: Judgement) -> Optional[Judgement]:
+        """At ``x``/``o``, judged ``judged``: if that is the defender's open node with
+        every legal move (no block, no zone of fours), the judgement its moves cut to
+        the zone of the attacker's win by fours and at most ``zone_threes`` threes
+        after a pass (PROVEN when no move is in it); else, or when no such win is
+        found within ``zone_nodes`` nodes, None. Asked when the node is expanded, not
+        when judged: the search costs more than a judgement (docs/big-boards.md
+        section 6)."""
+        empty = ~(x | o) & ((1 << self.spec.cells) - 1)
+        if self.zone_threes <= 0 or judged.state != OPEN or judged.or_node or judged.cells != empty:
+            return None
+        zone = self.zones.win_zone(x, o, self.zone_threes)
+        if zone is None:
+            return None
+        zone &= empty
+        if zone == 0:
+            return Judgement(PROVEN, False)
+        return Judgement(OPEN, False, cells=zone, count=bin(zone).count("1"), zone=True)
 
     def pass_fours(self, x: int, o: int, st: Optional[np.ndarray] = None) -> Optional[tuple[list[int], int]]:
         """At ``x``/``o`` (the defender to move; ``st`` its state, if built): the

@@ -73,6 +73,7 @@ class ThreatProof:
         self.perms = symmetries(spec)
         self.settled: dict[Key, tuple[int, int]] = {} if settled is None else settled
         self.waiting: dict[Key, Judgement] = {}   # judged positions not yet expanded, by their own (x, o)
+        self.zones_asked: set[Key] = set()   # defender's nodes whose zone of threes was looked for
         self.tree: Optional[PnTree] = None
         self.jobs = 0
         self.answer: Optional[bool] = None
@@ -111,8 +112,20 @@ class ThreatProof:
             j = self.waiting[(x, o)] = self.judge.judge(x, o)
         return j
 
+    def _leaf_judgement(self, x: int, o: int) -> Judgement:
+        """:meth:`_judgement` of a leaf being expanded: a defender's node that takes
+        every move is cut by the zone of a win by threes after a pass if the judge
+        finds one (:meth:`.big_threats.Judge.threat_zone`; asked once a node)."""
+        j = self._judgement(x, o)
+        if j.state == OPEN and not j.or_node and self.judge.zone_threes > 0 and (x, o) not in self.zones_asked:
+            self.zones_asked.add((x, o))
+            cut = self.judge.threat_zone(x, o, j)
+            if cut is not None:
+                j = self.waiting[(x, o)] = cut
+        return j
+
     def _expand(self, node: PnNode) -> Expansion:
-        j = self._judgement(node.x, node.o)
+        j = self._leaf_judgement(node.x, node.o)
         del self.waiting[(node.x, node.o)]
         if j.state != OPEN:
             return j.state
@@ -144,7 +157,7 @@ class ThreatProof:
         """Judge every move of the leaf ``node`` (one child per key up to symmetry):
         ``(found, pn, dn)`` as :meth:`PnTree.end_job` takes them (a leaf its children
         settle is settled here, with its winning move), None when stopped midway."""
-        j = self._judgement(node.x, node.o)
+        j = self._leaf_judgement(node.x, node.o)
         if j.state != OPEN:   # (a transposition settled at once: as if its children did)
             del self.waiting[(node.x, node.o)]
             self._record(node.x, node.o, j.state, j.move)
@@ -264,7 +277,7 @@ class ThreatProof:
         """The moves of the leaf ``node`` whose judgement :meth:`_job` would make
         (one per key up to symmetry, not settled, not waiting); none when the leaf's
         own judgement settles it."""
-        j = self._judgement(node.x, node.o)
+        j = self._leaf_judgement(node.x, node.o)
         if j.state != OPEN:
             return []
         return [child for _, child, key in self._distinct_children(node, j.cells)

@@ -93,8 +93,7 @@ class JudgePool:
                     tree.end_job(leaf, *proof.expand_judged(leaf))
                     continue
                 job = JudgeJob(next(_job_ids), spec.cols, spec.rows, spec.k, judge.attacker, judge.threes,
-                               judge.vct_nodes, judge.fours, tuple(todo), PROVEN if leaf.or_node else DISPROVEN,
-                               judge.zone_threes, judge.zone_nodes)
+                               judge.vct_nodes, judge.fours, tuple(todo), PROVEN if leaf.or_node else DISPROVEN)
                 if not backend.start(slot, job):
                     tree.end_job(leaf, -2, 1, 1)
                     self._restart(slot, "its pipe closed")
