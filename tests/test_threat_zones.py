@@ -129,13 +129,11 @@ def test_answers_with_threat_zones_match_naive(spec, stones):
     assert asked == 24
 
 
-def test_the_pool_with_threat_zones_gives_naive_answers():
-    """On two pool processes, zones of wins by up to two threes cutting the
-    defender's nodes as they are expanded (in the coordinator): naive.py's answers,
-    some nodes cut."""
-    from parallel_mnk.parallel.scheduling.registry import get_coordinator
-    backend = get_coordinator("process", 2, 12).backend
-    found = []
+@pytest.fixture
+def zones_found(monkeypatch):
+    """A list that gets, for each zone of threes looked for in this process, whether
+    one was found."""
+    found: list[bool] = []
     real = big_zones.ThreatZones.win_zone
 
     def counted(self, x, o, threes):
@@ -143,21 +141,27 @@ def test_the_pool_with_threat_zones_gives_naive_answers():
         found.append(zone is not None)
         return zone
 
+    monkeypatch.setattr(big_zones.ThreatZones, "win_zone", counted)
+    return found
+
+
+def test_the_pool_with_threat_zones_gives_naive_answers(zones_found):
+    """On two pool processes, zones of wins by up to two threes cutting the
+    defender's nodes as they are expanded (in the coordinator): naive.py's answers,
+    some nodes cut."""
+    from parallel_mnk.parallel.scheduling.registry import get_coordinator
+    backend = get_coordinator("process", 2, 12).backend
     spec = GameSpec(5, 4, 4)
-    big_zones.ThreatZones.win_zone = counted
-    try:
-        for pos in random_positions(spec, 5, (8, 11), seed=25, quiet=True):
-            score = naive_score(spec, pos.x, pos.o)
-            mover = "x" if pos.ply % 2 == 0 else "o"
-            for attacker, truth in ((mover, score > 0), ("o" if mover == "x" else "x", score < 0)):
-                proof = ThreatProof(pos, attacker, threes=1, vct_nodes=64, zone_threes=2)
-                assert proof.run_on(backend, lambda: False, lambda s: None) == truth, (pos.board_text(), attacker)
-    finally:
-        big_zones.ThreatZones.win_zone = real
-    assert any(found)
+    for pos in random_positions(spec, 5, (8, 11), seed=25, quiet=True):
+        score = naive_score(spec, pos.x, pos.o)
+        mover = "x" if pos.ply % 2 == 0 else "o"
+        for attacker, truth in ((mover, score > 0), ("o" if mover == "x" else "x", score < 0)):
+            proof = ThreatProof(pos, attacker, threes=1, vct_nodes=64, zone_threes=2)
+            assert proof.run_on(backend, lambda: False, lambda s: None) == truth, (pos.board_text(), attacker)
+    assert any(zones_found)
 
 
-def test_a_proof_cut_by_threat_zones_is_certified(use_settings, tmp_path):
+def test_a_proof_cut_by_threat_zones_is_certified(use_settings, zones_found, tmp_path):
     """A win past 64 cells proven with the defender's nodes cut by zones of wins by
     threes (some found): its certificate (the walk takes every defence there, the
     attacker's wins below found by its threat search) verifies."""
@@ -165,21 +169,9 @@ def test_a_proof_cut_by_threat_zones_is_certified(use_settings, tmp_path):
     from parallel_mnk import Options, proofcheck, solve
     from parallel_mnk.game.rules import Value
     from test_big_pn import threes_position
-    found = []
-    real = big_zones.ThreatZones.win_zone
-
-    def counted(self, x, o, threes):
-        zone = real(self, x, o, threes)
-        found.append(zone is not None)
-        return zone
-
     use_settings(BIG_PN_ZONE_THREES=2, BIG_PN_THREES=0)
-    big_zones.ThreatZones.win_zone = counted
-    try:
-        r = solve(threes_position(9), weak=True, options=Options(prover="pn", workers=1, certificate=tmp_path))
-    finally:
-        big_zones.ThreatZones.win_zone = real
-    assert r.value == Value.WIN and any(found)
+    r = solve(threes_position(9), weak=True, options=Options(prover="pn", workers=1, certificate=tmp_path))
+    assert r.value == Value.WIN and any(zones_found)
     assert proofcheck.main([str(tmp_path)], out=io.StringIO()) == 0
 
 

@@ -115,6 +115,7 @@ class ThreatZones:
             return None
 
     def _zone_of_win(self, x: int, o: int, threes: int) -> Optional[int]:
+        """:meth:`win_zone` below its budget (the module docstring's three cases)."""
         geo, board = self.search.geo, self.search.board
         att, dfn, k = self.attacker, self.defender, self.spec.k
         st = self._state(x, o, att)
