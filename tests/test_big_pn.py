@@ -46,18 +46,32 @@ def test_answers_match_naive_on_small_boards(spec, count, stones):
         assert got == truth, (pos.board_text(), attacker)
 
 
-def test_jobs_on_the_workers_give_naive_answers(tmp_path):
-    """The same questions with the jobs on two processes of the pool (their judgements
-    taken into the tree as they come back): naive.py's answers."""
+def test_jobs_on_the_workers_give_naive_answers(monkeypatch, use_settings):
+    """The same questions with the jobs on two processes of the pool, a leaf's moves
+    cut into chunks of at least 4 (their judgements taken into the tree as they come
+    back): naive.py's answers; the coordinator judges no move itself (each leaf is
+    expanded once all its chunks are back), and leaves were shared by both workers."""
     from parallel_mnk.parallel.scheduling.registry import get_coordinator
+    from parallel_mnk.parallel.uses import big_pn_pool
     backend = get_coordinator("process", 2, 12).backend
+    use_settings(BIG_PN_CHUNK_MIN=4)
+    shared = []
+    collect = big_pn_pool.JudgePool._collect
+
+    def collect_and_look(self, slot, event):
+        works = [work for _, work in self.running_jobs.values()]
+        shared.append(len(works) == 2 and works[0] is works[1])
+        collect(self, slot, event)
+
+    monkeypatch.setattr(big_pn_pool.JudgePool, "_collect", collect_and_look)
     asked = 0
     for spec, count, stones in ((GameSpec(4, 4, 3), 5, (1, 6)), (GameSpec(3, 3, 3), 6, (0, 4))):
         for pos, attacker, truth in _questions(spec, count, stones, seed=spec.cells + 7):
             proof = ThreatProof(pos, attacker, threes=1, vct_nodes=64)
             assert proof.run_on(backend, lambda: False, lambda s: None) == truth, (pos.board_text(), attacker)
+            assert proof.judge.judged <= 1, (pos.board_text(), attacker)   # (the root only)
             asked += proof.jobs
-    assert asked > 20   # (jobs ran: not every question settled at its root)
+    assert asked > 20 and any(shared)   # (jobs ran: not every question settled at its root)
 
 
 def test_a_worker_killed_mid_job_past_64_cells(tmp_path, monkeypatch):

@@ -162,8 +162,15 @@ class ThreatProof:
             del self.waiting[(node.x, node.o)]
             self._record(node.x, node.o, j.state, j.move)
             return (1 if j.state == PROVEN else 0), *j.numbers
+        children = list(self._distinct_children(node, j.cells))
+        settling = PROVEN if node.or_node else DISPROVEN
+        for cell, child, key in children:   # (a child settled already settles the leaf: no search before it)
+            if self.settled.get(key, (OPEN, -1))[0] == settling:
+                self.waiting.pop((node.x, node.o))
+                self._record(node.x, node.o, settling, cell if node.or_node else -1)
+                return (1, 0, INF) if node.or_node else (0, INF, 0)
         nums = []
-        for cell, child, key in self._distinct_children(node, j.cells):
+        for cell, child, key in children:
             state = self.settled.get(key, (OPEN, -1))[0]
             if state == OPEN and child not in self.waiting:
                 if stop():

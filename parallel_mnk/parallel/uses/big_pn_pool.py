@@ -1,14 +1,22 @@
 """The jobs of the proof-number prover past 64 cells (:mod:`.big_pn`) on a pool's
 workers: the scheduling apart from the proof. The coordinator keeps the proof's
-tree; each idle worker gets the most-proving open leaf's moves still to judge
-(:class:`~..task.JudgeJob`), and the leaf is expanded when the job is back. A job's
-judgements are taken only when it ends: a worker lost mid-job (restarted) or a job
-stopped leaves its leaf open, to be handed out again.
+tree; the most-proving open leaf's moves still to judge are one job
+(:class:`~..task.JudgeJob`) where the attacker is to move (its judging ends at the
+first move that proves the leaf), and are cut into one chunk a worker where the
+defender is (at least ``BIG_PN_CHUNK_MIN`` moves a chunk: every defender's move needs
+judging unless one disproves the leaf). Each idle worker gets the next chunk (a new
+leaf is selected when no leaf has one left), and the leaf is expanded when all its
+chunks are back: workers share the defender's leaf the proof needs first rather
+than open others it may never need. A chunk that settles its leaf drops the leaf's
+chunks not handed out yet. A job's judgements are taken only when it ends: a worker
+lost mid-job (restarted) hands its chunk out again; a stopped run leaves its leaves
+open, to be handed out again.
 """
 from __future__ import annotations
 
 import itertools
 import time
+from dataclasses import dataclass
 from typing import Callable, Protocol
 
 from ...api.results import WorkerStats
@@ -43,12 +51,26 @@ class Proof(Protocol):
     def expand_judged(self, leaf: PnNode) -> tuple[int, int, int]: ...
 
 
+@dataclass
+class LeafWork:
+    """A leaf being judged: its ``chunks`` of positions not handed out yet, how many
+    are ``running``, whether one of them was ``stopped`` (the leaf then goes back
+    open), and whether the tree has ``ended`` its job."""
+
+    leaf: PnNode
+    chunks: list[tuple]
+    running: int = 0
+    stopped: bool = False
+    ended: bool = False
+
+
 class JudgePool:
     """One run of ``proof``'s ``tree`` with its jobs on ``backend``'s workers."""
 
     def __init__(self, proof: Proof, tree: PnTree, backend: Backend) -> None:
         self.proof, self.tree, self.backend = proof, tree, backend
-        self.running_jobs: dict[int, tuple[JudgeJob, PnNode]] = {}
+        self.running_jobs: dict[int, tuple[JudgeJob, LeafWork]] = {}
+        self.works: list[LeafWork] = []   # leaves begun in the tree and not ended
 
     def run(self, stop: Callable[[], bool], status: Callable[[str], None],
             pause: Callable[[], bool] = lambda: False) -> bool:
@@ -74,42 +96,57 @@ class JudgePool:
             if self.running_jobs:   # (stopped, or settled while jobs ran: stop them, drop their answers)
                 backend.stop_all()
                 self._drain()
+            for work in self.works:   # (chunks not handed out: the leaf open again)
+                self._end(work, open_again=True)
+            self.works.clear()
             backend.begin()
         return tree.root.state != OPEN
 
     def _hand_out(self) -> None:
-        """A job on every idle worker: the tree's most-proving open leaves (a leaf
-        whose moves are all judged already is expanded here at once)."""
+        """A job on every idle worker: the next chunk of a leaf being judged, else of
+        the tree's most-proving open leaf (a leaf whose moves are all judged already
+        is expanded here at once)."""
         proof, tree, backend = self.proof, self.tree, self.backend
         spec, judge = proof.position.spec, proof.judge
         for slot in range(1, backend.n + 1):
             while slot not in self.running_jobs and tree.root.state == OPEN:
-                leaf = tree.select()
-                if leaf is None:
-                    return
-                tree.begin_job(leaf)
-                todo = proof.to_judge(leaf)
-                if not todo:
-                    tree.end_job(leaf, *proof.expand_judged(leaf))
-                    continue
+                work = next((w for w in self.works if w.chunks), None)
+                if work is None:
+                    leaf = tree.select()
+                    if leaf is None:
+                        return
+                    tree.begin_job(leaf)
+                    todo = proof.to_judge(leaf)
+                    if not todo:
+                        tree.end_job(leaf, *proof.expand_judged(leaf))
+                        continue
+                    size = len(todo) if leaf.or_node else max(current().BIG_PN_CHUNK_MIN,
+                                                               -(-len(todo) // backend.n))
+                    work = LeafWork(leaf, [tuple(todo[i:i + size]) for i in range(0, len(todo), size)])
+                    self.works.append(work)
+                leaf = work.leaf
                 job = JudgeJob(next(_job_ids), spec.cols, spec.rows, spec.k, judge.attacker, judge.threes,
-                               judge.vct_nodes, judge.fours, tuple(todo), PROVEN if leaf.or_node else DISPROVEN)
+                               judge.vct_nodes, judge.fours, work.chunks.pop(0),
+                               PROVEN if leaf.or_node else DISPROVEN)
                 if not backend.start(slot, job):
-                    tree.end_job(leaf, -2, 1, 1)
+                    work.chunks.insert(0, job.positions)
                     self._restart(slot, "its pipe closed")
                     break
-                self.running_jobs[slot] = (job, leaf)
+                work.running += 1
+                self.running_jobs[slot] = (job, work)
 
     def _collect(self, slot: int, event: object) -> None:
-        """Take one ended job into the tree: its judgements, then its leaf expanded;
-        a lost or stopped job's leaf open again."""
+        """Take one ended job into the tree: its judgements, then its leaf expanded
+        once all its chunks are back; a lost job's chunk handed out again; a stopped
+        job's leaf open again."""
         if slot not in self.running_jobs:
             return
-        proof, tree = self.proof, self.tree
-        job, leaf = self.running_jobs.pop(slot)
+        proof = self.proof
+        job, work = self.running_jobs.pop(slot)
+        work.running -= 1
         if isinstance(event, Lost):
             proof.lost += 1
-            tree.end_job(leaf, -2, 1, 1)
+            work.chunks.insert(0, job.positions)
             self._restart(slot, event.how)
             return
         assert isinstance(event, JudgeResult)
@@ -118,10 +155,27 @@ class JudgePool:
         proof.worker_stats[event.worker] = WorkerStats(event.worker, s.tasks + 1, s.nodes + event.nodes,
                                                        s.cpu_s + event.cpu_s, max(s.peak_rss, event.peak_rss))
         if event.stopped:
-            tree.end_job(leaf, -2, 1, 1)
+            work.stopped = True
+            work.chunks.clear()
+        else:
+            proof.take(job.positions, event.judgements)
+            if any(j[0] == job.settles for j in event.judgements):
+                work.chunks.clear()   # (the leaf is settled: its other moves are not needed)
+        if not work.chunks and work.running == 0:
+            self._end(work, open_again=work.stopped)
+
+    def _end(self, work: LeafWork, open_again: bool) -> None:
+        """End ``work``'s leaf in the tree: expanded from its judgements, or open
+        again (its judgements taken so far kept)."""
+        if work.ended:
             return
-        proof.take(job.positions, event.judgements)
-        tree.end_job(leaf, *proof.expand_judged(leaf))
+        work.ended = True
+        if work in self.works:
+            self.works.remove(work)
+        if open_again:
+            self.tree.end_job(work.leaf, -2, 1, 1)
+        else:
+            self.tree.end_job(work.leaf, *self.proof.expand_judged(work.leaf))
 
     def _drain(self) -> None:
         """Wait for the stopped jobs' answers (dropped: their leaves open again)."""
@@ -129,12 +183,12 @@ class JudgePool:
         while self.running_jobs and time.monotonic() < end:
             for slot, event in self.backend.collect(0.1):
                 if slot in self.running_jobs:
-                    self.tree.end_job(self.running_jobs.pop(slot)[1], -2, 1, 1)
+                    self._end(self.running_jobs.pop(slot)[1], open_again=True)
                 if isinstance(event, Lost):
                     self._restart(slot, event.how)
-        for slot, (_, leaf) in list(self.running_jobs.items()):
+        for slot, (_, work) in list(self.running_jobs.items()):
             self.backend.reset(slot)
-            self.tree.end_job(leaf, -2, 1, 1)
+            self._end(work, open_again=True)
             self.running_jobs.pop(slot)
 
     def _restart(self, slot: int, how: str) -> None:
