@@ -80,12 +80,48 @@ def test_every_entry_point_has_one_signature_and_refuses_others():
 
 
 def test_missing_families_are_shared_out_by_cost():
-    groups = families._share_out(list(families.FAMILIES), 2)
+    groups = families._share_out(list(families.FAMILIES), 2, whole=True)
     assert sorted(n for g in groups for n in g) == sorted(families.FAMILIES)
     costs = [sum(families.FAMILIES[n].cost for n in g) for g in groups]
     assert max(costs) - min(costs) <= max(f.cost for f in families.FAMILIES.values())
     assert families._share_out(["expand", "gravity"], 8) == [["gravity"], ["expand"]]
-    assert families._share_out(["free", "proofs"], 1) == [["free", "proofs"]]
+    assert families._share_out(["free", "proofs"], 1, whole=True) == [["free", "proofs"]]
+
+
+def test_a_cold_start_compiles_a_familys_parts_first_then_its_entry_points():
+    parts = [f"free#{i}" for i in range(len(families._parts("free")))]
+    assert len(parts) >= 10
+    first, last = families._compile_steps(["free", "proofs"], 2)
+    assert sorted(u for group in first for u in group) == sorted(parts) and len(first) == 2
+    assert last == [["free"], ["proofs"]]   # df-pn's family beside the entry point: shorter than a share of the parts
+    assert families._compile_steps(["free", "proofs"], 1) == [[["free", "proofs"]]]   # one core: nothing to share
+    assert families._compile_steps(["gravity", "expand"], 2) == [[["gravity"], ["expand"]]]   # no parts: one step
+    every = families.all_names()
+    for cpus in (2, 3, 8):
+        steps = families._compile_steps(every, cpus)
+        units = [u for step in steps for group in step for u in group]
+        assert sorted(units) == sorted(every + parts), cpus   # each once
+        assert all(0 < len(step) <= cpus and all(step) for step in steps)
+        assert not any(u.startswith("free#") for group in steps[-1] for u in group)   # the parts before the entry
+    costs = [families._cost(u) for u in parts]
+    assert all(c > 0 for c in costs) and sum(costs) < families.FAMILIES["free"].cost
+
+
+def test_each_part_is_declared_with_the_signature_its_entry_points_call_it_with():
+    """A part's declared signature is the one the family's entry points call: once the
+    families are loaded, numba's cache holds that signature of the part and no other
+    (a wrong one would leave the cache without it, or a second signature compiled in
+    vain on every cold start)."""
+    if os.environ.get("NUMBA_DISABLE_JIT") == "1":
+        pytest.skip("nothing is compiled with the JIT off")
+    families.load_all()
+    checked = 0
+    for name in families.all_names():
+        for kernel, args, _ in families._parts(name):
+            cached = [key[0] for key in kernel._cache._cache_file._load_index()]
+            assert cached == [tuple(args)], (name, kernel.py_func.__qualname__, cached)
+            checked += 1
+    assert checked >= 10
 
 
 def test_an_unknown_family_is_a_value_error():

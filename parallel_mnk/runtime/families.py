@@ -18,10 +18,12 @@ Each family's ``entry.py`` (``kernels/<family>/entry.py``) names its entry point
 (``SIGNATURES``); :func:`load` compiles (or loads) exactly those, then forbids
 numba to compile any other signature of them, so a caller passing other types
 fails at once instead of compiling a second copy. Whatever has to be compiled
-says so on stderr in one line; when several families are missing, all but one
-are compiled in parallel processes into the same cache while this process
-compiles the last (numba's compiler lock is per process, its cache files are
-written atomically).
+says so on stderr in one line. On several cores the compile is shared out
+between processes into the same cache (numba's compiler lock is per process, its
+cache files are written atomically): the missing families, and the *parts* a
+family declares (``PARTS`` in its ``entry.py``: the helpers its entry points
+call, with their signatures), compiled first so that the entry points' own
+compile, last, loads them from the cache.
 """
 from __future__ import annotations
 
@@ -219,16 +221,19 @@ def load(*names: str, announce: bool = True, aside: str = "") -> float:
     modules = {n: importlib.import_module(known_families[n].module) for n in todo}
     known = cached(*todo)
     missing = [n for n in todo if n not in known]
-    here, *elsewhere = _share_out(missing, _cpus()) if missing else [[]]
-    line = _Announcement(missing, len(elsewhere) + 1, announce, aside)
-    children = [_compile_in_child(group) for group in elsewhere]
+    steps = _compile_steps(missing, _cpus()) if missing else []
+    line = _Announcement(missing, max((len(step) for step in steps), default=1), announce, aside)
+    children: list[subprocess.Popen] = []
     try:
-        for n in here + [n for n in todo if n not in missing]:
-            _compile(modules[n])
-        for proc in children:
-            proc.wait()
-        for n in [n for group in elsewhere for n in group]:
-            _compile(modules[n])   # from the cache the children wrote (or here, if one of them failed)
+        for here, *elsewhere in steps:
+            children = [_compile_in_child(group) for group in elsewhere]
+            for unit in here:
+                _compile_unit(unit)
+            for proc in children:
+                proc.wait()
+            children = []
+        for n in todo:
+            _compile(modules[n])   # from the cache the steps wrote (or here, if a child failed)
     except BaseException:
         for proc in children:
             proc.kill()
@@ -311,32 +316,91 @@ def _cpus() -> int:
         return os.cpu_count() or 1
 
 
-def _share_out(names: list[str], cpus: int) -> list[list[str]]:
-    """The families ``names`` in at most ``cpus`` groups of about equal compile cost
-    (the costliest first to the cheapest group); the first group is this process's."""
-    groups: list[list[str]] = [[] for _ in range(max(1, min(cpus, len(names))))]
+def _parts(name: str) -> tuple:
+    """The parts family ``name`` declares (its entry module's ``PARTS``: helper kernels,
+    each with the one signature its entry points call it with and a relative cost), or
+    none."""
+    return tuple(getattr(importlib.import_module(family(name).module), "PARTS", ()))
+
+
+def _compile_steps(missing: list[str], cpus: int) -> list[list[list[str]]]:
+    """How the families ``missing`` are compiled: steps one after the other, each a list
+    of at most ``cpus`` groups of *units* compiled in parallel processes (the first
+    group this process's). A unit is a family (its entry points) or ``"name#i"``, the
+    ``i``-th of its parts. With one core, or no family declaring parts, one step of
+    the families. Else two: the parts (and some families that declare none), then the
+    entry points of the families with parts, which load their parts from the cache,
+    beside each other family that lengthens that step by less than its share of the
+    first (its cost over ``cpus``)."""
+    in_parts = [n for n in missing if cpus > 1 and _parts(n)]
+    if not in_parts:
+        return [_share_out(missing, cpus, whole=True)]
+    last = _share_out(in_parts, cpus) + [[] for _ in range(cpus - min(cpus, len(in_parts)))]
+    loads = [sum(_cost(u) for u in group) for group in last]
+    first = [f"{n}#{i}" for n in in_parts for i in range(len(_parts(n)))]
+    for name in sorted((n for n in missing if n not in in_parts), key=lambda n: -_cost(n)):
+        i = loads.index(min(loads))   # there, the step's time grows by less than its share of the first?
+        if loads[i] + _cost(name) - max(loads) < _cost(name) / cpus:
+            last[i].append(name)
+            loads[i] += _cost(name)
+        else:
+            first.append(name)
+    return [_share_out(first, cpus), [group for group in last if group]]
+
+
+def _cost(unit: str, whole: bool = False) -> float:
+    """The relative cost of compiling ``unit`` (:func:`_compile_steps`): a part's own,
+    a family's less its parts' (``whole``: with them)."""
+    name, _, part = unit.partition("#")
+    parts = () if whole else _parts(name)
+    return parts[int(part)][2] if part else max(0.5, family(name).cost - sum(p[2] for p in parts))
+
+
+def _share_out(units: list[str], cpus: int, whole: bool = False) -> list[list[str]]:
+    """The units ``units`` (families, or parts: :func:`_compile_steps`) in at most
+    ``cpus`` groups of about equal compile cost (:func:`_cost`, families ``whole``:
+    with their parts; the costliest first to the cheapest group); the first group
+    is this process's."""
+    groups: list[list[str]] = [[] for _ in range(max(1, min(cpus, len(units))))]
     loads = [0.0] * len(groups)
-    for name in sorted(names, key=lambda n: -family(n).cost):
+    for unit in sorted(units, key=lambda u: -_cost(u, whole)):
         i = loads.index(min(loads))
-        groups[i].append(name)
-        loads[i] += family(name).cost
+        groups[i].append(unit)
+        loads[i] += _cost(unit, whole)
     return groups
 
 
-def _compile_in_child(names: list[str]) -> subprocess.Popen:
-    """Start a process that compiles the families ``names`` into numba's cache."""
+def _compile_unit(unit: str) -> None:
+    """Compile (or load from the cache) ``unit``: a family's entry points
+    (:func:`_compile`) or one of its parts, for its signature."""
+    name, _, part = unit.partition("#")
+    if not part:
+        _compile(importlib.import_module(family(name).module))
+    elif not _jit_disabled():
+        kernel, args, _ = _parts(name)[int(part)]
+        if tuple(args) not in kernel.overloads:
+            kernel.compile(tuple(args))
+
+
+def _compile_in_child(units: list[str]) -> subprocess.Popen:
+    """Start a process that compiles the units ``units`` (:func:`_compile_steps`) into
+    numba's cache."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE_DIR.parent)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH")
                                                                      else []))
     code = "import sys; from parallel_mnk.runtime import families; families.compile_here(sys.argv[1:])"
-    return subprocess.Popen([sys.executable, "-c", code, *names], env=env, stdin=subprocess.DEVNULL,
+    return subprocess.Popen([sys.executable, "-c", code, *units], env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def compile_here(names: Iterable[str]) -> None:
-    """Compile the families ``names`` into numba's cache in this process, quietly
-    (what :func:`load` runs in its helper processes)."""
-    load(*names, announce=False)
+def compile_here(units: Iterable[str]) -> None:
+    """Compile the units ``units`` (families or parts: :func:`_compile_steps`) into
+    numba's cache in this process, quietly (what :func:`load` runs in its helper
+    processes)."""
+    units = list(units)
+    _guard_cache(sorted({u.partition("#")[0] for u in units}))
+    for unit in units:
+        _compile_unit(unit)
 
 
 def _guard_cache(names: list[str]) -> None:
