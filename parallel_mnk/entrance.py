@@ -86,7 +86,7 @@ def solve(position: Position, limit: Optional[Limit] = None, *, weak: bool = Fal
     cannot be solved or asked.
     """
     opts = prepare("solve", _position(position, "solve").spec, limit, weak, options)
-    kernels = KernelLoad(position.spec, opts)   # loaded at the first need: a book answer may need none
+    kernels = KernelLoad(position.spec, opts, position)   # loaded at the first need: a book answer may need none
     result: Optional[SolveResult] = None
     for answer in _answerers(position.spec, opts, kernels):   # an opening book, then the search
         result = answer(position, opts)
@@ -319,13 +319,13 @@ def build_book(spec: GameSpec, plies: int, out: Union[str, Path], *, options: Op
 
 
 class KernelLoad:
-    """The kernel families of one solve (:func:`parallel_mnk.runtime.families.load_for_solve`),
-    loaded once, at :meth:`load`'s first call; ``seconds`` is what that load took
+    """The kernel families of one solve (of ``position``, when given:
+    :func:`parallel_mnk.runtime.families.load_for_solve`), loaded once, at :meth:`load`'s first call; ``seconds`` is what that load took
     (compiling or reading the cache), 0 until then. Every solve, analysis and book
     build loads its kernels through one of these, before its clock starts."""
 
-    def __init__(self, spec: GameSpec, opts: SolveOptions = SolveOptions()) -> None:
-        self.spec, self.opts = spec, opts
+    def __init__(self, spec: GameSpec, opts: SolveOptions = SolveOptions(), position: Optional[Position] = None) -> None:
+        self.spec, self.opts, self.position = spec, opts, position
         self.seconds = 0.0
         self.loaded = False
 
@@ -333,7 +333,7 @@ class KernelLoad:
         """Load the families (the first call only); the seconds it took (with those
         of :meth:`load_also`)."""
         if not self.loaded:
-            self.seconds += families.load_for_solve(self.spec, self.opts).seconds
+            self.seconds += families.load_for_solve(self.spec, self.opts, position=self.position).seconds
             self.loaded = True
         return self.seconds
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from parallel_mnk import GameSpec
+from parallel_mnk import GameSpec, Position
 from parallel_mnk.api.options import SolveOptions
 from parallel_mnk.runtime import families
 from parallel_mnk.frontends.cli import main
@@ -139,6 +139,11 @@ def test_a_solve_loads_what_it_may_call():
     assert families.for_solve(free, SolveOptions(weak=True)) == ["free", "proofs"]   # df-pn may answer first
     assert families.for_solve(free, SolveOptions(weak=True, prover="search")) == ["free"]
     assert families.for_solve(free, SolveOptions(workers=2, weak=True)) == ["free", "expand"]
+    empty = Position(free)
+    assert families.for_solve(free, SolveOptions(weak=True), empty) == ["free"]   # df-pn is never asked there
+    assert families.for_solve(free, SolveOptions(weak=True, prover="dfpn"), empty) == ["free", "proofs"]
+    empty.push("c3")
+    assert families.for_solve(free, SolveOptions(weak=True), empty) == ["free", "proofs"]
 
 
 def test_one_call_loads_a_solves_kernels_and_says_what_and_how_long():

@@ -291,11 +291,13 @@ class SolveOptions(Options):
         return cls(**{f.name: getattr(options, f.name) for f in fields(Options)}, weak=weak,
                    limit=Limit() if limit is None else limit, tt_bits=tt_bits)
 
-    def may_ask_dfpn(self, spec: GameSpec) -> bool:
-        """Whether a solve of a position of ``spec`` with these options may ask df-pn
-        first (:meth:`dfpn_first`), so needs df-pn's kernels: a weak serial solve of
-        free placement whose prover is not ``"search"``."""
-        return self.weak and not self.parallel and not spec.gravity and self.prover != "search"
+    def may_ask_dfpn(self, spec: GameSpec, position: Optional[Position] = None) -> bool:
+        """Whether a solve of a position of ``spec`` (of ``position`` itself, when given)
+        with these options may ask df-pn first (:meth:`dfpn_first`), so needs df-pn's
+        kernels: a weak serial solve of free placement whose prover is not
+        ``"search"`` (with ``"auto"`` and a ``position``, where it asks df-pn)."""
+        may = self.weak and not self.parallel and not spec.gravity and self.prover != "search"
+        return may and (position is None or self.prover != "auto" or self.dfpn_first(position))
 
     def may_ask_pn(self, spec: GameSpec) -> bool:
         """Whether a solve of a position of ``spec`` with these options may use the

@@ -39,6 +39,7 @@ from types import ModuleType
 from typing import Iterable, Optional, TextIO
 
 from ..api.options import SolveOptions
+from ..game.position import Position
 from ..game.rules import GameSpec
 from . import boards
 
@@ -113,14 +114,15 @@ def exact_family(spec: GameSpec) -> str:
     return "gravity" if spec.gravity else "free"
 
 
-def for_solve(spec: GameSpec, opts: SolveOptions = SolveOptions()) -> list[str]:
-    """The families an exact solve of ``spec`` with ``opts`` needs: the exact search of
-    ``spec`` (:func:`exact_family`), df-pn's where the solve may ask it first
-    (:meth:`SolveOptions.may_ask_dfpn`), the pool's where it runs on workers
-    (:attr:`SolveOptions.parallel`); past 64 cells the array board's and the big-board search's."""
+def for_solve(spec: GameSpec, opts: SolveOptions = SolveOptions(), position: Optional[Position] = None) -> list[str]:
+    """The families an exact solve of ``spec`` (of ``position``, when given) with ``opts``
+    needs: the exact search of ``spec`` (:func:`exact_family`), df-pn's where the solve
+    may ask it first (:meth:`SolveOptions.may_ask_dfpn`), the pool's where it runs on
+    workers (:attr:`SolveOptions.parallel`); past 64 cells the array board's and the
+    big-board search's."""
     if not spec.exact_solvable:   # past 64 cells: the array board's search, on one process or several
         return ["grid", "big"]
-    return ([exact_family(spec)] + (["proofs"] if opts.may_ask_dfpn(spec) else [])
+    return ([exact_family(spec)] + (["proofs"] if opts.may_ask_dfpn(spec, position) else [])
             + (["pns"] if opts.may_ask_pn(spec) else [])
             + (["expand"] if opts.parallel else []))
 
@@ -134,11 +136,13 @@ class Loaded:
     seconds: float
 
 
-def load_for_solve(spec: GameSpec, opts: SolveOptions = SolveOptions(), announce: bool = True) -> Loaded:
-    """Load every family an exact solve of ``spec`` with ``opts`` runs
-    (:func:`for_solve`; :func:`load`): the one call the front ends make before a solve.
-    A compile says that it is not counted in the solve's time limit, if it has one."""
-    names = for_solve(spec, opts)
+def load_for_solve(spec: GameSpec, opts: SolveOptions = SolveOptions(), announce: bool = True,
+                   position: Optional[Position] = None) -> Loaded:
+    """Load every family an exact solve of ``spec`` (of ``position``, when given) with
+    ``opts`` runs (:func:`for_solve`; :func:`load`): the one call the front ends make
+    before a solve. A compile says that it is not counted in the solve's time limit,
+    if it has one."""
+    names = for_solve(spec, opts, position)
     return Loaded(tuple(names), load(*names, announce=announce, aside=outside_the_limit(opts.limit.time)))
 
 
