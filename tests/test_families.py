@@ -95,14 +95,16 @@ def test_a_cold_start_compiles_a_familys_parts_first_then_its_entry_points():
     assert sorted(u for group in first for u in group) == sorted(parts) and len(first) == 2
     assert last == [["free"], ["proofs"]]   # df-pn's family beside the entry point: shorter than a share of the parts
     assert families._compile_steps(["free", "proofs"], 1) == [[["free", "proofs"]]]   # one core: nothing to share
-    assert families._compile_steps(["gravity", "expand"], 2) == [[["gravity"], ["expand"]]]   # no parts: one step
+    assert families._compile_steps(["proofs", "expand"], 2) == [[["proofs"], ["expand"]]]   # no parts: one step
     every = families.all_names()
+    every_part = [f"{n}#{i}" for n in every for i in range(len(families._parts(n)))]
+    assert {u.split("#")[0] for u in every_part} >= {"free", "gravity", "gravity@7x6k4"}
     for cpus in (2, 3, 8):
         steps = families._compile_steps(every, cpus)
         units = [u for step in steps for group in step for u in group]
-        assert sorted(units) == sorted(every + parts), cpus   # each once
+        assert sorted(units) == sorted(every + every_part), cpus   # each once
         assert all(0 < len(step) <= cpus and all(step) for step in steps)
-        assert not any(u.startswith("free#") for group in steps[-1] for u in group)   # the parts before the entry
+        assert not any("#" in u for group in steps[-1] for u in group)   # the parts before the entry points
     costs = [families._cost(u) for u in parts]
     assert all(c > 0 for c in costs) and sum(costs) < families.FAMILIES["free"].cost
 
