@@ -125,6 +125,8 @@ class Settings:
     BIG_PN_VCT_NODES: int = setting(1 << 12, 1, COUNT)        # its nodes a search (at an attacker's node; the fours after a pass at a defender's)
     BIG_PN_ZONE_THREES: int = setting(0, 0, 1 << 10)          # its threes a win after a pass may take to cut a defender's node to that win's zone (0: continuous fours only; more measured slower, bench/README.md)
     BIG_PN_ZONE_NODES: int = setting(1 << 12, 1, COUNT)       # its kernel nodes for one such zone (the win found and proven again)
+    BIG_PN_PAIRING_LINES: int = setting(64, 0, COUNT)          # its search for the defender's pairing (a disproof) looks only where the attacker has at most this many live lines (0: never)
+    BIG_PN_PAIRING_NODES: int = setting(512, 1, COUNT)        # its pairs tried in one such search
     BIG_PN_CHUNK_MIN: int = setting(8, 1, COUNT)              # its moves at least in one worker's chunk of a leaf (a leaf's moves are cut into one chunk a worker)
     BIG_PN_SLICE_JOBS: int = setting(16, 1, COUNT)            # its jobs on one question before the other's turn (doubling each round)
     CAMPAIGN_TREE_NODES: int = setting(2_000_000, 0, COUNT)   # a campaign keeps its open classes' trees between slices up to these nodes in all (past them the largest are dropped and rebuilt from their journals)

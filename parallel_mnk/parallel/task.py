@@ -440,7 +440,8 @@ class JudgeResult:
 class JudgeJob:
     """Judge the ``positions`` (``(x, o)`` pairs) of a free-placement board past 64
     cells for the question "does ``attacker`` (1: x, 2: o) win?" with threat-space
-    search of ``threes`` threes within ``vct_nodes`` nodes and ``fours`` fours
+    search of ``threes`` threes within ``vct_nodes`` nodes and ``fours`` fours, and
+    the defender's pairings searched within ``pairing`` (live lines, pairs tried)
     (:class:`~parallel_mnk.engines.provers.big_threats.Judge`, the worker's own, kept
     from job to job of the same question and bounds); it ends after the first
     position judged ``settles`` (a state: that position settles the leaf, the rest
@@ -456,6 +457,7 @@ class JudgeJob:
     fours: int
     positions: tuple
     settles: int = 0
+    pairing: tuple = (0, 0)
 
     live_window = None
     abandonable = False   # its search reads only the stop word
@@ -467,12 +469,12 @@ class JudgeJob:
     def run(self, env: WorkerEnv) -> JudgeResult:
         """Judge the positions in this process (``env.ctl``'s stop word stops it)."""
         cpu = time.process_time()
-        key = (self.cols, self.rows, self.k, self.attacker, self.threes, self.vct_nodes, self.fours)
+        key = (self.cols, self.rows, self.k, self.attacker, self.threes, self.vct_nodes, self.fours, self.pairing)
         judge = env.judges.get(key)
         if judge is None:
             spec = GameSpec(self.cols, self.rows, self.k, False)
             judge = env.judges[key] = Judge(spec, self.attacker, self.threes, self.vct_nodes, self.fours,
-                                            BigSearch(spec, table_bits(12), env.ctl))
+                                            BigSearch(spec, table_bits(12), env.ctl), pairing=self.pairing)
         before = judge.nodes
         out = []
         for x, o in self.positions:

@@ -16,6 +16,9 @@ form, records as they are found), on the array board:
      (``wins``, free placement; every defence is walked below it);
   3. the move a null-window search of the position proves (its order: the
      table's move, then the static order);
+* the refuter to move in ``cannot-win`` on free placement, where the defender has a
+  pairing (:class:`.big_pairing.PairingFinder`, the pn prover's bounds): a ``pairs``
+  record, and nothing below it (the checker's rule 3 and section 7);
 * the refuter to move: every legal move is walked, except in ``wins`` on free
   placement where the attacker, given the move (the defender passing), wins by
   continuous fours: a ``fours`` record of its moves, and only the defender's moves
@@ -36,6 +39,7 @@ from ...game.rules import GameSpec, cell_name
 from ...kernels.grid import layout as GL
 from ...runtime.running import StatusLine
 from ..exact.big import BigSearch, table_bits
+from .big_pairing import PairingFinder, board_lines
 from .big_threats import Judge
 from .certificate import Certificate, RecordFile, write_certificate
 from .pn_certificate import FORMAT_2
@@ -62,6 +66,9 @@ class BigWalk:
                            self.search) if self.zones else None
         if self.zones:
             cert.format = FORMAT_2
+        s = current()
+        self.pairings = None if claim == "wins" or spec.gravity else \
+            PairingFinder(board_lines(self.search.geo, spec.k), s.BIG_PN_PAIRING_LINES, s.BIG_PN_PAIRING_NODES)
 
     def canonical(self, x: int, o: int) -> tuple[str, list[int]]:
         """The canonical board text of ``x``/``o`` and the symmetry that gives it (a
@@ -115,6 +122,16 @@ class BigWalk:
             self.cert.records += 1
             self.cert.moves += 1
             return [self.play(x, o, ply, cell)]
+        if self.pairings is not None:
+            st = self.search.state(x, o)
+            at = int(self.search.geo[GL.G_S_BOARD])
+            pairs = self.pairings.find(st[at:at + self.spec.cells], 1 if self.claimant == "x" else 2)
+            if pairs is not None:
+                self.records.add({"p": key, "pairs": [[cell_name(self.spec, perm[a]), cell_name(self.spec, perm[b])]
+                                                      for a, b in pairs]})
+                self.cert.records += 1
+                self.cert.pairings += 1
+                return []
         return self.refuter_children(x, o, ply, key, perm)
 
     def refuter_children(self, x: int, o: int, ply: int, key: str, perm: list[int]) -> list[tuple[int, int, int]]:

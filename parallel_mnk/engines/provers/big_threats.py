@@ -10,6 +10,9 @@ The attacker to move (an OR node: one move that wins is enough):
 1. it completes a line: **proven** (that move);
 2. the defender has two completion cells: **disproven** (one stone blocks one);
    one: the block is the only move (any other loses at once);
+   the defender has a pairing (:mod:`.big_pairing`: none of the attacker's lines
+   can be completed, whoever moves; no live line is the empty pairing):
+   **disproven**;
 3. a win by fours and at most ``threes`` three-moves, found by threat-space search
    within ``vct_nodes`` nodes (:func:`parallel_mnk.kernels.grid.tss.vct`: every
    defence accounted for): **proven** (its first move);
@@ -19,7 +22,7 @@ The defender to move (an AND node: every move must lose):
 
 1. the defender completes a line: **disproven**;
 2. the attacker has two completion cells: **proven**; one: the block is the only
-   move (any other loses at once);
+   move (any other loses at once); the defender has a pairing: **disproven**;
 3. the **zone**: if the attacker, given the move (the defender passing), wins by
    continuous fours along a line ``T`` (its stones, the forced replies and the
    completion cells), only the defender's moves in the zone of ``T`` need a proof
@@ -48,6 +51,7 @@ import numpy as np
 from ...game.rules import GameSpec
 from ...kernels.grid import layout as GL
 from ..exact.big import BigSearch
+from .big_pairing import PairingFinder, board_lines
 from .big_zones import ThreatZones
 
 OPEN, PROVEN, DISPROVEN = 0, 1, 2
@@ -86,10 +90,13 @@ class Judge:
     ``vct_nodes`` bound the threat-space search at the attacker's nodes (0 threes:
     continuous fours only), ``zone_threes`` the threes of a win after a pass whose
     zone cuts a defender's node (0: continuous fours only; ``zone_nodes`` kernel
-    nodes a zone). Counts the kernels' :attr:`nodes`."""
+    nodes a zone), ``pairing`` the bounds of the search for the defender's pairing
+    (live lines, pairs tried: :class:`.big_pairing.PairingFinder`; 0 lines: none).
+    Counts the kernels' :attr:`nodes`."""
 
     def __init__(self, spec: GameSpec, attacker: int, threes: int, vct_nodes: int, fours: int,
-                 search: Optional[BigSearch] = None, zone_threes: int = 0, zone_nodes: int = 1 << 12) -> None:
+                 search: Optional[BigSearch] = None, zone_threes: int = 0, zone_nodes: int = 1 << 12,
+                 pairing: tuple[int, int] = (0, 0)) -> None:
         if spec.gravity:
             raise ValueError("the threat prover takes free placement only")
         self.spec, self.attacker, self.defender = spec, attacker, 3 - attacker
@@ -97,9 +104,7 @@ class Judge:
         self.zone_threes, self.zone_nodes = zone_threes, zone_nodes
         self.search = search if search is not None else BigSearch(spec, 10)
         geo = self.search.geo
-        k, nlines = spec.k, int(geo[GL.G_NLINES])
-        off = int(geo[GL.G_OFF_LINES])
-        self.lines = geo[off:off + nlines * k].reshape(nlines, k).copy()
+        self.lines = board_lines(geo, spec.k)
         through: list[list[int]] = [[] for _ in range(spec.cells)]   # the lines through each cell
         for i, row in enumerate(self.lines):
             for c in row:
@@ -108,6 +113,9 @@ class Judge:
         self.pair = np.zeros(2, dtype=np.int64)
         self.judged = 0
         self.zones = ThreatZones(spec, attacker, fours, self.search, self.lines, self.through, zone_nodes)
+        self.pairing = pairing
+        self.pairings = PairingFinder(self.lines, *pairing)
+        self.board_at, self.counts_at = int(geo[GL.G_S_BOARD]), int(geo[GL.G_S_CNT])
 
     @property
     def nodes(self) -> int:
@@ -130,6 +138,9 @@ class Judge:
             return Judgement(DISPROVEN if or_node else PROVEN, or_node)
         if theirs == 1:
             return Judgement(OPEN, or_node, cells=1 << int(pair[0]), count=1)
+        counts = st[self.counts_at + self.defender - 1:self.counts_at + 2 * len(self.lines):2]   # (its stones a line)
+        if self.pairings.find(st[self.board_at:self.board_at + self.spec.cells], self.defender, counts) is not None:
+            return Judgement(DISPROVEN, or_node)
         empty = ~(x | o) & ((1 << self.spec.cells) - 1)
         if empty == 0:   # a full board, no line: the attacker did not win
             return Judgement(DISPROVEN, or_node)

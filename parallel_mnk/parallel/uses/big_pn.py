@@ -39,6 +39,7 @@ from ...api.settings import current
 from ...engines.exact.big import BigSearch, table_bits
 from ...engines.exact.search import terminal_result
 from ...engines.provers.big_certificate import extract_big
+from ...engines.provers.certificate import claims_of
 from ...engines.provers.big_threats import DISPROVEN, INF, OPEN, PROVEN, Judge, Judgement
 from ...game.geometry import least_image, symmetries
 from ...game.moves import Move, moves_of
@@ -69,7 +70,7 @@ class ThreatProof:
         self.judge = Judge(spec, 1 if attacker == "x" else 2, s.BIG_PN_THREES if threes is None else threes,
                            s.BIG_PN_VCT_NODES if vct_nodes is None else vct_nodes, s.BIG_FOURS,
                            BigSearch(spec, table_bits(12)), s.BIG_PN_ZONE_THREES if zone_threes is None else zone_threes,
-                           s.BIG_PN_ZONE_NODES)
+                           s.BIG_PN_ZONE_NODES, (s.BIG_PN_PAIRING_LINES, s.BIG_PN_PAIRING_NODES))
         self.perms = symmetries(spec)
         self.settled: dict[Key, tuple[int, int]] = {} if settled is None else settled
         self.waiting: dict[Key, Judgement] = {}   # judged positions not yet expanded, by their own (x, o)
@@ -353,9 +354,11 @@ def solve_big_pn(position: Position, opts: SolveOptions, certificate: Optional[P
     the other side win?" (not on the empty board: strategy stealing), in turn, a
     slice of ``BIG_PN_SLICE_JOBS`` jobs each, doubling, until one is proven or both
     disproven. Stopped by a limit: ``unknown``, the bounds the answered questions
-    prove and the move the side to move's tree leans to (not proved). With ``certificate``, a proven win's certificate (mnk-proof/1) is
-    written there; a draw proven this way has none (the walk of a draw past 64
-    cells is alpha-beta's). More than one worker: the jobs on ``opts.backend``'s
+    prove and the move the side to move's tree leans to (not proved). With
+    ``certificate``, the value's certificates are written there: a win's (its
+    tree's moves first), a draw's two ``cannot-win`` (walked by the big board's
+    certificate walk: pairings where the prover's bounds find them, every attacker
+    move elsewhere; :func:`.big_certificate.extract_big`). More than one worker: the jobs on ``opts.backend``'s
     workers (the process pool or Ray)."""
     started = time.perf_counter()
     if position.is_game_over():
@@ -475,4 +478,8 @@ def _result(position: Position, value: Value, proofs: list[ThreatProof], answers
             cert = extract_big(position, winner.attacker, "wins", certificate, progress=opts.progress,
                                hint=winner.winning_move)
             result.certificates.append(str(cert.path))
+        else:
+            for attacker, claim in claims_of(position, value):
+                cert = extract_big(position, attacker, claim, certificate, progress=opts.progress)
+                result.certificates.append(str(cert.path))
     return result

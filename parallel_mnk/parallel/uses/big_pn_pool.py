@@ -127,7 +127,7 @@ class JudgePool:
                 leaf = work.leaf
                 job = JudgeJob(next(_job_ids), spec.cols, spec.rows, spec.k, judge.attacker, judge.threes,
                                judge.vct_nodes, judge.fours, work.chunks.pop(0),
-                               PROVEN if leaf.or_node else DISPROVEN)
+                               PROVEN if leaf.or_node else DISPROVEN, judge.pairing)
                 if not backend.start(slot, job):
                     work.chunks.insert(0, job.positions)
                     self._restart(slot, "its pipe closed")

@@ -77,8 +77,9 @@ class CampaignState:
 
 
 PROOF_SETTINGS = ("BIG_PN_THREES", "BIG_PN_VCT_NODES", "BIG_FOURS", "BIG_PN_ZONE_THREES",
-                  "BIG_PN_ZONE_NODES")   # a resumed campaign must keep them
-EARLIER_SETTINGS = {"BIG_PN_ZONE_THREES": 0, "BIG_PN_ZONE_NODES": 1 << 12}   # a state written before they were kept ran so
+                  "BIG_PN_ZONE_NODES", "BIG_PN_PAIRING_LINES", "BIG_PN_PAIRING_NODES")   # a resumed campaign must keep them
+EARLIER_SETTINGS = {"BIG_PN_ZONE_THREES": 0, "BIG_PN_ZONE_NODES": 1 << 12, "BIG_PN_PAIRING_LINES": 0,
+                    "BIG_PN_PAIRING_NODES": 512}   # a state written before they were kept ran so
 
 
 def proof_settings() -> dict:

@@ -1,0 +1,128 @@
+"""The defender's pairings on the array board (parallel_mnk/engines/provers/big_pairing.py)
+and the pn prover past 64 cells disproving with them (engines/provers/big_threats.py):
+every pairing found is one (docs/proof-format.md section 7) and the attacker does not
+win after it (naive.py), both sides to move; a pairing that forgets the lines holding
+attacker stones is refused; the prover's answers stay naive.py's with fewer nodes."""
+from __future__ import annotations
+
+import io
+import json
+import lzma
+
+import numpy as np
+import pytest
+
+from checks import random_positions
+from naive import naive_score
+from parallel_mnk import GameSpec, Limit, Options, Position, proofcheck, solve
+from parallel_mnk.api.settings import Settings
+from parallel_mnk.game.rules import Value
+from parallel_mnk.engines.provers.big_pairing import PairingFinder, is_pairing
+from parallel_mnk.engines.provers.big_threats import DISPROVEN, OPEN, Judge
+from parallel_mnk.parallel.uses.big_pn import ThreatProof
+
+
+def _board(judge: Judge, pos: Position) -> np.ndarray:
+    st = judge.search.state(pos.x, pos.o)
+    return st[judge.board_at:judge.board_at + pos.spec.cells].copy()
+
+
+def _attacker_wins(pos: Position, attacker: int) -> bool:
+    score = naive_score(pos.spec, pos.x, pos.o)
+    return score > 0 if attacker == 1 + pos.ply % 2 else score < 0
+
+
+@pytest.mark.parametrize("spec,stones", [(GameSpec(5, 4, 4), (8, 14)), (GameSpec(4, 5, 4), (8, 14)),
+                                         (GameSpec(6, 4, 4), (12, 18)), (GameSpec(5, 5, 4), (14, 20))],
+                         ids=str)
+def test_every_pairing_found_is_one_and_the_attacker_does_not_win(spec, stones):
+    judges = {a: Judge(spec, a, 0, 16, 0, pairing=(64, 4096)) for a in (1, 2)}
+    found = 0
+    for pos in random_positions(spec, 40, stones, seed=spec.cells, quiet=True):
+        for attacker, judge in judges.items():
+            board = _board(judge, pos)
+            pairs = judge.pairings.find(board, 3 - attacker)
+            if pairs is None:
+                continue
+            assert is_pairing(judge.lines, board, 3 - attacker, pairs), (pos.board_text(), attacker, pairs)
+            assert not _attacker_wins(pos, attacker), (pos.board_text(), attacker, pairs)
+            judged = judge.judge(pos.x, pos.o)   # disproven, unless a block is forced first (the rule before)
+            assert judged.state == DISPROVEN or (judged.state == OPEN and judged.count == 1), pos.board_text()
+            found += 1
+    assert found >= 8   # (the sets hold pairings to find)
+
+
+def test_a_pairing_must_cover_the_lines_holding_attacker_stones():
+    """In random 5x4 k=4 positions, each pairing found covers the lines where the
+    attacker has stones and the defender none; dropped the pairs on one such line,
+    it is no pairing (the check reads those lines, not only empty ones)."""
+    spec = GameSpec(5, 4, 4)
+    judge = Judge(spec, 1, 0, 16, 0, pairing=(64, 4096))
+    checked = 0
+    for pos in random_positions(spec, 40, (8, 14), seed=3, quiet=True):
+        board = _board(judge, pos)
+        pairs = judge.pairings.find(board, 2)
+        if not pairs:
+            continue
+        for line in judge.lines:
+            on = set(int(c) for c in line)
+            if (board[line] == 1).any() and not (board[line] == 2).any():
+                assert any(set(p) <= on for p in pairs), (pos.board_text(), line)
+                assert not is_pairing(judge.lines, board, 2, [p for p in pairs if not set(p) <= on])
+                checked += 1
+    assert checked >= 5
+
+
+def test_no_live_line_is_the_empty_pairing():
+    spec = GameSpec(4, 4, 4)
+    finder = PairingFinder(Judge(spec, 1, 0, 16, 0).lines, 64, 16)
+    board = np.zeros(spec.cells, dtype=np.int64)
+    for line in finder.lines:   # an o stone on every line: x has nothing left to complete
+        board[line[0]] = 2
+    assert finder.find(board, 2) == []
+    corners = np.zeros(spec.cells, dtype=np.int64)
+    corners[[12, 15]] = 2   # o on a1 and d1: rows 2-4 pair their a and d cells, columns b and c two of theirs
+    assert is_pairing(finder.lines, corners, 2, finder.find(corners, 2))
+    assert finder.find(np.zeros(spec.cells, dtype=np.int64), 2) is None   # (the empty 4x4: 8 pairs, 10 lines)
+    assert PairingFinder(finder.lines, 0, 16).find(board, 2) is None   # (bound 0: never looks)
+
+
+@pytest.mark.parametrize("spec,stones", [(GameSpec(4, 4, 4), (4, 8)), (GameSpec(5, 4, 4), (10, 13))], ids=str)
+def test_the_prover_with_pairings_gives_naive_answers_with_fewer_nodes(spec, stones):
+    """Both questions of random positions: naive.py's answers with pairings on and off;
+    with them some question is disproven by a pairing and the questions take fewer
+    judgements in all."""
+    judged = {True: 0, False: 0}
+    found = 0
+    for pos in random_positions(spec, 5, stones, seed=spec.cells + 1, quiet=True):
+        for attacker in ("x", "o"):
+            truth = _attacker_wins(pos, 1 if attacker == "x" else 2)
+            for on in (True, False):
+                proof = ThreatProof(pos, attacker, threes=0, vct_nodes=64)
+                if not on:
+                    proof.judge.pairings.max_lines = 0
+                assert proof.run(lambda: False, lambda s: None) == truth, (pos.board_text(), attacker, on)
+                judged[on] += proof.judge.judged
+                found += proof.judge.pairings.found if on else 0
+    assert found > 0 and judged[True] < judged[False], (found, judged)
+
+
+DRAWN_9X8 = "x..oooxox/.oox.o..x/oxxxoxoxo/oo..xxox./.xxox.xoo/oxxoxxxxo/xooxoo..x/..ox.xooo"   # 16 empty cells
+
+
+def test_a_draw_past_64_cells_is_proven_by_pairings_and_certified(tmp_path):
+    """9x8 k=5 (72 cells), 16 empty cells: the pn prover disproves both questions by
+    the defenders' pairings and writes both ``cannot-win`` certificates with ``pairs``
+    records, which the independent checker verifies; alpha-beta finds the same draw;
+    with pairings off the prover does not settle it within 20,000 nodes."""
+    spec = GameSpec(9, 8, 5)
+    pos = Position.from_board(spec, DRAWN_9X8)
+    result = solve(pos, weak=True, options=Options(prover="pn", certificate=tmp_path))
+    assert result.value is Value.DRAW and result.nodes < 100 and len(result.certificates) == 2
+    assert proofcheck.main([str(tmp_path)], out=io.StringIO()) == 0
+    records = [json.loads(line) for path in result.certificates for line in lzma.open(path, "rt")][1:]
+    assert sum("pairs" in r for r in records) >= 2
+    assert solve(pos, weak=True, options=Options(prover="search")).value is Value.DRAW
+    off = solve(pos, Limit(nodes=20_000), weak=True,
+                options=Options(prover="pn", settings=Settings(BIG_PN_PAIRING_LINES=0)))
+    assert off.value is Value.UNKNOWN
