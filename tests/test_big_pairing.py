@@ -17,6 +17,7 @@ from naive import naive_score
 from parallel_mnk import GameSpec, Limit, Options, Position, proofcheck, solve
 from parallel_mnk.api.settings import Settings
 from parallel_mnk.game.rules import Value
+from parallel_mnk.kernels.grid import layout as GL
 from parallel_mnk.engines.provers.big_pairing import PairingFinder, is_pairing
 from parallel_mnk.engines.provers.big_threats import DISPROVEN, OPEN, Judge
 from parallel_mnk.parallel.uses.big_pn import ThreatProof
@@ -24,7 +25,8 @@ from parallel_mnk.parallel.uses.big_pn import ThreatProof
 
 def _board(judge: Judge, pos: Position) -> np.ndarray:
     st = judge.search.state(pos.x, pos.o)
-    return st[judge.board_at:judge.board_at + pos.spec.cells].copy()
+    at = int(judge.search.geo[GL.G_S_BOARD])
+    return st[at:at + pos.spec.cells].copy()
 
 
 def _attacker_wins(pos: Position, attacker: int) -> bool:

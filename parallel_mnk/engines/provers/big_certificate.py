@@ -122,20 +122,21 @@ class BigWalk:
             self.cert.records += 1
             self.cert.moves += 1
             return [self.play(x, o, ply, cell)]
+        st = self.search.state(x, o)
         if self.pairings is not None:
-            st = self.search.state(x, o)
-            at = int(self.search.geo[GL.G_S_BOARD])
-            pairs = self.pairings.find(st[at:at + self.spec.cells], 1 if self.claimant == "x" else 2)
+            pairs = self.pairings.find_in(self.search.geo, st, 1 if self.claimant == "x" else 2)
             if pairs is not None:
                 self.records.add({"p": key, "pairs": [[cell_name(self.spec, perm[a]), cell_name(self.spec, perm[b])]
                                                       for a, b in pairs]})
                 self.cert.records += 1
                 self.cert.pairings += 1
                 return []
-        return self.refuter_children(x, o, ply, key, perm)
+        return self.refuter_children(x, o, ply, key, perm, st)
 
-    def refuter_children(self, x: int, o: int, ply: int, key: str, perm: list[int]) -> list[tuple[int, int, int]]:
-        """The refuter's moves from ``x``/``o`` (canonical form ``key`` by ``perm``)
+    def refuter_children(self, x: int, o: int, ply: int, key: str, perm: list[int],
+                         st: np.ndarray) -> list[tuple[int, int, int]]:
+        """The refuter's moves from ``x``/``o`` (canonical form ``key`` by ``perm``, its
+        kernel state ``st``, left as it was)
         that the checker's rules 1 and 2 do not settle at once (:meth:`settled`, on one
         state: each stone put and taken back), those of a ``fours`` record's zone where
         there is one (module docstring); the others counted as leaves. RuntimeError
@@ -148,7 +149,6 @@ class BigWalk:
             self.records.add({"p": key, "fours": [cell_name(self.spec, perm[c]) for c in moves]})
             self.cert.records += 1
             cells = [c for c in cells if zone >> c & 1]
-        st = search.state(x, o)
         refuter = 1 if ply % 2 == 0 else 2
         claimant = 3 - refuter
         pair = np.zeros(2, dtype=np.int64)

@@ -49,6 +49,13 @@ class PairingFinder:
         self.lines, self.max_lines, self.max_nodes = lines, max_lines, max_nodes
         self.nodes = self.found = 0
 
+    def find_in(self, geo: np.ndarray, st: np.ndarray, defender: int) -> Optional[list[tuple[int, int]]]:
+        """:meth:`find` on the array board's state ``st`` (geometry ``geo``, whose lines
+        are :attr:`lines`), its per-line counts read for the live lines first."""
+        at, counts = int(geo[GL.G_S_BOARD]), int(geo[GL.G_S_CNT])
+        return self.find(st[at:at + int(geo[GL.G_CELLS])], defender,
+                         st[counts + defender - 1:counts + 2 * len(self.lines):2])
+
     def find(self, board: np.ndarray, defender: int, defender_counts: Optional[np.ndarray] = None
              ) -> Optional[list[tuple[int, int]]]:
         """A pairing of ``defender`` (1 or 2) on ``board`` (one entry a cell: 0 empty,

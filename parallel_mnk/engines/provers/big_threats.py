@@ -115,7 +115,6 @@ class Judge:
         self.zones = ThreatZones(spec, attacker, fours, self.search, self.lines, self.through, zone_nodes)
         self.pairing = pairing
         self.pairings = PairingFinder(self.lines, *pairing)
-        self.board_at, self.counts_at = int(geo[GL.G_S_BOARD]), int(geo[GL.G_S_CNT])
 
     @property
     def nodes(self) -> int:
@@ -138,8 +137,7 @@ class Judge:
             return Judgement(DISPROVEN if or_node else PROVEN, or_node)
         if theirs == 1:
             return Judgement(OPEN, or_node, cells=1 << int(pair[0]), count=1)
-        counts = st[self.counts_at + self.defender - 1:self.counts_at + 2 * len(self.lines):2]   # (its stones a line)
-        if self.pairings.find(st[self.board_at:self.board_at + self.spec.cells], self.defender, counts) is not None:
+        if self.pairings.find_in(search.geo, st, self.defender) is not None:
             return Judgement(DISPROVEN, or_node)
         empty = ~(x | o) & ((1 << self.spec.cells) - 1)
         if empty == 0:   # a full board, no line: the attacker did not win
