@@ -29,6 +29,8 @@ from numba.core import config
 assert config.DISABLE_JIT, "NUMBA_DISABLE_JIT is not set"
 from parallel_mnk.kernels.gravity import search as G
 from parallel_mnk.kernels.free import search as N
+from parallel_mnk.kernels.free import entry as E
+from parallel_mnk.kernels.core import layout as L
 from parallel_mnk import GameSpec, Position
 '''
 
@@ -42,10 +44,21 @@ calls = [0]
 plain, plain_gravity = N.negamax, G.gravity_negamax
 
 
-def checked(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
-    N.check_preconditions(ctx, own, opp, ply, alpha, beta)
-    calls[0] += 1
-    return plain(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot)
+def checked(ctx, tt, ctl, own, opp, ply, cell, alpha, beta, live_slot):
+    """The free search is its own entry point: a call from Python (``cell`` -1 or a
+    cell) sets its root up and searches at most one node itself; every call of its
+    recursion (``cell`` INSIDE) is checked."""
+    if cell == N.INSIDE:
+        N.check_preconditions(ctx, own, opp, ply, alpha, beta)
+        calls[0] += 1
+        return plain(ctx, tt, ctl, own, opp, ply, cell, alpha, beta, live_slot)
+    assert cell >= -1, cell
+    inner, nodes = calls[0], int(ctx[L.C_NODES])
+    value = plain(ctx, tt, ctl, own, opp, ply, cell, alpha, beta, live_slot)
+    own_nodes = int(ctx[L.C_NODES]) - nodes - (calls[0] - inner)
+    assert own_nodes in (0, 1), own_nodes   # the root, unless the move or a win at once settled it
+    calls[0] += own_nodes
+    return value
 
 
 def checked_gravity(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
@@ -54,7 +67,7 @@ def checked_gravity(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     return plain_gravity(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot)
 
 
-N.negamax = checked
+N.negamax = E.search = checked
 G.gravity_negamax = checked_gravity
 nodes = positions = 0
 for spec, stones in [(GameSpec(3, 3, 3), (0, 5)), (GameSpec(4, 4, 3, True), (2, 10)), (GameSpec(4, 3, 3), (1, 8))]:
@@ -72,7 +85,7 @@ for spec, stones in [(GameSpec(3, 3, 3), (0, 5)), (GameSpec(4, 4, 3, True), (2, 
         assert kept == expected, (spec, pos.move_stack, child.move_stack)
         positions += 1
     nodes += search.nodes
-assert nodes == calls[0] > 500, (nodes, calls[0])  # every node was checked
+assert nodes == calls[0] > 500, (nodes, calls[0])  # every node was checked (the free search's roots: counted, set up by the entry point)
 print(f"ok: {positions} positions, {nodes} nodes checked")
 '''
 

@@ -88,6 +88,8 @@ class Search:
         with ``cell`` >= 0 of its move to ``cell``, in the window ``(alpha, beta)``
         (``v <= alpha``: an upper bound, ``v >= beta``: a lower bound, else exact;
         the kind in ``ctx[C_RESULT_KIND]``); meaningless when :attr:`aborted`."""
+        if cell < -1:   # (below -1: the kernels' own recursion, where nothing is set up)
+            raise ValueError(f"cell must be -1 or a cell, not {cell}")
         return int(self.kernels.search(self.ctx, self.tt, self.ctl, np.uint64(own), np.uint64(opp), ply, cell, alpha,
                                        beta, live_slot))
 

@@ -13,6 +13,18 @@ score ``s`` of the position:
 and what it proves (1 lower bound, 2 upper bound, 3 exact) is left in
 ``ctx[C_RESULT_KIND]``, exact also when a bound meets the node's known bounds.
 
+Calls: Python asks :func:`negamax` (the family's entry point, :mod:`.entry`) for a
+position that is not over (``cell`` -1) or for its move to the empty cell ``cell``, in
+the window ``(alpha, beta)``; :func:`_root` plays the move, scores a win at once and
+sets the root's hashes. Its recursion passes ``cell = INSIDE`` with a node whose
+preconditions hold (:func:`check_preconditions`: the game is not over, the side to
+move cannot win with its next stone, ``alpha < beta``; ``ctx``'s hash slot ``ply``
+holds the position's hashes), and exact argument types (a cached recursive kernel
+called with a cast segfaults when loaded from the cache: numba issue 6713). One
+function for both: numba optimizes all that a compiled function links, and an entry
+point calling the search would optimize the whole search twice (about 2 s of a cold
+start).
+
 Live windows (parallel task roots): ``live_slot`` is the index in ``ctl`` of a
 window ``pack_window(task_id, A, B)`` another process may narrow while the task
 runs (-1 below the task root); it is applied before each move, and a value is
@@ -56,15 +68,15 @@ a node dearer when helpers took ``ctx``/``ctl`` per node.
 import numpy as np
 
 from parallel_mnk.settings import POLL_MASK
-from ..core.bits import lowest_bit_index, popcount
+from ..core.bits import lowest_bit_index, popcount, unowned
 from ..core.bounds import NO_SCORE, narrow, node_kind, result_kind, table_bound, take_child, win_in
-from ..core.jit import called, expanded, inlined
+from ..core.jit import called, entry, expanded, inlined
 from ..core.layout import (
     C_ABORTED, C_BOARD, C_CELLS, C_GRAVITY, C_NODES, C_RESULT_KIND, C_TASK_ID, MAX_CELLS, OFF_MOVES, TT_EXACT,
     TT_LOWER, TT_UPPER,
 )
 from ..core.lines import has_k_run, playable_cells, winning_cells
-from ..core.node_rules import node_prelude, order_moves
+from ..core.node_rules import node_prelude, order_moves, play_first, signed_result
 from ..core.sharing import (
     LIVE_ABANDON, LIVE_CUT, busy_marks, mark_child, narrow_to_live_window, path_word, poll_abort, publish_step,
     unmark_child,
@@ -168,47 +180,76 @@ def _skip(ctx, paired, bound, skip_bound):
     return max(skip_bound, 0 if paired else bound)
 
 
+@inlined
+def _root(ctx, own, opp, ply, cell, alpha, beta, live_slot):
+    """What :func:`negamax` searches when Python asks for the position ``own``/``opp``
+    (``cell`` -1) or for its move to ``cell`` (:func:`..core.node_rules.play_first`):
+    ``(own, opp, ply, alpha, beta, live_slot, sign, settled, value)``, the node and its
+    window, ``sign`` -1 for a move (the node's value negated is the move's), and
+    ``settled`` when there is nothing to search (the move wins or fills the board, or
+    the node's side to move wins at once): then ``value`` is the answer (signed) and
+    ``ctx[C_RESULT_KIND]`` says it is exact. Else the node's hashes are set."""
+    own, opp, ply, alpha, beta, live_slot, sign, settled, value = play_first(ctx, own, opp, ply, cell, alpha,
+                                                                             beta, live_slot)
+    if not settled:
+        if winning_cells(ctx, own, ctx[C_BOARD] & ~(own | opp)) != ZERO:
+            ctx[C_RESULT_KIND] = TT_EXACT
+            settled, value = True, signed_result(ctx, sign, (np.int64(ctx[C_CELLS]) + 1 - ply) // 2)
+        elif ply & 1 == 0:
+            set_root_hashes(ctx, own, opp, ply)
+        else:
+            set_root_hashes(ctx, opp, own, ply)
+    return own, opp, ply, alpha, beta, live_slot, sign, settled, value
+
+
 # ------------------------------------------------------------------ the search
-@called
-def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
-    """Score of the position ``own`` (side to move) / ``opp`` with ``ply`` stones on the board:
-    fail-soft, the kind in ``ctx[C_RESULT_KIND]``, nodes counted in ``ctx[C_NODES]``, ``live_slot``
-    and aborts as the module docstring says. Preconditions (:func:`check_preconditions`): the game
-    is not over, the side to move cannot win with its next stone, ``alpha < beta``, and ``ctx``'s
-    hash slot ``ply`` holds the position's hashes (``table.set_root_hashes``)."""
+# ``cell`` of the search's own recursive calls: a node inside the search (below 0 but
+# -1, which asks for the position itself)
+INSIDE = np.int64(-2)
+
+
+@entry
+def negamax(ctx, tt, ctl, own, opp, ply, cell, alpha, beta, live_slot):
+    """Value of the position ``own`` (side to move) / ``opp`` with ``ply`` stones, or of its move to
+    ``cell`` >= 0: the contract and the calls of the module docstring (its recursion: ``INSIDE``)."""
+    sign = np.int64(1)   # -1: the value asked is the move's, the negated value of the node searched
+    if cell != INSIDE:   # the call from Python
+        ctx, tt, ctl = unowned(ctx), unowned(tt), unowned(ctl)   # no reference counting in the recursion
+        own, opp, ply, alpha, beta, live_slot, sign, settled, value = _root(ctx, own, opp, ply, cell, alpha, beta,
+                                                                            live_slot)
+        if settled:
+            return value
     ctx[C_NODES] += ONE
     nodes_before = ctx[C_NODES]
     if (ctx[C_NODES] & ABORT_POLL_MASK) == ZERO and poll_abort(ctx, ctl):
         ctx[C_ABORTED] = ONE
     if ctx[C_ABORTED] != ZERO:
         return 0
-    # 1. forced lines and the static bounds: lower <= score <= upper (a result
-    #    that meets one of them is exact, whatever window it was searched with)
+    # 1. forced lines and the static bounds: lower <= score <= upper (a result meeting one is exact)
     cand, lower, upper = node_prelude(ctx, own, opp, ply)
     if cand == ZERO:
         _count(ctx, ply, np.int64(PROF_PRELUDE))
         ctx[C_RESULT_KIND] = TT_EXACT
-        return lower
+        return signed_result(ctx, sign, lower)
     alpha, beta, kind, value = narrow(alpha, beta, lower, upper)
     if kind != 0:
         _count(ctx, ply, np.int64(PROF_PRELUDE))
         ctx[C_RESULT_KIND] = result_kind(kind, value, lower, upper)
-        return value
+        return signed_result(ctx, sign, value)
     # 2. the table's bound, then proofs (a VCF, pairing certificates)
     key, sym = canonical_key(ctx, ply)
     flag, tt_score, tt_move = probe(ctx, tt, key, sym)
     if flag == TT_EXACT:
         _count(ctx, ply, np.int64(PROF_TABLE))
         ctx[C_RESULT_KIND] = TT_EXACT
-        return tt_score
+        return signed_result(ctx, sign, tt_score)
     alpha, beta, lower, upper, kind, value = _table_and_proofs(ctx, tt, own, opp, cand, ply, flag, tt_score,
                                                                alpha, beta, lower, upper)
     if kind != 0:
         ctx[C_RESULT_KIND] = result_kind(kind, value, lower, upper)
-        return value
-    # 3. the moves, best first; busy marks (ABDADA) put a move another searcher is
-    #    inside off to a second pass; near a task's root, the move searched is published
-    path_at, path_end = path_word(ctx, ply)
+        return signed_result(ctx, sign, value)
+    # 3. the moves, best first; ABDADA's busy marks put one another searcher is in off to a second pass
+    path_at, path_end = path_word(ctx, ply)   # (near a task's root, the move searched is published)
     mbase = OFF_MOVES + ply * MAX_CELLS
     if cand & (cand - ONE) == ZERO:
         ctx[mbase] = np.uint64(lowest_bit_index(cand))  # a single move: nothing to order
@@ -217,8 +258,7 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
         n = order_moves(ctx, tt, own, opp, cand, ply, tt_move, ctx[C_GRAVITY] != ZERO)
     player, task = ply & 1, np.int64(ctx[C_TASK_ID])
     busy_base, busy_mask = busy_marks(ctx, ctl, np.int64(ctx[C_CELLS]) - ply)
-    best, best_move, best_exact = -NO_SCORE, np.int64(-1), np.bool_(False)   # (typed, not literals)
-    deferred, second_pass = ZERO, False
+    best, best_move, best_exact, deferred, second_pass = -NO_SCORE, np.int64(-1), np.bool_(False), ZERO, False  # typed
     # 4. zones: one answer to all the moves outside their cells (a pairing reply, a threat line)
     zone, zone_seen, skip_bound = _zone_of(ctx, own, opp, ply, alpha), ctx[P_FOUND], -NO_SCORE
     tzone, tbound = _threat_zone_of(ctx, own, opp, ply, alpha)
@@ -251,7 +291,7 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
                 continue
         if path_at >= 0:
             publish_step(ctl, path_at, task, i - 1, ply, ply + 1, cell, path_end)
-        v = -negamax(ctx, tt, ctl, opp, own | bit, np.int64(ply + 1),
+        v = -negamax(ctx, tt, ctl, opp, own | bit, np.int64(ply + 1), INSIDE,
                      np.int64(-beta), np.int64(-alpha), np.int64(-1))
         if mark >= 0:
             unmark_child(ctl, mark, mark_key)
@@ -268,29 +308,9 @@ def negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     _count(ctx, ply, PROF_CUT if kind == TT_LOWER else PROF_ALL)
     store(ctx, tt, key, sym, kind, best, best_move if kind != TT_UPPER else -1, work_of(ctx[C_NODES] - nodes_before))
     ctx[C_RESULT_KIND] = kind
-    return best
+    return signed_result(ctx, sign, best)
 
 
-
-@expanded
-def free_task(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
-    """Search any free-placement position that is not over, window ``(alpha, beta)``
-    (live from ``ctl[live_slot]``). Same contract as :func:`negamax`, without its
-    preconditions: a win at once is scored here, the root hashes are set here.
-    Pasted into the family's entry point (:mod:`.entry`): a function of its own
-    would be another library holding a copy of the whole search."""
-    cells = np.int64(ctx[C_CELLS])
-    if winning_cells(ctx, own, ctx[C_BOARD] & ~(own | opp)) != ZERO:
-        ctx[C_RESULT_KIND] = TT_EXACT
-        return (cells + 1 - ply) // 2
-    if ply & 1 == 0:
-        set_root_hashes(ctx, own, opp, ply)
-    else:
-        set_root_hashes(ctx, opp, own, ply)
-    # exact argument types: a cached recursive kernel called with other types (a cast
-    # in the recursion) segfaults when loaded from the cache (numba issue 6713)
-    return negamax(ctx, tt, ctl, np.uint64(own), np.uint64(opp), np.int64(ply), np.int64(alpha), np.int64(beta),
-                   np.int64(live_slot))
 
 @called
 def check_preconditions(ctx, own, opp, ply, alpha, beta):
