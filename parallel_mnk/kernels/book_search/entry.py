@@ -16,11 +16,10 @@ SIGNATURES = {
 }
 
 
-@entry
-def search(st, keys, values, tt, cur, mask, ply, alpha, beta):
-    """:func:`.negamax.book_negamax` from Python (its contract: the side to move cannot
-    win at once, the game is not over, ``ply`` <= the book's ply)."""
-    return book_negamax(st, keys, values, tt, cur, mask, ply, alpha, beta)
+# :func:`.negamax.book_negamax` from Python (its contract: the side to move cannot win
+# at once, the game is not over, ``ply`` <= the book's ply); the search is its own entry
+# point (why: its docstring)
+search = book_negamax
 
 
 @entry

@@ -14,7 +14,7 @@ plays such a win itself), the game is not over, ``ply`` <= the book's ply.
 import numpy as np
 
 from ..core.bits import popcount
-from ..core.jit import called, inlined
+from ..core.jit import called, entry, inlined
 from .layout import (DISTANCE_BASE, KIND_LOWER, KIND_UPPER, S_BOARD, S_BOOK_PLY, S_BOTTOM, S_COLS, S_LOOKUPS,
                      MAX_COLS, S_MISSING, S_MOVES, S_NODES, S_ORDER, S_ROWS, VALUE_OFFSET)
 
@@ -138,11 +138,13 @@ def move_order(st, cur, mask, moves, base):
     return n
 
 
-@called
+@entry
 def book_negamax(st, keys, values, tt, cur, mask, ply, alpha, beta):
     """The value of the position for the side to move in the window ``(alpha, beta)``
     (<= alpha: an upper bound, >= beta: a lower bound, else exact); meaningless when
-    ``st[S_MISSING]`` is set. Preconditions: the module's contract."""
+    ``st[S_MISSING]`` is set. Preconditions: the module's contract. The family's entry
+    point itself (:mod:`.entry`): numba optimizes all that a compiled function links, so
+    an entry point calling it would optimize the search twice."""
     st[S_NODES] += ONE
     if ply == np.int64(st[S_BOOK_PLY]):
         return book_value(st, keys, values, cur, mask, ply)
