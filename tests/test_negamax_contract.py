@@ -30,6 +30,7 @@ assert config.DISABLE_JIT, "NUMBA_DISABLE_JIT is not set"
 from parallel_mnk.kernels.gravity import search as G
 from parallel_mnk.kernels.free import search as N
 from parallel_mnk.kernels.free import entry as E
+from parallel_mnk.kernels.gravity import entry as GE
 from parallel_mnk.kernels.core import layout as L
 from parallel_mnk import GameSpec, Position
 '''
@@ -40,35 +41,48 @@ from naive import naive_score
 from parallel_mnk.game.rules import win_score
 from parallel_mnk.engines.exact.search import Search
 
-calls = [0]
+calls = [0]   # nodes seen by the wrappers
+checked_nodes = [0]   # of them, checked (the recursion's)
+roots = [0]   # calls from Python
+depth = [0]   # searches under way
 plain, plain_gravity = N.negamax, G.gravity_negamax
 
 
-def checked(ctx, tt, ctl, own, opp, ply, cell, alpha, beta, live_slot):
-    """The free search is its own entry point: a call from Python (``cell`` -1 or a
-    cell) sets its root up and searches at most one node itself; every call of its
+def _checked(module, search, ctx, tt, ctl, own, opp, ply, cell, alpha, beta, live_slot):
+    """Each search is its own entry point: a call from Python (``cell`` -1 or a cell)
+    sets its root up and searches at most one node itself; every call of its
     recursion (``cell`` INSIDE) is checked."""
-    if cell == N.INSIDE:
-        N.check_preconditions(ctx, own, opp, ply, alpha, beta)
+    if cell == module.INSIDE:
+        module.check_preconditions(ctx, own, opp, ply, alpha, beta)
         calls[0] += 1
-        return plain(ctx, tt, ctl, own, opp, ply, cell, alpha, beta, live_slot)
-    assert cell >= -1, cell
+        checked_nodes[0] += 1
+        depth[0] += 1
+        value = search(ctx, tt, ctl, own, opp, ply, cell, alpha, beta, live_slot)
+        depth[0] -= 1
+        return value
+    assert cell >= -1 and depth[0] == 0, (cell, depth[0])   # (only Python asks for a position or a move)
+    roots[0] += 1
     inner, nodes = calls[0], int(ctx[L.C_NODES])
-    value = plain(ctx, tt, ctl, own, opp, ply, cell, alpha, beta, live_slot)
+    depth[0] += 1
+    value = search(ctx, tt, ctl, own, opp, ply, cell, alpha, beta, live_slot)
+    depth[0] -= 1
     own_nodes = int(ctx[L.C_NODES]) - nodes - (calls[0] - inner)
     assert own_nodes in (0, 1), own_nodes   # the root, unless the move or a win at once settled it
     calls[0] += own_nodes
     return value
 
 
-def checked_gravity(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
-    G.check_preconditions(ctx, own, opp, ply, alpha, beta)
-    calls[0] += 1
-    return plain_gravity(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot)
+def checked(ctx, tt, ctl, own, opp, ply, cell, alpha, beta, live_slot):
+    return _checked(N, plain, ctx, tt, ctl, own, opp, ply, cell, alpha, beta, live_slot)
+
+
+def checked_gravity(ctx, tt, ctl, own, opp, ply, cell, alpha, beta, live_slot):
+    """As :func:`checked`, for the gravity search (also its own entry point)."""
+    return _checked(G, plain_gravity, ctx, tt, ctl, own, opp, ply, cell, alpha, beta, live_slot)
 
 
 N.negamax = E.search = checked
-G.gravity_negamax = checked_gravity
+G.gravity_negamax = GE.search = checked_gravity
 nodes = positions = 0
 for spec, stones in [(GameSpec(3, 3, 3), (0, 5)), (GameSpec(4, 4, 3, True), (2, 10)), (GameSpec(4, 3, 3), (1, 8))]:
     search = Search(spec, np.zeros(1 << 10, dtype=np.uint64))  # a small table: replacements too
@@ -85,7 +99,8 @@ for spec, stones in [(GameSpec(3, 3, 3), (0, 5)), (GameSpec(4, 4, 3, True), (2, 
         assert kept == expected, (spec, pos.move_stack, child.move_stack)
         positions += 1
     nodes += search.nodes
-assert nodes == calls[0] > 500, (nodes, calls[0])  # every node was checked (the free search's roots: counted, set up by the entry point)
+# every node was seen, and all but the roots (set up by the entry points) checked
+assert nodes == calls[0] and nodes - roots[0] <= checked_nodes[0] > 500, (nodes, calls[0], checked_nodes[0], roots[0])
 print(f"ok: {positions} positions, {nodes} nodes checked")
 '''
 

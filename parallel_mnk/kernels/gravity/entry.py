@@ -1,17 +1,16 @@
 """The gravity family's entry point: the one function Python calls to search a
-gravity board (Connect Four and every gravity board of up to 64 cells).
+gravity board (Connect Four and every gravity board of up to 64 cells), the search
+itself (:func:`.search.gravity_negamax`, which plays the asked move, plays out the
+forced line and sets the root's hashes when Python calls it).
 
 Compiling it compiles the whole gravity search (:mod:`.search`, :mod:`.static_analysis`
 and the helpers of :mod:`..core`) and nothing of the other families.
 """
 from ..core import bounds, lines, node_rules, sharing, table
-from ..core.bits import unowned
 from ..core.board import BOARD   # (cols, rows, k, gravity) of a per-board build, None in the generic one
-from ..core.jit import CTL, CTX, SEARCH_SIGNATURE, boolean, entry, i64, u64
-from ..core.node_rules import play_first, signed_result
+from ..core.jit import CTL, CTX, SEARCH_SIGNATURE, boolean, i64, u64
 from . import search as gravity_search
 from . import static_analysis
-from .search import gravity_task
 
 SIGNATURES = {"search": SEARCH_SIGNATURE}
 
@@ -21,7 +20,7 @@ SIGNATURES = {"search": SEARCH_SIGNATURE}
 PARTS = (
     (gravity_search._resolve_children, (CTX, CTX, u64, u64, i64, i64, i64, i64), 1.2),
     (static_analysis.resolve, (CTX, CTX, u64, u64, i64, u64, i64, boolean, i64, i64), 1.2),
-    (node_rules.play_first, (CTX, u64, u64, i64, i64, i64, i64, i64), 1.1),
+    (gravity_search._root, (CTX, CTX, u64, u64, i64, i64, i64, i64, i64), 1.5),
     (lines.winning_cells, (CTX, u64, u64), 0.9),
     (gravity_search._what_is_known, (CTX, CTX, u64, u64, i64, i64, i64), 0.35),
     (table.set_root_hashes, (CTX, u64, u64, i64), 0.15),
@@ -41,21 +40,5 @@ PARTS = (
 __all__ = ["BOARD", "PARTS", "SIGNATURES", "search"]
 
 
-@entry
-def search(ctx, tt, ctl, own, opp, ply, cell, alpha, beta, live_slot):
-    """Fail-soft value, for the side to move, of the gravity position ``own``/``opp``
-    with ``ply`` stones (not over), or with ``cell`` >= 0 of the move to ``cell``
-    (a playable cell), in the window ``(alpha, beta)`` (live from ``ctl[live_slot]``
-    when >= 0; the move's child is searched with none).
-
-    The contract of :func:`.search.gravity_negamax` (``v <= alpha``: upper bound,
-    ``v >= beta``: lower bound, else exact; the kind in ``ctx[C_RESULT_KIND]``;
-    meaningless when ``ctx[C_ABORTED]`` is set), without its preconditions: a win
-    at once is scored here, and the root hashes are set here.
-    """
-    ctx, tt, ctl = unowned(ctx), unowned(tt), unowned(ctl)   # no reference counting in the recursion
-    own, opp, ply, alpha, beta, live_slot, sign, settled, value = play_first(ctx, own, opp, ply, cell, alpha,
-                                                                             beta, live_slot)
-    if not settled:
-        value = gravity_task(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot)
-    return signed_result(ctx, sign, value)
+# the search is its own entry point (why: :mod:`.search`'s docstring)
+search = gravity_search.gravity_negamax

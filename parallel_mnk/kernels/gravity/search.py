@@ -31,19 +31,24 @@ A node, top-down (each step a helper of its own where it is more than a few line
 4. *Store* the result (exact when a bound meets the node's known bounds), its
    best move and the work it took.
 
-Precondition of :func:`gravity_negamax`: the position is *open*: the side to move
-cannot win at once, the opponent has at most one playable threat, which is a
+Calls: Python asks :func:`gravity_negamax` (the family's entry point, :mod:`.entry`) for
+any position that is not over (``cell`` -1) or for its move to the playable cell
+``cell``; :func:`_root` plays the move, scores a win at once, sets the root's hashes
+and plays out the forced line to an open node. Its recursion passes ``cell = INSIDE``
+and a node that is *open* (the precondition, :func:`check_preconditions`): the side to
+move cannot win at once, the opponent has at most one playable threat, which is a
 safe move, and the side to move has a safe move (a child left open by
-:func:`.static_analysis.resolve`); the hashes of the position are at ``ctx``'s slot ``ply``.
-:func:`gravity_task` searches any position that is not over.
+:func:`.static_analysis.resolve`); the hashes of the position are at ``ctx``'s slot
+``ply``. One function for both: numba optimizes all that a compiled function links, and
+an entry point calling the search would optimize the whole search twice.
 """
 import numpy as np
 from parallel_mnk.settings import GRAVITY_ORDER_WEIGHTS, POLL_MASK
 from ..core import board as B
-from ..core.jit import called, expanded, inlined
+from ..core.jit import called, entry, expanded, inlined
 
-from ..core.bits import lowest_bit_index, popcount, prefetch
-from ..core.bounds import NO_SCORE, flip_kind, narrow, node_kind, result_kind, take_child, win_in
+from ..core.bits import lowest_bit_index, popcount, prefetch, unowned
+from ..core.bounds import NO_SCORE, narrow, node_kind, result_kind, take_child, win_in
 from ..core.common import insert_descending
 from .static_analysis import open_bounds, position_key, resolve, unpack_lookup
 from ..core.layout import (
@@ -58,6 +63,7 @@ from ..core.sharing import (
     LIVE_ABANDON, LIVE_CUT, busy_marks, mark_child, narrow_to_live_window, path_word, poll_abort, publish_step,
     unmark_child,
 )
+from ..core.node_rules import play_first, signed_result
 from ..core.table import canonical_key, probe, push_hashes, set_root_hashes, store, work_of
 
 ZERO = np.uint64(0)
@@ -197,10 +203,62 @@ def _resolve_children(ctx, tt, own, opp, ply, alpha, beta, tt_move):
     return n_open, best, best_move, best_exact, lower, upper, False
 
 
-@called
-def gravity_negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
-    """Score of the open position ``own`` (side to move) / ``opp`` with ``ply`` stones
-    (module docstring: contract, precondition, the steps)."""
+# ``cell`` of the search's own recursive calls: a node inside the search (below 0 but -1,
+# which asks for the position itself)
+INSIDE = np.int64(-2)
+
+
+@inlined
+def _root(ctx, tt, own, opp, ply, cell, alpha, beta, live_slot):
+    """What :func:`gravity_negamax` searches when Python asks for any position that is not
+    over (``cell`` -1) or for its move to ``cell`` (:func:`..core.node_rules.play_first`):
+    ``(own, opp, ply, alpha, beta, live_slot, sign, settled, value)``, the open node at the
+    end of the forced line from there (:func:`.static_analysis.resolve`) with its window
+    (live from ``ctl[live_slot]`` when that line has even length) and ``sign`` -1 when its
+    value negated is the answer; ``settled`` when there is nothing to search: then
+    ``value`` is the answer and ``ctx[C_RESULT_KIND]`` its kind. Sets the root hashes."""
+    own, opp, ply, alpha, beta, live_slot, sign, settled, value = play_first(ctx, own, opp, ply, cell, alpha,
+                                                                             beta, live_slot)
+    if settled:
+        return own, opp, ply, alpha, beta, live_slot, sign, settled, value
+    mask = own | opp
+    if winning_cells(ctx, own, playable_cells(ctx, mask)) != ZERO:
+        ctx[C_RESULT_KIND] = TT_EXACT
+        return own, opp, ply, alpha, beta, live_slot, sign, True, signed_result(ctx, sign, win_in(B.cells(ctx), ply,
+                                                                                                       np.int64(1)))
+    if ply & 1 == 0:
+        set_root_hashes(ctx, own, opp, ply)
+    else:
+        set_root_hashes(ctx, opp, own, ply)
+    rec = OFF_GCHILD + ply * np.int64(B.cols(ctx)) * GC_SIZE
+    settled = resolve(ctx, tt, own, opp, ply, winning_cells(ctx, opp, B.board(ctx) & ~mask), rec, np.bool_(True),
+                      alpha, beta)
+    lo, hi = np.int64(ctx[rec + GC_LO]) - SCORE_BIAS, np.int64(ctx[rec + GC_HI]) - SCORE_BIAS
+    f_ply = np.int64(ctx[rec + GC_PLY])
+    if (f_ply - ply) & 1:
+        alpha, beta, live_slot, sign = -beta, -alpha, np.int64(-1), -sign
+    if settled:
+        ctx[C_RESULT_KIND] = TT_EXACT
+        return own, opp, ply, alpha, beta, live_slot, sign, True, signed_result(ctx, sign, lo)
+    alpha, beta, kind, value = narrow(alpha, beta, lo, hi)
+    if kind != 0:
+        ctx[C_RESULT_KIND] = result_kind(kind, value, lo, hi)
+        return own, opp, ply, alpha, beta, live_slot, sign, True, signed_result(ctx, sign, value)
+    _enter_child(ctx, rec)
+    return ctx[rec + GC_OWN], ctx[rec + GC_OPP], f_ply, alpha, beta, live_slot, sign, False, np.int64(0)
+
+
+@entry
+def gravity_negamax(ctx, tt, ctl, own, opp, ply, cell, alpha, beta, live_slot):
+    """Score of the position ``own`` (side to move) / ``opp`` with ``ply`` stones, or of its
+    move to ``cell`` >= 0 (module docstring: contract, calls, precondition, the steps)."""
+    sign = np.int64(1)   # -1: the value asked is the negated value of the node searched
+    if cell != INSIDE:   # the call from Python
+        ctx, tt, ctl = unowned(ctx), unowned(tt), unowned(ctl)   # no reference counting in the recursion
+        own, opp, ply, alpha, beta, live_slot, sign, settled, value = _root(ctx, tt, own, opp, ply, cell, alpha,
+                                                                            beta, live_slot)
+        if settled:
+            return value
     ctx[C_NODES] += ONE
     nodes_before = ctx[C_NODES]
     if (ctx[C_NODES] & ABORT_POLL_MASK) == ZERO and poll_abort(ctx, ctl):
@@ -212,17 +270,17 @@ def gravity_negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     alpha, beta, kind, value = narrow(alpha, beta, lower, upper)
     if kind != 0:
         ctx[C_RESULT_KIND] = result_kind(kind, value, lower, upper)
-        return value
+        return signed_result(ctx, sign, value)
     # 2. the children, resolved statically: the node lies within their bounds
     n_open, best, best_move, best_exact, lo, hi, cut = _resolve_children(ctx, tt, own, opp, ply, alpha, beta, tt_move)
     lower, upper = max(lower, lo), min(upper, hi)
     if cut:
         ctx[C_RESULT_KIND] = result_kind(np.int64(TT_LOWER), best, lower, upper)
-        return best
+        return signed_result(ctx, sign, best)
     alpha, beta, kind, value = narrow(alpha, beta, lower, upper)
     if kind != 0:
         ctx[C_RESULT_KIND] = result_kind(kind, value, lower, upper)
-        return value
+        return signed_result(ctx, sign, value)
     # 3. the open children, best first (ordered in step 2); a move whose upper bound cannot
     #    beat alpha is skipped; with busy marks (ABDADA), one another searcher is inside
     #    waits for a second pass; near a task's root, the move searched is published
@@ -270,10 +328,10 @@ def gravity_negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
             publish_step(ctl, path_at, task, i - 1, ply, f_ply, cell, path_end)
         b = min(beta, hi)
         if (f_ply - ply) & 1:
-            v = -gravity_negamax(ctx, tt, ctl, ctx[rec + GC_OWN], ctx[rec + GC_OPP], f_ply,
+            v = -gravity_negamax(ctx, tt, ctl, ctx[rec + GC_OWN], ctx[rec + GC_OPP], f_ply, INSIDE,
                                  np.int64(-b), np.int64(-alpha), np.int64(-1))
         else:
-            v = gravity_negamax(ctx, tt, ctl, ctx[rec + GC_OWN], ctx[rec + GC_OPP], f_ply,
+            v = gravity_negamax(ctx, tt, ctl, ctx[rec + GC_OWN], ctx[rec + GC_OPP], f_ply, INSIDE,
                                 np.int64(alpha), np.int64(b), np.int64(-1))
         if mark >= 0:
             unmark_child(ctl, mark, mark_key)
@@ -286,50 +344,7 @@ def gravity_negamax(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
     kind = node_kind(best, best_exact, beta, lower, upper)
     store(ctx, tt, key, sym, kind, best, best_move, work_of(ctx[C_NODES] - nodes_before))
     ctx[C_RESULT_KIND] = kind
-    return best
-
-
-@expanded
-def gravity_task(ctx, tt, ctl, own, opp, ply, alpha, beta, live_slot):
-    """Search any gravity position that is not over, window ``(alpha, beta)`` (live
-    from ``ctl[live_slot]`` when the forced line from it, if any, has even length).
-    Same contract as :func:`gravity_negamax`; sets the root hashes itself. Pasted
-    into the family's entry point (:mod:`.entry`), the one caller of the search
-    from outside (a function of its own would be another library holding a copy
-    of the whole search)."""
-    cells = B.cells(ctx)
-    mask = own | opp
-    empty = B.board(ctx) & ~mask
-    if winning_cells(ctx, own, playable_cells(ctx, mask)) != ZERO:
-        ctx[C_RESULT_KIND] = TT_EXACT
-        return win_in(cells, ply, np.int64(1))
-    if ply & 1 == 0:
-        set_root_hashes(ctx, own, opp, ply)
-    else:
-        set_root_hashes(ctx, opp, own, ply)
-    rec = OFF_GCHILD + ply * np.int64(B.cols(ctx)) * GC_SIZE
-    settled = resolve(ctx, tt, own, opp, ply, winning_cells(ctx, opp, empty), rec, np.bool_(True), alpha, beta)
-    lo = np.int64(ctx[rec + GC_LO]) - SCORE_BIAS
-    hi = np.int64(ctx[rec + GC_HI]) - SCORE_BIAS
-    f_ply = np.int64(ctx[rec + GC_PLY])
-    flip = (f_ply - ply) & 1
-    if flip:
-        alpha, beta, live_slot = -beta, -alpha, -1
-    if settled:
-        ctx[C_RESULT_KIND] = TT_EXACT
-        return -lo if flip else lo
-    a, b, kind, value = narrow(alpha, beta, lo, hi)
-    if kind != 0:
-        kind = result_kind(kind, value, lo, hi)
-    else:
-        _enter_child(ctx, rec)
-        value = gravity_negamax(ctx, tt, ctl, ctx[rec + GC_OWN], ctx[rec + GC_OPP], f_ply, a, b, live_slot)
-        kind = np.int64(ctx[C_RESULT_KIND])
-    if flip:
-        ctx[C_RESULT_KIND] = flip_kind(kind)
-        return -value
-    ctx[C_RESULT_KIND] = kind
-    return value
+    return signed_result(ctx, sign, best)
 
 
 @called
