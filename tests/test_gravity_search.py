@@ -197,7 +197,8 @@ def test_whole_searches_with_each_rule_set(rules_name, rules):
 
 def _generic_score(search: Search, own: int, opp: int, ply: int) -> int:
     """The exact score by the free-placement engine's generic search
-    (kernels/free/search.py, which also plays gravity), independent of the gravity one."""
+    (kernels/free/search.py, which also plays gravity: its recursion's entry, ``INSIDE``, on a node
+    set up here), independent of the gravity one."""
     from parallel_mnk.kernels.free import search as N
     from parallel_mnk.kernels.core.table import set_root_hashes as root_hashes
     cells = search.spec.cells
@@ -209,8 +210,8 @@ def _generic_score(search: Search, own: int, opp: int, ply: int) -> int:
     while lo < hi:
         med = lo + (hi - lo) // 2
         root_hashes(search.ctx, x, o, ply)
-        r = int(callable_from_python(N.negamax)(search.ctx, search.tt, search.ctl, own_b, opp_b, np.int64(ply), np.int64(med),
-                          np.int64(med + 1), np.int64(-1)))
+        r = int(N.negamax(search.ctx, search.tt, search.ctl, own_b, opp_b, np.int64(ply), N.INSIDE,
+                          np.int64(med), np.int64(med + 1), np.int64(-1)))
         if r <= med:
             hi = r
         else:
