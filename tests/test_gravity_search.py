@@ -195,6 +195,17 @@ def test_whole_searches_with_each_rule_set(rules_name, rules):
                     assert kind == L.TT_UPPER and v <= alpha and expected <= v, where
 
 
+@pytest.mark.parametrize("gravity", [True, False])
+def test_a_window_asks_for_a_position_or_a_move_only(gravity):
+    """``cell`` below -1 is the searches' own recursion (nothing set up): the engine
+    refuses it in one line instead of searching a node without its root hashes."""
+    spec = GameSpec(4, 4, 3, gravity)
+    search = Search(spec, np.zeros(1 << 10, dtype=np.uint64))
+    assert search.window(0, 0, 0, -1, 1) >= 1   # (fail-soft: the first player wins 4x4 k=3, both rules)
+    with pytest.raises(ValueError, match="cell must be -1 or a cell"):
+        search.window(0, 0, 0, -1, 1, cell=-2)
+
+
 def _generic_score(search: Search, own: int, opp: int, ply: int) -> int:
     """The exact score by the free-placement engine's generic search
     (kernels/free/search.py, which also plays gravity: its recursion's entry, ``INSIDE``, on a node
