@@ -202,17 +202,6 @@ def _root(ctx, own, opp, ply, cell, alpha, beta, live_slot):
     return own, opp, ply, alpha, beta, live_slot, sign, settled, value
 
 
-def _typed_once(kernel):
-    """An LLVM-inlined copy of ``kernel``, a helper of :mod:`..core` that other searches
-    paste in (``expanded``), for this search's node: numba types the search again at each
-    pass over its recursion (four times in all) and a pasted helper with it, but a copy
-    only once, in the cold start's first step (a part of :mod:`.entry`)."""
-    return inlined(getattr(kernel, "py_func", kernel))   # (the function itself under NUMBA_DISABLE_JIT)
-
-
-_node_prelude, _probe, _store, _canonical_key = (_typed_once(k) for k in (node_prelude, probe, store, canonical_key))
-
-
 # ------------------------------------------------------------------ the search
 # ``cell`` of the search's own recursive calls: a node inside the search (below 0 but
 # -1, which asks for the position itself)
@@ -237,7 +226,7 @@ def negamax(ctx, tt, ctl, own, opp, ply, cell, alpha, beta, live_slot):
     if ctx[C_ABORTED] != ZERO:
         return 0
     # 1. forced lines and the static bounds: lower <= score <= upper (a result meeting one is exact)
-    cand, lower, upper = _node_prelude(ctx, own, opp, ply)
+    cand, lower, upper = node_prelude(ctx, own, opp, ply)
     if cand == ZERO:
         _count(ctx, ply, np.int64(PROF_PRELUDE))
         ctx[C_RESULT_KIND] = TT_EXACT
@@ -248,8 +237,8 @@ def negamax(ctx, tt, ctl, own, opp, ply, cell, alpha, beta, live_slot):
         ctx[C_RESULT_KIND] = result_kind(kind, value, lower, upper)
         return signed_result(ctx, sign, value)
     # 2. the table's bound, then proofs (a VCF, pairing certificates)
-    key, sym = _canonical_key(ctx, ply)
-    flag, tt_score, tt_move = _probe(ctx, tt, key, sym)
+    key, sym = canonical_key(ctx, ply)
+    flag, tt_score, tt_move = probe(ctx, tt, key, sym)
     if flag == TT_EXACT:
         _count(ctx, ply, np.int64(PROF_TABLE))
         ctx[C_RESULT_KIND] = TT_EXACT
@@ -295,7 +284,7 @@ def negamax(ctx, tt, ctl, own, opp, ply, cell, alpha, beta, live_slot):
         push_hashes(ctx, ply, cell, player)
         mark, mark_key = -1, np.int64(0)
         if busy_base > 0:
-            child_key, _ = _canonical_key(ctx, ply + 1)
+            child_key, _ = canonical_key(ctx, ply + 1)
             mark, mark_key = mark_child(ctl, child_key, busy_base, busy_mask, not second_pass and i > 1)
             if mark == -2:
                 deferred |= bit
@@ -317,7 +306,7 @@ def negamax(ctx, tt, ctl, own, opp, ply, cell, alpha, beta, live_slot):
     # 5. store what was proven (exact when a bound meets the node's known bounds), with what it cost
     kind = node_kind(best, best_exact, beta, lower, upper)
     _count(ctx, ply, PROF_CUT if kind == TT_LOWER else PROF_ALL)
-    _store(ctx, tt, key, sym, kind, best, best_move if kind != TT_UPPER else -1, work_of(ctx[C_NODES] - nodes_before))
+    store(ctx, tt, key, sym, kind, best, best_move if kind != TT_UPPER else -1, work_of(ctx[C_NODES] - nodes_before))
     ctx[C_RESULT_KIND] = kind
     return signed_result(ctx, sign, best)
 
