@@ -112,6 +112,11 @@ def node_prelude(ctx, own, opp, ply):
 
 
 # ------------------------------------------------------------------ the root step of an entry point
+# ``cell`` of a search's own recursive calls (the free and gravity searches are their
+# entry points): a node inside the search, below 0 but -1, which asks for the position
+INSIDE = np.int64(-2)
+
+
 @inlined
 def play_first(ctx, own, opp, ply, cell, alpha, beta, live_slot):
     """What an entry point searches when asked for the value of the move to ``cell``

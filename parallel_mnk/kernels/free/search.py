@@ -76,7 +76,7 @@ from ..core.layout import (
     TT_LOWER, TT_UPPER,
 )
 from ..core.lines import has_k_run, playable_cells, winning_cells
-from ..core.node_rules import node_prelude, order_moves, play_first, signed_result
+from ..core.node_rules import INSIDE, node_prelude, order_moves, play_first, signed_result
 from ..core.sharing import (
     LIVE_ABANDON, LIVE_CUT, busy_marks, mark_child, narrow_to_live_window, path_word, poll_abort, publish_step,
     unmark_child,
@@ -203,11 +203,6 @@ def _root(ctx, own, opp, ply, cell, alpha, beta, live_slot):
 
 
 # ------------------------------------------------------------------ the search
-# ``cell`` of the search's own recursive calls: a node inside the search (below 0 but
-# -1, which asks for the position itself)
-INSIDE = np.int64(-2)
-
-
 @entry
 def negamax(ctx, tt, ctl, own, opp, ply, cell, alpha, beta, live_slot):
     """Value of the position ``own`` (side to move) / ``opp`` with ``ply`` stones, or of its move to

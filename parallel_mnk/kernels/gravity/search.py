@@ -63,7 +63,7 @@ from ..core.sharing import (
     LIVE_ABANDON, LIVE_CUT, busy_marks, mark_child, narrow_to_live_window, path_word, poll_abort, publish_step,
     unmark_child,
 )
-from ..core.node_rules import play_first, signed_result
+from ..core.node_rules import INSIDE, play_first, signed_result
 from ..core.table import canonical_key, probe, push_hashes, set_root_hashes, store, work_of
 
 ZERO = np.uint64(0)
@@ -201,11 +201,6 @@ def _resolve_children(ctx, tt, own, opp, ply, alpha, beta, tt_move):
                               _order_score(ctx, mine, theirs, mask, cell, tt_move))
             n_open += 1
     return n_open, best, best_move, best_exact, lower, upper, False
-
-
-# ``cell`` of the search's own recursive calls: a node inside the search (below 0 but -1,
-# which asks for the position itself)
-INSIDE = np.int64(-2)
 
 
 @inlined
