@@ -146,12 +146,23 @@ def solve_while_a_ray_worker_is_killed(solve_it, busy_percent: float, first_s: f
     return box["result"]
 
 
+KILL_TRIES = 4   # solves, each with one kill, until one kill is reported as a lost task
+
+
 def test_killed_ray_worker_task_is_rerun(ray_session):
+    """SIGKILL a busy Ray task process mid-solve: the answer is right and, on some
+    try, the coordinator reports the worker lost and its task lost (a kill may
+    land just after the task's reply went out: nothing was lost, and the solve
+    is tried again, at most KILL_TRIES times)."""
     pos = Position.from_moves(C4, KILL_MOVES)
-    r = solve_while_a_ray_worker_is_killed(lambda: ray_solve(pos, tt_bits=20, pv=False), 20, 60, 180)
-    assert (r.value, r.score) == ("win", KILL_SCORE)
-    check_accounting(r, 2)
-    assert sum(get_coordinator("ray", 2, 20).restarts) >= 1, "no task was reported lost"
+    faults = []
+    while len(faults) < KILL_TRIES and not any(f["restarts"] for f in faults):
+        r = solve_while_a_ray_worker_is_killed(lambda: ray_solve(pos, tt_bits=20, pv=False), 20, 60, 180)
+        assert (r.value, r.score) == ("win", KILL_SCORE)
+        check_accounting(r, 2)
+        faults.append(get_coordinator("ray", 2, 20).fault_figures())
+        assert faults[-1]["restarts"] <= 1 and faults[-1]["lost_tasks"] == faults[-1]["restarts"], faults[-1]
+    assert any(f["restarts"] for f in faults), f"no kill of {len(faults)} was reported as a lost task"
 
 
 def test_ray_time_limit_gives_unknown_and_the_backend_still_works(ray_session):
