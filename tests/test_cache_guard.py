@@ -3,6 +3,7 @@ a source of that folder, or of a folder it imports, changes (numba itself only
 checks each function's own file); the caches of other folders stay."""
 from __future__ import annotations
 
+import ast
 import importlib
 import sys
 from pathlib import Path
@@ -60,6 +61,29 @@ def test_closure_follows_the_imports_between_folders(fake_kernels):
     assert [p.name for p in cache_guard.closure(kernels / "fam")] == ["core", "fam"]
     assert [p.name for p in cache_guard.closure(kernels / "core")] == ["core"]
     assert [p.name for p in cache_guard.closure(kernels / "other")] == ["other"]
+
+
+def parsed_imports(folder: Path) -> set[str]:
+    """The reference: the sibling folders the parsed modules of ``folder`` import."""
+    found = set()
+    for path in folder.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 2 and node.module:
+                found.add(node.module.split(".")[0])
+    return found
+
+
+def test_imports_read_off_the_text_are_those_the_parser_finds(tmp_path):
+    """Every kernel folder: the same sibling folders as parsing finds (or more, never
+    fewer); and the forms a reader could miss: inside a function, parenthesised over
+    lines, a submodule, beside other levels of relative import."""
+    for folder in cache_guard.kernel_folders(families.KERNELS_DIR):
+        assert cache_guard.imported_folders(folder) == parsed_imports(folder), folder.name
+    (tmp_path / "m.py").write_text(
+        "from . import x\nfrom .. import skipped\nfrom ...far import y\nimport os\n"
+        "def f():\n    from ..inner.deep import (\n        a,\n        b)\nif x:\n\tfrom  ..tabbed import c\n"
+        "from ..top import d\n")
+    assert cache_guard.imported_folders(tmp_path) == parsed_imports(tmp_path) == {"inner", "tabbed", "top"}
 
 
 def test_fingerprint_follows_every_source_file_of_the_closure(fake_kernels):
