@@ -98,19 +98,21 @@ def test_the_checkers_zone_is_the_provers(spec, stones, count):
     assert seen >= 5
 
 
-def _certificate(tmp_path: Path, name) -> Path:
-    """The certificate of the threes position ``name``, from the tree held to fours."""
-    pos = threes_position(name)
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory) -> Path:
+    """The certificate of the threes position 9, from the tree held to fours (made
+    once: the tests below read it, and write what they change elsewhere)."""
+    pos = threes_position(9)
     mover = "x" if pos.ply % 2 == 0 else "o"
     proof = ThreatProof(pos, mover, threes=0, vct_nodes=1 << 10)
     assert proof.run(lambda: False, lambda s: None) is True
-    folder = tmp_path / "cert"
+    folder = tmp_path_factory.mktemp("cert")
     extract_big(pos, mover, "wins", folder, hint=proof.winning_move)
     return next(folder.glob("*.jsonl.xz"))
 
 
-def test_a_certificate_with_fours_records_verifies_and_uses_them(tmp_path):
-    path = _certificate(tmp_path, 9)
+def test_a_certificate_with_fours_records_verifies_and_uses_them(certificate):
+    path = certificate
     lines = lzma.open(path, "rt").read().splitlines()
     assert json.loads(lines[0])["format"] == "mnk-proof/2"
     assert any('"fours"' in line for line in lines[1:])
@@ -118,9 +120,9 @@ def test_a_certificate_with_fours_records_verifies_and_uses_them(tmp_path):
     assert verdict.rules["fours records used"] > 0 and verdict.rules["answered by a zone"] > 0
 
 
-def _rewrite(path: Path, change) -> Path:
+def _rewrite(path: Path, change, folder: Path) -> Path:
     lines = lzma.open(path, "rt").read().splitlines()
-    out = path.with_name("changed.jsonl")
+    out = folder / "changed.jsonl"
     out.write_text("\n".join(change(lines)) + "\n")
     return out
 
@@ -131,11 +133,11 @@ def _rewrite(path: Path, change) -> Path:
     ("a format 1 header", "not a record"),
     ("no fours records", "no move record"),
 ])
-def test_a_tampered_fours_record_fails(tmp_path, how, reason):
+def test_a_tampered_fours_record_fails(certificate, tmp_path, how, reason):
     """A fours record shortened (it ends on a four, or is empty) or lengthened (past the win), the file read as mnk-proof/1, or the
     fours records removed (every defence then walked, and the prover wrote no record
     past the zone): FAILED, the reason named."""
-    path = _certificate(tmp_path, 9)
+    path = certificate
 
     def change(lines: list[str]) -> list[str]:
         head, records = json.loads(lines[0]), [json.loads(line) for line in lines[1:]]
@@ -152,5 +154,5 @@ def test_a_tampered_fours_record_fails(tmp_path, how, reason):
         return [json.dumps(head)] + [json.dumps(r) for r in records]
 
     out = io.StringIO()
-    assert proofcheck.main([str(_rewrite(path, change))], out=out) == 1
+    assert proofcheck.main([str(_rewrite(path, change, tmp_path))], out=out) == 1
     assert out.getvalue().startswith("FAILED") and reason in out.getvalue(), out.getvalue()
