@@ -243,3 +243,42 @@ def test_a_helper_that_only_kernels_call_refuses_python():
     with pytest.raises(TypeError, match="only kernels call"):
         _home(np.uint64(6), np.uint64(7))
     assert callable_from_python(_home)(np.uint64(6), np.uint64(7)) == 3
+
+
+COPIED = '''
+from parallel_mnk.kernels.core.jit import entry, expanded, inlined_copy
+
+@expanded
+def twice(x):
+    return 2 * x
+
+twice_for_caller = inlined_copy(twice, "caller")
+
+@entry
+def caller(x):
+    return twice_for_caller(x) + 1
+'''
+
+
+def test_an_inlined_copy_keeps_a_cache_entry_of_its_own(tmp_path):
+    """core/jit.py's inlined_copy: the copy of a helper is a function of its own name,
+    with its own file in numba's cache. A process compiles a caller of the copy
+    (cached: the copy without a Python wrapper); the next process, on the same cache,
+    calls the original from Python and gets its answer (a copy sharing the
+    original's cache entry would be loaded there: a jump to missing code)."""
+    from numba.core import config
+    if getattr(config, "DISABLE_JIT", False):
+        pytest.skip("kernels are plain Python functions under NUMBA_DISABLE_JIT")
+    (tmp_path / "copied_kernels.py").write_text(COPIED)
+    cache = tmp_path / "cache"
+
+    def run(code: str) -> subprocess.CompletedProcess:
+        env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=f"{tmp_path}{os.pathsep}{ROOT}")
+        return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+
+    first = run("import copied_kernels as m; print(m.caller(20))")
+    assert (first.returncode, first.stdout.strip()) == (0, "41"), first.stderr[-2000:]
+    names = sorted(p.name.split("-")[0] for p in cache.rglob("*.nbi"))
+    assert names == ["copied_kernels.caller", "copied_kernels.twice__caller"], names
+    second = run("import copied_kernels as m; print(m.twice(21))")
+    assert (second.returncode, second.stdout.strip()) == (0, "42"), (second.returncode, second.stderr[-2000:])

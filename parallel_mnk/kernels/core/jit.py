@@ -41,6 +41,7 @@ from Python would jump to no code: it raises :class:`TypeError` instead
 (:func:`callable_from_python`).
 """
 import functools
+import types as pytypes
 from typing import Any, Callable
 
 from numba import njit, types
@@ -84,6 +85,25 @@ def callable_from_python(kernel: Any) -> Any:
     ``NUMBA_DISABLE_JIT``."""
     py_func = getattr(kernel, "py_func", None)
     return kernel if py_func is None else njit(_nrt=False)(py_func)   # type: ignore[call-overload]
+
+
+def inlined_copy(kernel: Any, user: str) -> Any:
+    """An :data:`inlined` copy of ``kernel`` (an :data:`expanded` helper) for the kernels
+    of ``user``: numba types an expanded helper again at every call site and at every
+    pass over a recursive caller's recursion, an inlined one once. The copy is a
+    function of its own, ``<name>__<user>``: numba keys its on-disk cache by a
+    function's file and qualified name, so a second dispatcher of the *same* function
+    would share the first one's cache entry, and load the copy compiled without a
+    Python wrapper where Python calls the original (a crash). ``kernel`` itself under
+    ``NUMBA_DISABLE_JIT``."""
+    py_func = getattr(kernel, "py_func", None)
+    if py_func is None:
+        return kernel
+    copy = pytypes.FunctionType(py_func.__code__, py_func.__globals__, f"{py_func.__name__}__{user}",
+                                py_func.__defaults__, py_func.__closure__)
+    copy.__qualname__ = f"{py_func.__qualname__}__{user}"
+    copy.__module__, copy.__doc__ = py_func.__module__, py_func.__doc__
+    return inlined(copy)
 
 
 # (_nrt is a numba target option its type stubs do not list)

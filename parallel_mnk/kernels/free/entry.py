@@ -18,7 +18,11 @@ SIGNATURES = {"search": SEARCH_SIGNATURE}
 # point's own compile then loads them from the cache (:mod:`parallel_mnk.runtime.families`).
 PARTS = (
     (free_search._proofs, (CTX, CTX, u64, u64, u64, i64, i64, i64, i64, i64), 2.7),
-    (free_search._root, (CTX, u64, u64, i64, i64, i64, i64, i64), 1.0),
+    (free_search._root, (CTX, u64, u64, i64, i64, i64, i64, i64), 1.2),
+    (free_search._node_prelude, (CTX, u64, u64, i64), 0.25),
+    (free_search._probe, (CTX, CTX, u64, i64), 0.1),
+    (free_search._store, (CTX, CTX, u64, i64, i64, i64, i64, i64), 0.1),
+    (free_search._canonical_key, (CTX, i64), 0.07),
     (lines.winning_cells, (CTX, u64, u64), 0.8),
     (node_rules.order_moves, (CTX, CTX, u64, u64, u64, i64, i64, boolean), 0.5),
     (free_search._threat_zone_of, (CTX, u64, u64, i64, i64), 0.35),

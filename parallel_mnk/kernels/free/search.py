@@ -70,7 +70,7 @@ import numpy as np
 from parallel_mnk.settings import POLL_MASK
 from ..core.bits import lowest_bit_index, popcount, unowned
 from ..core.bounds import NO_SCORE, narrow, node_kind, result_kind, table_bound, take_child, win_in
-from ..core.jit import called, entry, expanded, inlined
+from ..core.jit import called, entry, expanded, inlined, inlined_copy
 from ..core.layout import (
     C_ABORTED, C_BOARD, C_CELLS, C_GRAVITY, C_NODES, C_RESULT_KIND, C_TASK_ID, MAX_CELLS, OFF_MOVES, TT_EXACT,
     TT_LOWER, TT_UPPER,
@@ -202,6 +202,13 @@ def _root(ctx, own, opp, ply, cell, alpha, beta, live_slot):
     return own, opp, ply, alpha, beta, live_slot, sign, settled, value
 
 
+# the core helpers other searches paste in (``expanded``), here LLVM-inlined copies: numba
+# types this search again at each pass over its recursion (four in all), and a pasted
+# helper with it, but a copy once, in the cold start's first step (parts of :mod:`.entry`)
+_node_prelude, _probe, _store, _canonical_key = (inlined_copy(k, "free") for k in (node_prelude, probe, store,
+                                                                                  canonical_key))
+
+
 # ------------------------------------------------------------------ the search
 @entry
 def negamax(ctx, tt, ctl, own, opp, ply, cell, alpha, beta, live_slot):
@@ -221,7 +228,7 @@ def negamax(ctx, tt, ctl, own, opp, ply, cell, alpha, beta, live_slot):
     if ctx[C_ABORTED] != ZERO:
         return 0
     # 1. forced lines and the static bounds: lower <= score <= upper (a result meeting one is exact)
-    cand, lower, upper = node_prelude(ctx, own, opp, ply)
+    cand, lower, upper = _node_prelude(ctx, own, opp, ply)
     if cand == ZERO:
         _count(ctx, ply, np.int64(PROF_PRELUDE))
         ctx[C_RESULT_KIND] = TT_EXACT
@@ -232,8 +239,8 @@ def negamax(ctx, tt, ctl, own, opp, ply, cell, alpha, beta, live_slot):
         ctx[C_RESULT_KIND] = result_kind(kind, value, lower, upper)
         return signed_result(ctx, sign, value)
     # 2. the table's bound, then proofs (a VCF, pairing certificates)
-    key, sym = canonical_key(ctx, ply)
-    flag, tt_score, tt_move = probe(ctx, tt, key, sym)
+    key, sym = _canonical_key(ctx, ply)
+    flag, tt_score, tt_move = _probe(ctx, tt, key, sym)
     if flag == TT_EXACT:
         _count(ctx, ply, np.int64(PROF_TABLE))
         ctx[C_RESULT_KIND] = TT_EXACT
@@ -279,7 +286,7 @@ def negamax(ctx, tt, ctl, own, opp, ply, cell, alpha, beta, live_slot):
         push_hashes(ctx, ply, cell, player)
         mark, mark_key = -1, np.int64(0)
         if busy_base > 0:
-            child_key, _ = canonical_key(ctx, ply + 1)
+            child_key, _ = _canonical_key(ctx, ply + 1)
             mark, mark_key = mark_child(ctl, child_key, busy_base, busy_mask, not second_pass and i > 1)
             if mark == -2:
                 deferred |= bit
@@ -301,7 +308,7 @@ def negamax(ctx, tt, ctl, own, opp, ply, cell, alpha, beta, live_slot):
     # 5. store what was proven (exact when a bound meets the node's known bounds), with what it cost
     kind = node_kind(best, best_exact, beta, lower, upper)
     _count(ctx, ply, PROF_CUT if kind == TT_LOWER else PROF_ALL)
-    store(ctx, tt, key, sym, kind, best, best_move if kind != TT_UPPER else -1, work_of(ctx[C_NODES] - nodes_before))
+    _store(ctx, tt, key, sym, kind, best, best_move if kind != TT_UPPER else -1, work_of(ctx[C_NODES] - nodes_before))
     ctx[C_RESULT_KIND] = kind
     return signed_result(ctx, sign, best)
 
