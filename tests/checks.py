@@ -20,6 +20,7 @@ naive.py is; no tests here):
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import queue
 import random
@@ -32,8 +33,8 @@ import numpy as np
 import psutil
 import pytest
 
-from naive import naive_score
-from parallel_mnk import GameSpec, Position, solve
+from naive import all_lines, naive_score
+from parallel_mnk import GameSpec, Move, Position, solve
 from parallel_mnk.parallel.pools.backend import Backend
 from parallel_mnk.parallel.scheduling.split import SplitTree
 from parallel_mnk.game.rules import win_score
@@ -66,19 +67,58 @@ def sign(v: int) -> int:
 
 
 # ---------------------------------------------------------------- random positions
-def _random_game(spec: GameSpec, rng: random.Random, stones: int, quiet: bool) -> Position:
+@functools.lru_cache(maxsize=None)
+def _lines_through(spec: GameSpec) -> tuple[tuple[int, ...], ...]:
+    """For each cell of ``spec``, the bit masks of the k-cell lines through it (naive.py's lines)."""
+    lines = all_lines(spec.cols, spec.rows, spec.k)
+    return tuple(tuple(line for line in lines if line >> cell & 1) for cell in range(spec.cells))
+
+
+def _random_moves(spec: GameSpec, rng: random.Random, stones: int, quiet: bool) -> tuple[list[int], int, int, bool]:
     """A game of ``stones`` random moves from the empty board, stopped early when it
-    ends; ``quiet``: never a move that ends it (stopped early when every move would)."""
-    pos = Position(spec)
-    while pos.ply < stones and not pos.is_game_over():
-        if not quiet:
-            pos.push(rng.choice(pos.legal_moves))
-            continue
-        moves = list(pos.legal_moves)
-        rng.shuffle(moves)
-        if not push_quiet(pos, moves):
+    ends; ``quiet``: never a move that ends it (stopped early when every move would).
+    Returns its move indices, X's and O's stones and whether it ended. Played on
+    bitboards (a Position a move cost a tenth of the test run), drawing from ``rng``
+    exactly as the same game on a :class:`Position` would: ``rng.choice`` of the
+    legal moves, or ``rng.shuffle`` of them then the first that does not end the game
+    (tests/test_naive.py checks both against that game)."""
+    through, full = _lines_through(spec), (1 << spec.cells) - 1
+    indices = range(spec.cols if spec.gravity else spec.cells)
+    sides, moves, over = [0, 0], [], False
+    while len(moves) < stones and not over:
+        mask = sides[0] | sides[1]
+        legal = [m for m in indices if not mask >> m & 1]   # (with gravity: a column whose top cell is empty)
+        if quiet:
+            rng.shuffle(legal)
+        else:
+            legal = [rng.choice(legal)]
+        me = len(moves) & 1
+        for m in legal:
+            cell = m
+            if spec.gravity:   # the lowest empty cell of the column (row 0 is the top)
+                cell = next(c for c in range((spec.rows - 1) * spec.cols + m, -1, -spec.cols) if not mask >> c & 1)
+            after = sides[me] | 1 << cell
+            ends = (mask | 1 << cell) == full or any(line & after == line for line in through[cell])
+            if quiet and ends:
+                continue
+            sides[me], over = after, ends
+            moves.append(m)
             break
+        else:
+            break   # (quiet: every move would end the game)
+    return moves, sides[0], sides[1], over
+
+
+def _position(spec: GameSpec, moves: list[int]) -> Position:
+    pos = Position(spec)
+    for m in moves:
+        pos.push(Move(spec, m))
     return pos
+
+
+def _random_game(spec: GameSpec, rng: random.Random, stones: int, quiet: bool) -> Position:
+    """The position of :func:`_random_moves`' game."""
+    return _position(spec, _random_moves(spec, rng, stones, quiet)[0])
 
 
 def push_quiet(pos: Position, moves: list) -> bool:
@@ -116,14 +156,14 @@ def random_positions(spec: GameSpec, count: int, stones: Union[int, tuple[int, i
     while len(out) < count and games < tries * count:
         games += 1
         n = stones if isinstance(stones, int) else rng.randint(*stones)
-        pos = _random_game(spec, rng, n, quiet)
-        if (pos.is_game_over() and not keep_over) or pos.ply < min_stones:
+        moves, x, o, over = _random_moves(spec, rng, n, quiet)
+        if (over and not keep_over) or len(moves) < min_stones:
             continue
         if distinct:
-            if (pos.x, pos.o) in seen:
+            if (x, o) in seen:
                 continue
-            seen.add((pos.x, pos.o))
-        out.append(pos)
+            seen.add((x, o))
+        out.append(_position(spec, moves))
     assert len(out) == count or not exact, f"{len(out)} of {count} random positions of {spec}"
     return out
 
