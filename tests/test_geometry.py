@@ -8,6 +8,7 @@ import random
 import pytest
 
 from naive import all_lines
+from parallel_mnk import GameSpec
 from parallel_mnk.game import geometry
 
 
@@ -41,3 +42,25 @@ def test_has_line_and_winning_cells_match_brute_force(rows, cols, k):
         assert geometry._winning_cells_by_shifts(own, empty, rows, cols, k) == expect_wins
         if n <= 64:
             assert geometry._winning_cells_by_lines(own, empty, rows, cols, k) == expect_wins
+
+
+@pytest.mark.parametrize("cols,rows", [(15, 15), (9, 9), (9, 8), (4, 4), (7, 3), (1, 5)])
+def test_least_images_after_each_move_are_those_of_the_children(cols, rows):
+    """least_images_after: the key of each child, as least_image finds it on the child
+    itself, X or O to move, on square and oblong boards (8, 4 or 2 maps), for every
+    empty cell and for a few of them."""
+    spec = GameSpec(cols, rows, min(cols, rows, 4))
+    perms = geometry.symmetries(spec)
+    rng = random.Random(cols * 100 + rows)
+    full = (1 << spec.cells) - 1
+    for _ in range(60):
+        cells = rng.sample(range(spec.cells), rng.randint(0, min(spec.cells - 1, 30)))
+        x, o = sum(1 << c for c in cells[::2]), sum(1 << c for c in cells[1::2])
+        x_moves = len(cells) % 2 == 0
+        for asked in (full & ~(x | o), (full & ~(x | o)) & rng.getrandbits(spec.cells)):
+            want = []
+            for cell in range(spec.cells):
+                if asked >> cell & 1:
+                    child = (x | 1 << cell, o) if x_moves else (x, o | 1 << cell)
+                    want.append((cell, geometry.least_image(perms, *child)[0]))
+            assert list(geometry.least_images_after(perms, x, o, asked)) == want, (cols, rows, cells)

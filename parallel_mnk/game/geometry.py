@@ -29,7 +29,7 @@ NMK protocol can use them on boards :class:`GameSpec` does not describe.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Callable, Optional
+from typing import Callable, Iterator, Optional
 
 import numpy as np
 
@@ -219,6 +219,26 @@ def least_image(perms: list[list[int]], x: int, o: int) -> tuple[tuple[int, int]
             best = (image, perm)
     assert best is not None
     return best
+
+
+def least_images_after(perms: list[list[int]], x: int, o: int, cells: int) -> Iterator[tuple[int, tuple[int, int]]]:
+    """``(cell, key)`` for each cell of ``cells`` (by index): the key of :func:`least_image`
+    of the position after the side to move puts a stone there. The images of the
+    position are mapped once and each child's are those plus the image of its cell
+    (a stone's image does not depend on the others), not mapped again stone by stone."""
+    x_moves = (x.bit_count() + o.bit_count()) % 2 == 0
+    images = [(map_stones(x, perm), map_stones(o, perm), perm) for perm in perms]
+    while cells:
+        low = cells & -cells
+        cells ^= low
+        cell = low.bit_length() - 1
+        best: Optional[tuple[int, int]] = None
+        for ix, io, perm in images:
+            image = (ix | 1 << perm[cell], io) if x_moves else (ix, io | 1 << perm[cell])
+            if best is None or image < best:
+                best = image
+        assert best is not None
+        yield cell, best
 
 
 # ------------------------------------------------------------------ shared by both engines' arrays

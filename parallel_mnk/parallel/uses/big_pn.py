@@ -41,7 +41,7 @@ from ...engines.exact.search import terminal_result
 from ...engines.provers.big_certificate import extract_big
 from ...engines.provers.certificate import claims_of
 from ...engines.provers.big_threats import DISPROVEN, INF, OPEN, PROVEN, Judge, Judgement
-from ...game.geometry import least_image, symmetries
+from ...game.geometry import least_image, least_images_after, symmetries
 from ...game.moves import Move, moves_of
 from ...game.position import Position
 from ...game.rules import MnkError, Value
@@ -295,15 +295,10 @@ class ThreatProof:
         """``(cell, child, key)`` of the moves ``cells`` of ``node``, by cell, one per
         key up to symmetry (the first cell of each)."""
         keys: set[Key] = set()
-        while cells:
-            low = cells & -cells
-            cells ^= low
-            cell = low.bit_length() - 1
-            child = self._child(node.x, node.o, cell)
-            key = least_image(self.perms, *child)[0]
+        for cell, key in least_images_after(self.perms, node.x, node.o, cells):
             if key not in keys:
                 keys.add(key)
-                yield cell, child, key
+                yield cell, self._child(node.x, node.o, cell), key
 
     @property
     def nodes(self) -> int:
