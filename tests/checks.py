@@ -20,7 +20,6 @@ naive.py is; no tests here):
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import queue
 import random
@@ -33,7 +32,7 @@ import numpy as np
 import psutil
 import pytest
 
-from naive import all_lines, naive_score
+from naive import naive_score, naive_solver
 from parallel_mnk import GameSpec, Move, Position, solve
 from parallel_mnk.parallel.pools.backend import Backend
 from parallel_mnk.parallel.scheduling.split import SplitTree
@@ -67,13 +66,6 @@ def sign(v: int) -> int:
 
 
 # ---------------------------------------------------------------- random positions
-@functools.lru_cache(maxsize=None)
-def _lines_through(spec: GameSpec) -> tuple[tuple[int, ...], ...]:
-    """For each cell of ``spec``, the bit masks of the k-cell lines through it (naive.py's lines)."""
-    lines = all_lines(spec.cols, spec.rows, spec.k)
-    return tuple(tuple(line for line in lines if line >> cell & 1) for cell in range(spec.cells))
-
-
 def _random_moves(spec: GameSpec, rng: random.Random, stones: int, quiet: bool) -> tuple[list[int], int, int, bool]:
     """A game of ``stones`` random moves from the empty board, stopped early when it
     ends; ``quiet``: never a move that ends it (stopped early when every move would).
@@ -82,7 +74,8 @@ def _random_moves(spec: GameSpec, rng: random.Random, stones: int, quiet: bool) 
     exactly as the same game on a :class:`Position` would: ``rng.choice`` of the
     legal moves, or ``rng.shuffle`` of them then the first that does not end the game
     (tests/test_naive.py checks both against that game)."""
-    through, full = _lines_through(spec), (1 << spec.cells) - 1
+    reference = naive_solver(spec)   # (its lines through each cell)
+    through, full = reference.through, reference.full
     indices = range(spec.cols if spec.gravity else spec.cells)
     sides, moves, over = [0, 0], [], False
     while len(moves) < stones and not over:
