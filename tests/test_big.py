@@ -18,6 +18,7 @@ from parallel_mnk.engines.exact.big import BigSearch
 from parallel_mnk.frontends.cli import main
 from parallel_mnk.game.rules import Value
 from parallel_mnk import Options, Watch
+from parallel_mnk.kernels.grid.layout import F_NEAR
 
 SMALL = [GameSpec(4, 4, 3), GameSpec(4, 4, 4), GameSpec(4, 3, 3), GameSpec(3, 5, 3), GameSpec(4, 4, 3, True),
          GameSpec(5, 3, 3, True), GameSpec(4, 4, 4, True)]
@@ -55,6 +56,65 @@ def test_scores_and_windows_match_naive_on_small_boards(spec):
         beta = rng.randint(alpha + 1, hi + 1)
         check_fail_soft(search.window(pos.x, pos.o, alpha, beta, weak=False), truth, alpha, beta, pos.board_text())
         check_fail_soft(search.window(pos.x, pos.o, 0, 1, weak=True), sign(truth), 0, 1, pos.board_text())
+
+
+@pytest.mark.parametrize("spec", [GameSpec(4, 4, 3), GameSpec(4, 4, 4, True), GameSpec(9, 9, 4)], ids=spec_id)
+def test_the_unset_move_lists_of_a_state_change_no_search(spec, monkeypatch):
+    """A state leaves its per-ply move and score lists unset (``game.geometry.empty_grid_state``):
+    filled with cells, the big-board search's values, scores, moves and node counts, and
+    the depth-limited engine's, are those of zeroed lists (and naive.py's values where
+    it reaches)."""
+    from parallel_mnk.engines import limited as LM
+    from parallel_mnk.game import geometry
+    from parallel_mnk.kernels.grid import layout as GL
+
+    def filled(fill):
+        def state(geo, turn=1):
+            st = geometry.empty_grid_state(geo, turn)
+            lists = st[int(geo[GL.G_S_MOVES]):]
+            lists[:] = 0 if fill is None else fill.choices(range(spec.cells), k=len(lists))
+            return st
+        return state
+
+    naive = naive_solver(spec) if spec.cells <= 16 else None
+    positions = random_positions(spec, 12, (max(1, spec.cells - 11), spec.cells - 3) if naive else (4, 9), seed=5,
+                                 exact=False)
+    seen = []
+    for fill in (None, random.Random(1), random.Random(2)):
+        monkeypatch.setattr("parallel_mnk.engines.exact.big.empty_grid_state", filled(fill))
+        monkeypatch.setattr("parallel_mnk.engines.limited.empty_grid_state", filled(fill))
+        answers = []
+        for pos in positions:
+            search = BigSearch(spec, 14)
+            search.node_limit = 60_000
+            scores = (search.score(pos.x, pos.o, weak=True), search.score(pos.x, pos.o, weak=False))
+            if naive and not search.aborted:
+                assert scores == (sign(naive.score(pos.x, pos.o)), naive.score(pos.x, pos.o)), pos.board_text()
+            answers.append((scores, search.nodes, search.root_best, search.aborted,
+                            LM.count_search(spec, LM.state_of(pos), 3, LM.FULL | F_NEAR)))
+        seen.append(answers)
+    assert seen[1] == seen[0] and seen[2] == seen[0]
+
+
+@pytest.mark.parametrize("spec", [GameSpec(4, 4, 1), GameSpec(5, 4, 3, True), GameSpec(15, 15, 5)], ids=spec_id)
+@pytest.mark.parametrize("turn", [1, 2])
+def test_an_empty_grid_state_is_the_empty_board(spec, turn, monkeypatch):
+    """``empty_grid_state`` on memory that held something else: every slot before the
+    move lists is the empty board's (zero; the side to move and its hash key; with
+    k = 1 each line a threat of both sides), the lists are left as they were."""
+    import numpy as np
+    from parallel_mnk.game import geometry
+    from parallel_mnk.kernels.grid import layout as GL
+
+    geo = geometry.build_grid_geometry(spec)
+    monkeypatch.setattr(geometry.np, "empty", lambda size, dtype: np.full(size, 7, dtype=dtype))
+    st = geometry.empty_grid_state(geo, turn)
+    want = np.zeros(int(geo[GL.G_S_MOVES]), dtype=np.int64)
+    want[GL.S_TURN] = turn
+    want[GL.S_HASH] = 0 if turn == 1 else geo[geo[GL.G_OFF_ZOB] + 2 * spec.cells]
+    want[GL.S_THREAT + 1] = want[GL.S_THREAT + 2] = geo[GL.G_NLINES] if spec.k == 1 else 0
+    assert st[:len(want)].tolist() == want.tolist()
+    assert set(st[len(want):].tolist()) == {7} and len(st) == geo[GL.G_S_SIZE]
 
 
 def _check_line(pos: Position, result, weak: bool) -> None:

@@ -29,7 +29,7 @@ import numpy as np
 from ..api.options import Limit, Watch
 from ..api.results import LimitedResult
 from ..api.settings import current
-from ..game.geometry import MAX_LIMITED_DEPTH, build_grid_geometry
+from ..game.geometry import MAX_LIMITED_DEPTH, build_grid_geometry, empty_grid_state
 from ..game.position import Position
 from ..game.rules import GameSpec, MnkError
 from ..kernels.core.layout import CTL_ABORT, CTL_SIZE
@@ -53,15 +53,10 @@ def new_state(spec: GameSpec, cells_x: list[int], cells_o: list[int], turn: int)
     """The kernel state ``st`` of a board: stones of each player and the side to move (1 or 2)."""
     families.load("grid")
     geo = build_grid_geometry(spec)
-    st = np.zeros(int(geo[GL.G_S_SIZE]), dtype=np.int64)
-    if spec.k == 1:   # every line is one stone short of a win before anything is played
-        st[GL.S_THREAT + 1] = st[GL.S_THREAT + 2] = geo[GL.G_NLINES]
+    st = empty_grid_state(geo, turn)
     for player, cells in ((1, cells_x), (2, cells_o)):
         for c in cells:
             G.set_stone(geo, st, c, player)
-    st[GL.S_TURN] = turn
-    if turn == 2:
-        st[GL.S_HASH] ^= geo[geo[GL.G_OFF_ZOB] + 2 * spec.cells]
     return st
 
 

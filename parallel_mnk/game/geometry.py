@@ -378,3 +378,20 @@ def build_grid_geometry(spec: GameSpec, whole_game: bool = False) -> np.ndarray:
     geo[GL.G_S_SIZE] = st_off
     geo.setflags(write=False)
     return geo
+
+
+def empty_grid_state(geo: np.ndarray, turn: int = 1) -> np.ndarray:
+    """A fresh state ``st`` (:mod:`parallel_mnk.kernels.grid.layout`) of ``geo``'s empty
+    board with ``turn`` (1 or 2) to move: the header, board, line counts, heights and
+    neighbourhoods set (with ``k`` 1, every line is one stone short of a win), the
+    per-ply move and score lists left unset: every kernel writes a ply's list before
+    it reads it, and zeroing them is most of what a state costs on a big board.
+    Stones go on with the kernels' ``set_stone``."""
+    st = np.empty(int(geo[GL.G_S_SIZE]), dtype=np.int64)
+    st[:int(geo[GL.G_S_MOVES])] = 0
+    if geo[GL.G_K] == 1:
+        st[GL.S_THREAT + 1] = st[GL.S_THREAT + 2] = geo[GL.G_NLINES]
+    st[GL.S_TURN] = turn
+    if turn == 2:
+        st[GL.S_HASH] = geo[geo[GL.G_OFF_ZOB] + 2 * geo[GL.G_CELLS]]
+    return st

@@ -21,7 +21,7 @@ import numpy as np
 from ...api.options import Limit, SolveOptions
 from ...api.results import SolveResult, WorkerStats
 from ...game.moves import Move, moves_of
-from ...game.geometry import build_grid_geometry
+from ...game.geometry import build_grid_geometry, empty_grid_state
 from ...game.position import Position
 from ...game.rules import GameSpec, Value, value_of_score
 from ...kernels.core.layout import CTL_SIZE, TT_EXACT, TT_LOWER, TT_UPPER
@@ -75,20 +75,15 @@ class BigSearch:
     def state(self, x: int, o: int, turn: Optional[int] = None) -> np.ndarray:
         """The kernel state of the position ``x``/``o``, ``turn`` (1: x, 2: o) to move
         (None: by the counts)."""
-        spec, geo, board = self.spec, self.geo, self.board
-        st = np.zeros(int(geo[GL.G_S_SIZE]), dtype=np.int64)
-        if spec.k == 1:
-            st[GL.S_THREAT + 1] = st[GL.S_THREAT + 2] = geo[GL.G_NLINES]
+        geo, board = self.geo, self.board
+        if turn is None:
+            turn = 1 if x.bit_count() == o.bit_count() else 2
+        st = empty_grid_state(geo, turn)
         for player, stones in ((1, x), (2, o)):
             while stones:
                 low = stones & -stones
                 board.set_stone(geo, st, low.bit_length() - 1, player)
                 stones ^= low
-        if turn is None:
-            turn = 1 if bin(x).count("1") == bin(o).count("1") else 2
-        st[GL.S_TURN] = turn
-        if turn == 2:
-            st[GL.S_HASH] ^= geo[geo[GL.G_OFF_ZOB] + 2 * spec.cells]
         st[GL.S_BEST] = -1
         return st
 
