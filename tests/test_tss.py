@@ -86,3 +86,39 @@ def test_a_win_the_engine_sees_only_at_depth_7():
     child = pos.copy()
     child.push(r.move)
     assert LimitedSearch(child, Limit(depth=1)).threat_space() is None   # the defender has no such win now
+
+
+@pytest.mark.parametrize("spec", [GOMOKU, GameSpec(7, 6, 4), GameSpec(7, 6, 4, True), GameSpec(5, 5, 3)], ids=str)
+def test_the_winning_cells_after_a_stone_are_the_whole_boards(spec):
+    """The threat-space search reads the winning cells a stone makes off the lines
+    through it (``stones.winning_cells_after``): the same count, and the same cells in
+    the same order, as the whole board's, for each side and each cell it may play in
+    positions where that side has no winning cell before; with gravity (where a stone
+    makes the cell above it playable) too."""
+    import numpy as np
+    from parallel_mnk.engines import limited as LM
+    from parallel_mnk.kernels.grid import stones as G
+
+    rng = random.Random(3)
+    positions = ([clustered(rng, rng.randint(6, 40)) for _ in range(10)] if spec == GOMOKU
+                 else random_positions(spec, 30, (2, spec.cells - 4), seed=4, exact=False))
+    whole, after = np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.int64)
+    made = [0, 0, 0]
+    for pos in positions:
+        if pos.is_game_over():
+            continue
+        st = LM.state_of(pos)
+        geo = LM.build_grid_geometry(spec)
+        for player in (1, 2):
+            if G.winning_cells(geo, st, player, whole) > 0:
+                continue
+            for cell in range(spec.cells):
+                if not G.is_playable(geo, st, cell):
+                    continue
+                G.set_stone(geo, st, cell, player)
+                n = G.winning_cells(geo, st, player, whole)
+                assert G.winning_cells_after(geo, st, cell, player, after) == n, (pos.board_text(), player, cell)
+                assert after[:n].tolist() == whole[:n].tolist(), (pos.board_text(), player, cell)
+                made[n] += 1
+                G.clear_stone(geo, st, cell)
+    assert made[1] > 0 and made[2] > 0, made

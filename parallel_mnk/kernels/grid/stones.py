@@ -168,6 +168,38 @@ def winning_cells(geo, st, player, out):
 
 
 @allocating
+def winning_cells_after(geo, st, cell, player, out):
+    """:func:`winning_cells` of ``player`` just after its stone on ``cell``, when it had
+    none before that stone (free placement): every line of ``k - 1`` of its stones and
+    none of the other's then passes through ``cell``, so only those lines are read, in
+    the same order (the same cells in ``out``, the same count). With gravity (a stone
+    makes the cell above it playable) it reads every line."""
+    if geo[G_GRAVITY] != 0:
+        return winning_cells(geo, st, player, out)
+    if st[S_THREAT + player] == 0:
+        return 0
+    k = geo[G_K]
+    cnt = geo[G_S_CNT]
+    board = geo[G_S_BOARD]
+    lines = geo[G_OFF_LINES]
+    found = 0
+    for i in range(geo[geo[G_OFF_CSTART] + cell], geo[geo[G_OFF_CSTART] + cell + 1]):
+        line = geo[geo[G_OFF_CLINES] + i]
+        if st[cnt + 2 * line + player - 1] != k - 1 or st[cnt + 2 * line + 2 - player] != 0:
+            continue
+        for j in range(k):
+            c = geo[lines + line * k + j]
+            if st[board + c] == 0:
+                if found == 0 or out[0] != c:
+                    out[found] = c
+                    found += 1
+                    if found == 2:
+                        return 2
+                break
+    return found
+
+
+@allocating
 def evaluate(geo, st):
     """Static evaluation from the side to move's view: the sum of open-line worths."""
     return st[S_EVAL] if st[S_TURN] == 1 else -st[S_EVAL]

@@ -33,7 +33,7 @@ from parallel_mnk.settings import POLL_MASK
 from ..core.jit import allocating, allocating_expanded   # the family makes arrays (core/jit.py)
 
 from ..core.common import budget_spent, stop_requested
-from .stones import clear_stone, makes_four, set_stone, winning_cells
+from .stones import clear_stone, makes_four, set_stone, winning_cells, winning_cells_after
 from .layout import (
     G_CELLS, G_K, G_NLINES, G_OFF_CLINES, G_OFF_CSTART, G_OFF_LINES, G_S_BOARD, G_S_CNT, S_ABORTED, S_BEST, S_HASH,
     S_NODE_LIMIT, S_NODES,
@@ -109,7 +109,7 @@ def vcf(geo, st, ctl, player, moves_left, line, pos, fail):
         if block >= 0 and cell != block:
             continue
         set_stone(geo, st, cell, player)
-        threats = winning_cells(geo, st, player, pair)
+        threats = winning_cells_after(geo, st, cell, player, pair)   # (none before: the check above)
         d = 0
         if threats >= 2:
             line[pos + 1], line[pos + 2] = pair[0], pair[1]
@@ -206,7 +206,7 @@ def vct(geo, st, ctl, player, threes, fours, scratch, fail, level):
             continue
         set_stone(geo, st, cell, player)
         d = 0
-        if j < n4 and winning_cells(geo, st, player, pair) == 1:   # a four: the reply is forced
+        if j < n4 and winning_cells_after(geo, st, cell, player, pair) == 1:   # a four: the reply is forced (none before: vcf above)
             reply = pair[0]
             set_stone(geo, st, reply, other)
             d = vct(geo, st, ctl, player, threes, fours - 1, scratch, fail, level + 1)
