@@ -122,3 +122,36 @@ def test_the_winning_cells_after_a_stone_are_the_whole_boards(spec):
                 made[n] += 1
                 G.clear_stone(geo, st, cell)
     assert made[1] > 0 and made[2] > 0, made
+
+
+@pytest.mark.parametrize("spec", [GOMOKU, GameSpec(7, 6, 4), GameSpec(5, 5, 3)], ids=str)
+def test_the_moves_making_a_line_are_listed_once_in_line_order_and_the_board_kept(spec):
+    """``tss.moves_making``: the empty cells of the lines holding ``stones`` stones of a
+    side and none of the other's, each once, in the order of the lines and their
+    cells (a reading of the board in plain Python); the state is as it was."""
+    import numpy as np
+    from parallel_mnk.engines import limited as LM
+    from parallel_mnk.game.geometry import line_masks
+    from parallel_mnk.kernels.grid import tss
+
+    rng = random.Random(5)
+    positions = ([clustered(rng, rng.randint(4, 40)) for _ in range(10)] if spec == GOMOKU
+                 else random_positions(spec, 20, (2, spec.cells - 4), seed=6, exact=False))
+    lines = [[c for c in range(spec.cells) if m >> c & 1] for m in line_masks(spec)]
+    out = np.zeros(spec.cells, dtype=np.int64)
+    listed = 0
+    for pos in positions:
+        st = LM.state_of(pos)
+        before = st.copy()
+        geo = LM.build_grid_geometry(spec)
+        for player, mine, theirs in ((1, pos.x, pos.o), (2, pos.o, pos.x)):
+            for stones in range(1, spec.k):
+                want: list[int] = []
+                for line in lines:
+                    if sum(mine >> c & 1 for c in line) == stones and not any(theirs >> c & 1 for c in line):
+                        want += [c for c in line if not (mine | theirs) >> c & 1 and c not in want]
+                n = tss.moves_making(geo, st, player, stones, out)
+                assert out[:n].tolist() == want, (pos.board_text(), player, stones)
+                assert np.array_equal(st, before)
+                listed += n
+    assert listed > 0

@@ -43,6 +43,7 @@ LINE_MAX = 128            # cells of a recorded line (X's moves and Y's replies)
 MAX_FOURS = (LINE_MAX - 3) // 2   # so that a line always fits
 MAX_LEVELS = 64
 THREES_MIX = 0x5851F42D4C957F2D   # mixes the threes left into a failure's key
+SEEN = 3                  # a board cell's mark while :func:`moves_making` lists it (0 empty, 1 and 2 stones)
 
 
 def scratch_size(cells: int) -> int:
@@ -68,18 +69,18 @@ def moves_making(geo, st, player, stones, out):
     cnt = geo[G_S_CNT]
     board = geo[G_S_BOARD]
     lines = geo[G_OFF_LINES]
-    cells = geo[G_CELLS]
-    seen = np.zeros(cells, dtype=np.uint8)
     n = 0
     for ln in range(geo[G_NLINES]):
         if st[cnt + 2 * ln + player - 1] != stones or st[cnt + 2 * ln + 2 - player] != 0:
             continue
         for t in range(k):
             c = geo[lines + ln * k + t]
-            if st[board + c] == 0 and seen[c] == 0:
-                seen[c] = 1
+            if st[board + c] == 0:
+                st[board + c] = SEEN   # (a mark on the board, taken off below: no array to allocate)
                 out[n] = c
                 n += 1
+    for j in range(n):
+        st[board + out[j]] = 0
     return n
 
 
