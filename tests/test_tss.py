@@ -155,3 +155,41 @@ def test_the_moves_making_a_line_are_listed_once_in_line_order_and_the_board_kep
                 assert np.array_equal(st, before)
                 listed += n
     assert listed > 0
+
+
+@pytest.mark.parametrize("spec", [GOMOKU, GameSpec(7, 6, 4, True), GameSpec(4, 4, 1)], ids=str)
+def test_a_line_stone_is_a_stone_but_for_the_evaluation_and_neighbourhoods(spec):
+    """``set_line_stone`` (the threat-space search's stones) leaves the state
+    ``set_stone`` leaves but for the evaluation and the neighbourhood counts, which
+    keep what they held; ``clear_line_stone`` gives back the state before."""
+    import numpy as np
+    from parallel_mnk.engines import limited as LM
+    from parallel_mnk.kernels.grid import layout as GL
+    from parallel_mnk.kernels.grid import stones as G
+
+    rng = random.Random(8)
+    positions = ([clustered(rng, rng.randint(1, 30)) for _ in range(6)] if spec == GOMOKU
+                 else random_positions(spec, 12, (0, spec.cells - 2), seed=9, exact=False))
+    geo = LM.build_grid_geometry(spec)
+    near = slice(int(geo[GL.G_S_NEAR]), int(geo[GL.G_S_NEAR]) + spec.cells)
+    kept = [GL.S_EVAL] + list(range(near.start, near.stop))
+    moved = 0
+    for pos in positions:
+        if pos.is_game_over():
+            continue
+        st = LM.state_of(pos)
+        before = st.copy()
+        for cell in rng.sample(range(spec.cells), min(8, spec.cells)):
+            if not G.is_playable(geo, st, cell):
+                continue
+            player = rng.choice((1, 2))
+            full = st.copy()
+            won = G.set_stone(geo, full, cell, player)
+            assert G.set_line_stone(geo, st, cell, player) == won
+            want = full.copy()
+            want[kept] = before[kept]
+            assert np.array_equal(st, want), (pos.board_text(), cell, player)
+            moved += int(not np.array_equal(full[kept], before[kept]))
+            G.clear_line_stone(geo, st, cell)
+            assert np.array_equal(st, before)
+    assert moved > 0

@@ -25,11 +25,10 @@ def _contribution(geo, x, o):
     return 0
 
 
-@allocating
-def set_stone(geo, st, cell, player):
-    """Put a stone of ``player`` (1 or 2) on the empty ``cell``; update line
-    counts, evaluation, threats, hash, heights and neighbourhood. Does not
-    change the side to move. Returns 1 if the stone completes ``k`` in a row."""
+@allocating_expanded
+def _put(geo, st, cell, player, full):
+    """:func:`set_stone`, with the evaluation and the neighbourhood counts only when
+    ``full`` (a literal at each call: the other branch compiles away)."""
     k = geo[G_K]
     cols = geo[G_COLS]
     rows = geo[G_ROWS]
@@ -41,10 +40,11 @@ def set_stone(geo, st, cell, player):
         line = geo[geo[G_OFF_CLINES] + i]
         a = st[cnt + 2 * line + player - 1]
         b = st[cnt + 2 * line + other - 1]
-        if player == 1:
-            delta += _contribution(geo, a + 1, b) - _contribution(geo, a, b)
-        else:
-            delta += _contribution(geo, b, a + 1) - _contribution(geo, b, a)
+        if full:
+            if player == 1:
+                delta += _contribution(geo, a + 1, b) - _contribution(geo, a, b)
+            else:
+                delta += _contribution(geo, b, a + 1) - _contribution(geo, b, a)
         if b == 0:
             if a == k - 1:
                 st[S_THREAT + player] -= 1
@@ -54,24 +54,26 @@ def set_stone(geo, st, cell, player):
         if a == 0 and b == k - 1:
             st[S_THREAT + other] -= 1
         st[cnt + 2 * line + player - 1] = a + 1
-    centre = geo[geo[G_OFF_CENTRE] + cell]
-    st[S_EVAL] += delta + (centre if player == 1 else -centre)
     st[geo[G_S_BOARD] + cell] = player
     st[S_HASH] ^= geo[geo[G_OFF_ZOB] + 2 * cell + player - 1]
     row = cell // cols
     col = cell - row * cols
     st[geo[G_S_HEIGHT] + col] += 1
-    near = geo[G_S_NEAR]
-    for r in range(max(0, row - NEAR_RADIUS), min(rows, row + NEAR_RADIUS + 1)):
-        for c in range(max(0, col - NEAR_RADIUS), min(cols, col + NEAR_RADIUS + 1)):
-            st[near + r * cols + c] += 1
+    if full:
+        centre = geo[geo[G_OFF_CENTRE] + cell]
+        st[S_EVAL] += delta + (centre if player == 1 else -centre)
+        near = geo[G_S_NEAR]
+        for r in range(max(0, row - NEAR_RADIUS), min(rows, row + NEAR_RADIUS + 1)):
+            for c in range(max(0, col - NEAR_RADIUS), min(cols, col + NEAR_RADIUS + 1)):
+                st[near + r * cols + c] += 1
     st[S_PLY] += 1
     return won
 
 
-@allocating
-def clear_stone(geo, st, cell):
-    """Undo :func:`set_stone` on ``cell`` (which must hold a stone)."""
+@allocating_expanded
+def _take(geo, st, cell, full):
+    """:func:`clear_stone`, with the evaluation and the neighbourhood counts only when
+    ``full`` (as :func:`_put`)."""
     k = geo[G_K]
     cols = geo[G_COLS]
     rows = geo[G_ROWS]
@@ -83,10 +85,11 @@ def clear_stone(geo, st, cell):
         line = geo[geo[G_OFF_CLINES] + i]
         a = st[cnt + 2 * line + player - 1] - 1  # count without this stone
         b = st[cnt + 2 * line + other - 1]
-        if player == 1:
-            delta += _contribution(geo, a, b) - _contribution(geo, a + 1, b)
-        else:
-            delta += _contribution(geo, b, a) - _contribution(geo, b, a + 1)
+        if full:
+            if player == 1:
+                delta += _contribution(geo, a, b) - _contribution(geo, a + 1, b)
+            else:
+                delta += _contribution(geo, b, a) - _contribution(geo, b, a + 1)
         if b == 0:
             if a == k - 1:
                 st[S_THREAT + player] += 1
@@ -95,18 +98,48 @@ def clear_stone(geo, st, cell):
         if a == 0 and b == k - 1:
             st[S_THREAT + other] += 1
         st[cnt + 2 * line + player - 1] = a
-    centre = geo[geo[G_OFF_CENTRE] + cell]
-    st[S_EVAL] += delta - (centre if player == 1 else -centre)
     st[geo[G_S_BOARD] + cell] = 0
     st[S_HASH] ^= geo[geo[G_OFF_ZOB] + 2 * cell + player - 1]
     row = cell // cols
     col = cell - row * cols
     st[geo[G_S_HEIGHT] + col] -= 1
-    near = geo[G_S_NEAR]
-    for r in range(max(0, row - NEAR_RADIUS), min(rows, row + NEAR_RADIUS + 1)):
-        for c in range(max(0, col - NEAR_RADIUS), min(cols, col + NEAR_RADIUS + 1)):
-            st[near + r * cols + c] -= 1
+    if full:
+        centre = geo[geo[G_OFF_CENTRE] + cell]
+        st[S_EVAL] += delta - (centre if player == 1 else -centre)
+        near = geo[G_S_NEAR]
+        for r in range(max(0, row - NEAR_RADIUS), min(rows, row + NEAR_RADIUS + 1)):
+            for c in range(max(0, col - NEAR_RADIUS), min(cols, col + NEAR_RADIUS + 1)):
+                st[near + r * cols + c] -= 1
     st[S_PLY] -= 1
+
+
+@allocating
+def set_stone(geo, st, cell, player):
+    """Put a stone of ``player`` (1 or 2) on the empty ``cell``; update line
+    counts, evaluation, threats, hash, heights and neighbourhood. Does not
+    change the side to move. Returns 1 if the stone completes ``k`` in a row."""
+    return _put(geo, st, cell, player, True)
+
+
+@allocating
+def clear_stone(geo, st, cell):
+    """Undo :func:`set_stone` on ``cell`` (which must hold a stone)."""
+    _take(geo, st, cell, True)
+
+
+@allocating
+def set_line_stone(geo, st, cell, player):
+    """:func:`set_stone` but for the evaluation and the neighbourhood counts, which
+    keep what they held: for a search that reads neither (the threat-space search,
+    :mod:`.tss`) and takes each such stone off with :func:`clear_line_stone` before
+    it returns, so that they hold the truth again."""
+    return _put(geo, st, cell, player, False)
+
+
+@allocating
+def clear_line_stone(geo, st, cell):
+    """Undo :func:`set_line_stone` on ``cell``."""
+    _take(geo, st, cell, False)
 
 
 @allocating

@@ -33,7 +33,7 @@ from parallel_mnk.settings import POLL_MASK
 from ..core.jit import allocating, allocating_expanded   # the family makes arrays (core/jit.py)
 
 from ..core.common import budget_spent, stop_requested
-from .stones import clear_stone, makes_four, set_stone, winning_cells, winning_cells_after
+from .stones import clear_line_stone, makes_four, set_line_stone, winning_cells, winning_cells_after
 from .layout import (
     G_CELLS, G_K, G_NLINES, G_OFF_CLINES, G_OFF_CSTART, G_OFF_LINES, G_S_BOARD, G_S_CNT, S_ABORTED, S_BEST, S_HASH,
     S_NODE_LIMIT, S_NODES,
@@ -109,7 +109,7 @@ def vcf(geo, st, ctl, player, moves_left, line, pos, fail):
         cell = cand[j]
         if block >= 0 and cell != block:
             continue
-        set_stone(geo, st, cell, player)
+        set_line_stone(geo, st, cell, player)
         threats = winning_cells_after(geo, st, cell, player, pair)   # (none before: the check above)
         d = 0
         if threats >= 2:
@@ -117,13 +117,13 @@ def vcf(geo, st, ctl, player, moves_left, line, pos, fail):
             d = 3
         elif threats == 1:
             reply = pair[0]
-            set_stone(geo, st, reply, other)
+            set_line_stone(geo, st, reply, other)
             d = vcf(geo, st, ctl, player, moves_left - 1, line, pos + 2, fail)
-            clear_stone(geo, st, reply)
+            clear_line_stone(geo, st, reply)
             if d > 0:
                 line[pos + 1] = reply
                 d += 2
-        clear_stone(geo, st, cell)
+        clear_line_stone(geo, st, cell)
         if d > 0:
             line[pos] = cell
             return d
@@ -205,13 +205,13 @@ def vct(geo, st, ctl, player, threes, fours, scratch, fail, level):
         cell = cand[j]
         if st[board + cell] != 0 or _tick(st, ctl):
             continue
-        set_stone(geo, st, cell, player)
+        set_line_stone(geo, st, cell, player)
         d = 0
         if j < n4 and winning_cells_after(geo, st, cell, player, pair) == 1:   # a four: the reply is forced (none before: vcf above)
             reply = pair[0]
-            set_stone(geo, st, reply, other)
+            set_line_stone(geo, st, reply, other)
             d = vct(geo, st, ctl, player, threes, fours - 1, scratch, fail, level + 1)
-            clear_stone(geo, st, reply)
+            clear_line_stone(geo, st, reply)
             d = d + 2 if d > 0 else 0
         elif j >= n4:
             t = vcf(geo, st, ctl, player, fours, scratch, base, fail)   # Y passes: the null-move line T
@@ -224,17 +224,17 @@ def vct(geo, st, ctl, player, threes, fours, scratch, fail, level):
                     if st[board + m] != 0 or zone[m] == 2 or (zone[m] == 0 and not makes_four(geo, st, m, other)):
                         continue
                     zone[m] = 2   # tried
-                    set_stone(geo, st, m, other)
+                    set_line_stone(geo, st, m, other)
                     dm = vcf(geo, st, ctl, player, fours, scratch, nxt, fail)
                     if dm == 0 and threes > 1:
                         dm = vct(geo, st, ctl, player, threes - 1, fours, scratch, fail, level + 1)
-                    clear_stone(geo, st, m)
+                    clear_line_stone(geo, st, m)
                     if dm == 0:
                         worst = 0
                         break
                     worst = max(worst, dm)
                 d = worst + 2 if worst > 0 else 0
-        clear_stone(geo, st, cell)
+        clear_line_stone(geo, st, cell)
         if d > 0:
             if level == 0:
                 st[S_BEST] = cell
