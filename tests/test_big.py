@@ -101,7 +101,8 @@ def test_the_unset_move_lists_of_a_state_change_no_search(spec, monkeypatch):
 def test_an_empty_grid_state_is_the_empty_board(spec, turn, monkeypatch):
     """``empty_grid_state`` on memory that held something else: every slot before the
     move lists is the empty board's (zero; the side to move and its hash key; with
-    k = 1 each line a threat of both sides), the lists are left as they were."""
+    k = 1 each line a threat of both sides, in the counts and the line sets), the lists
+    are left as they were."""
     import numpy as np
     from parallel_mnk.game import geometry
     from parallel_mnk.kernels.grid import layout as GL
@@ -113,6 +114,11 @@ def test_an_empty_grid_state_is_the_empty_board(spec, turn, monkeypatch):
     want[GL.S_TURN] = turn
     want[GL.S_HASH] = 0 if turn == 1 else geo[geo[GL.G_OFF_ZOB] + 2 * spec.cells]
     want[GL.S_THREAT + 1] = want[GL.S_THREAT + 2] = geo[GL.G_NLINES] if spec.k == 1 else 0
+    if spec.k == 1:
+        words, every = int(geo[GL.G_SET_WORDS]), (1 << int(geo[GL.G_NLINES])) - 1
+        for player in (1, 2):
+            at = int(geo[GL.G_S_SETS]) + (GL.SET_FOURS + player - 1) * words
+            want[at:at + words] = np.frombuffer(every.to_bytes(8 * words, "little"), dtype="<i8")
     assert st[:len(want)].tolist() == want.tolist()
     assert set(st[len(want):].tolist()) == {7} and len(st) == geo[GL.G_S_SIZE]
 

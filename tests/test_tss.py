@@ -193,3 +193,45 @@ def test_a_line_stone_is_a_stone_but_for_the_evaluation_and_neighbourhoods(spec)
             G.clear_line_stone(geo, st, cell)
             assert np.array_equal(st, before)
     assert moved > 0
+
+
+@pytest.mark.parametrize("spec", [GOMOKU, GameSpec(7, 6, 4, True), GameSpec(9, 9, 4), GameSpec(4, 4, 1),
+                                  GameSpec(4, 3, 2), GameSpec(5, 5, 3, True)], ids=str)
+def test_the_line_sets_of_a_state_are_those_of_its_line_counts(spec):
+    """A state's four line sets (the lines of ``k - 1`` and of ``k - 2`` stones of each
+    side and none of the other's, which ``winning_cells`` and ``moves_making`` read)
+    hold what its line counts say: on the empty board, on random positions, after each
+    stone put on and taken off (``set_stone``, ``set_line_stone``, their undoing)."""
+    import numpy as np
+    from parallel_mnk.engines import limited as LM
+    from parallel_mnk.kernels.grid import layout as GL
+    from parallel_mnk.kernels.grid import stones as G
+
+    geo = LM.build_grid_geometry(spec)
+    k, nlines, words = spec.k, int(geo[GL.G_NLINES]), int(geo[GL.G_SET_WORDS])
+
+    def check(st, where):
+        counts = st[int(geo[GL.G_S_CNT]):int(geo[GL.G_S_CNT]) + 2 * nlines].reshape(nlines, 2)
+        for first, stones in ((GL.SET_FOURS, k - 1), (GL.SET_THREES, k - 2)):
+            for player in (1, 2):
+                at = int(geo[GL.G_S_SETS]) + (first + player - 1) * words
+                bits = int.from_bytes(st[at:at + words].astype("<i8").tobytes(), "little")
+                want = sum(1 << line for line in range(nlines)
+                           if counts[line, player - 1] == stones and counts[line, 2 - player] == 0)
+                assert bits == want, (where, stones, player)
+
+    rng = random.Random(12)
+    check(LM.new_state(spec, [], [], 1), "empty")
+    positions = ([clustered(rng, rng.randint(1, 40)) for _ in range(6)] if spec == GOMOKU
+                 else random_positions(spec, 12, (0, spec.cells - 1), seed=13, exact=False, keep_over=True))
+    for pos in positions:
+        st = LM.state_of(pos)
+        check(st, pos.board_text())
+        for cell in rng.sample(range(spec.cells), min(6, spec.cells)):
+            if not G.is_playable(geo, st, cell):
+                continue
+            lean = rng.random() < 0.5
+            (G.set_line_stone if lean else G.set_stone)(geo, st, cell, rng.choice((1, 2)))
+            check(st, (pos.board_text(), cell))
+            (G.clear_line_stone if lean else G.clear_stone)(geo, st, cell)
+            check(st, (pos.board_text(), -cell))

@@ -371,8 +371,11 @@ def build_grid_geometry(spec: GameSpec, whole_game: bool = False) -> np.ndarray:
         geo[parts["centre"] + c] = max(0, 2 - dist * 3 // (rows + cols))
     geo[parts["zob"]: parts["zob"] + 2 * cells + 1] = _zobrist_keys(2 * cells + 1, 1, (1 << 62) - 1)
     st_off = GL.S_HEADER
+    set_words = (len(lines) + 63) // 64
+    geo[GL.G_SET_WORDS] = set_words
     for slot, size in ((GL.G_S_BOARD, cells), (GL.G_S_CNT, 2 * len(lines)), (GL.G_S_HEIGHT, cols),
-                       (GL.G_S_NEAR, cells), (GL.G_S_MOVES, max_ply * cells), (GL.G_S_MSCORE, max_ply * cells)):
+                       (GL.G_S_NEAR, cells), (GL.G_S_SETS, 4 * set_words), (GL.G_S_MOVES, max_ply * cells),
+                       (GL.G_S_MSCORE, max_ply * cells)):
         geo[slot] = st_off
         st_off += size
     geo[GL.G_S_SIZE] = st_off
@@ -383,14 +386,22 @@ def build_grid_geometry(spec: GameSpec, whole_game: bool = False) -> np.ndarray:
 def empty_grid_state(geo: np.ndarray, turn: int = 1) -> np.ndarray:
     """A fresh state ``st`` (:mod:`parallel_mnk.kernels.grid.layout`) of ``geo``'s empty
     board with ``turn`` (1 or 2) to move: the header, board, line counts, heights and
-    neighbourhoods set (with ``k`` 1, every line is one stone short of a win), the
-    per-ply move and score lists left unset: every kernel writes a ply's list before
-    it reads it, and zeroing them is most of what a state costs on a big board.
-    Stones go on with the kernels' ``set_stone``."""
+    neighbourhoods and line sets set (with ``k`` 1 every line is one stone short of a
+    win, with ``k`` 2 two stones), the per-ply move and score lists left unset: every
+    kernel writes a ply's list before it reads it, and zeroing them is most of what a
+    state costs on a big board. Stones go on with the kernels' ``set_stone``."""
     st = np.empty(int(geo[GL.G_S_SIZE]), dtype=np.int64)
     st[:int(geo[GL.G_S_MOVES])] = 0
-    if geo[GL.G_K] == 1:
-        st[GL.S_THREAT + 1] = st[GL.S_THREAT + 2] = geo[GL.G_NLINES]
+    k, nlines, words = int(geo[GL.G_K]), int(geo[GL.G_NLINES]), int(geo[GL.G_SET_WORDS])
+    if k == 1:
+        st[GL.S_THREAT + 1] = st[GL.S_THREAT + 2] = nlines
+    if k in (1, 2):   # every line of the empty board holds k - 1 (k = 1) or k - 2 (k = 2) stones of each side
+        every = np.zeros(words, dtype=np.uint64)
+        for line in range(nlines):
+            every[line >> 6] |= np.uint64(1) << np.uint64(line & 63)
+        for s in ((GL.SET_FOURS, GL.SET_FOURS + 1) if k == 1 else (GL.SET_THREES, GL.SET_THREES + 1)):
+            at = int(geo[GL.G_S_SETS]) + s * words
+            st[at:at + words] = every.view(np.int64)
     st[GL.S_TURN] = turn
     if turn == 2:
         st[GL.S_HASH] = geo[geo[GL.G_OFF_ZOB] + 2 * geo[GL.G_CELLS]]

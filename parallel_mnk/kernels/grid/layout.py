@@ -14,6 +14,7 @@ Two int64 arrays describe a search:
     G_OFF_CENTRE  cells: small static bonus of a cell (centre first)
     G_OFF_ZOB     2 * cells + 1 Zobrist keys (cell, player) and the side-to-move key
     G_S_*         offsets of the parts of ``st``
+    G_SET_WORDS   int64 words of one line set of ``st`` (``ceil(nlines / 64)``)
 
 ``st`` (the mutable position)::
 
@@ -22,6 +23,9 @@ Two int64 arrays describe a search:
     p has k-1 stones and the other none), S_NODES, S_EVALS, S_ABORTED, S_BEST,
     S_NODE_LIMIT (0: none), then board[cells] (0 empty, 1, 2), cnt[nlines * 2],
     height[cols] (stones per column), near[cells] (stones within 2 cells),
+    four line sets (bit ``line`` of word ``line // 64`` of each: the lines holding
+    ``k - 1`` stones of player 1 and none of the other's, the same of player 2, then
+    ``k - 2`` of player 1, of player 2; :data:`SET_FOURS`, :data:`SET_THREES`), the
     per-ply move and score lists.
 
 A cell index is ``row * cols + col`` with row 0 at the top, as everywhere.
@@ -47,6 +51,8 @@ G_S_NEAR = 16
 G_S_MOVES = 17
 G_S_MSCORE = 18
 G_S_SIZE = 19
+G_S_SETS = 20
+G_SET_WORDS = 21
 G_HEADER = 24
 
 S_TURN = 0
@@ -62,6 +68,8 @@ S_NODE_LIMIT = 11
 S_HEADER = 16
 
 NEAR_RADIUS = 2   # F_NEAR: cells within this many rows and columns of a stone
+SET_FOURS = 0     # the line set of ``k - 1`` stones of player p (and none of the other's): set p - 1
+SET_THREES = 2    # ... of ``k - 2`` stones: set 2 + p - 1
 
 # search features (flags of negamax_limited)
 F_PRUNE = 1       # alpha-beta cut-offs (without it: plain minimax, every child searched)

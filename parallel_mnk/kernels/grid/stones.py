@@ -6,13 +6,19 @@ boards, for the play engine when a position is out of exact reach, and for the
 seed experiments) works on this representation instead. The arrays ``geo`` and
 ``st`` are described in :mod:`.layout`.
 """
+import numpy as np
+
+from ..core.bits import lowest_bit_index
 from ..core.jit import allocating, allocating_expanded   # the family makes arrays (core/jit.py)
 
 from .layout import (
     G_CELLS, G_COLS, G_GRAVITY, G_K, G_NLINES, G_OFF_CENTRE, G_OFF_CLINES, G_OFF_CSTART, G_OFF_LINES, G_OFF_W,
-    G_OFF_ZOB, G_ROWS, G_S_BOARD, G_S_CNT, G_S_HEIGHT, G_S_NEAR, NEAR_RADIUS, S_EVAL, S_HASH, S_PLY, S_THREAT,
-    S_TURN,
+    G_OFF_ZOB, G_ROWS, G_S_BOARD, G_S_CNT, G_S_HEIGHT, G_S_NEAR, G_S_SETS, G_SET_WORDS, NEAR_RADIUS, S_EVAL, S_HASH,
+    S_PLY, S_THREAT, S_TURN, SET_FOURS, SET_THREES,
 )
+
+ZERO = np.uint64(0)
+ONE = np.uint64(1)
 
 
 @allocating_expanded
@@ -34,6 +40,9 @@ def _put(geo, st, cell, player, full):
     rows = geo[G_ROWS]
     other = 3 - player
     cnt = geo[G_S_CNT]
+    sets, words = geo[G_S_SETS], geo[G_SET_WORDS]
+    mine_fours, theirs_fours = (SET_FOURS + player - 1) * words, (SET_FOURS + other - 1) * words
+    mine_threes, theirs_threes = (SET_THREES + player - 1) * words, (SET_THREES + other - 1) * words
     won = 0
     delta = 0
     for i in range(geo[geo[G_OFF_CSTART] + cell], geo[geo[G_OFF_CSTART] + cell + 1]):
@@ -45,14 +54,25 @@ def _put(geo, st, cell, player, full):
                 delta += _contribution(geo, a + 1, b) - _contribution(geo, a, b)
             else:
                 delta += _contribution(geo, b, a + 1) - _contribution(geo, b, a)
+        word, bit = sets + (line >> 6), np.int64(1) << (line & 63)
         if b == 0:
             if a == k - 1:
                 st[S_THREAT + player] -= 1
+                st[word + mine_fours] &= ~bit
                 won = 1
             elif a + 1 == k - 1:
                 st[S_THREAT + player] += 1
-        if a == 0 and b == k - 1:
-            st[S_THREAT + other] -= 1
+                st[word + mine_fours] |= bit
+            if a == k - 2:
+                st[word + mine_threes] &= ~bit
+            elif a + 1 == k - 2:
+                st[word + mine_threes] |= bit
+        if a == 0:
+            if b == k - 1:
+                st[S_THREAT + other] -= 1
+                st[word + theirs_fours] &= ~bit
+            if b == k - 2:
+                st[word + theirs_threes] &= ~bit
         st[cnt + 2 * line + player - 1] = a + 1
     st[geo[G_S_BOARD] + cell] = player
     st[S_HASH] ^= geo[geo[G_OFF_ZOB] + 2 * cell + player - 1]
@@ -80,6 +100,9 @@ def _take(geo, st, cell, full):
     player = st[geo[G_S_BOARD] + cell]
     other = 3 - player
     cnt = geo[G_S_CNT]
+    sets, words = geo[G_S_SETS], geo[G_SET_WORDS]
+    mine_fours, theirs_fours = (SET_FOURS + player - 1) * words, (SET_FOURS + other - 1) * words
+    mine_threes, theirs_threes = (SET_THREES + player - 1) * words, (SET_THREES + other - 1) * words
     delta = 0
     for i in range(geo[geo[G_OFF_CSTART] + cell], geo[geo[G_OFF_CSTART] + cell + 1]):
         line = geo[geo[G_OFF_CLINES] + i]
@@ -90,13 +113,24 @@ def _take(geo, st, cell, full):
                 delta += _contribution(geo, a, b) - _contribution(geo, a + 1, b)
             else:
                 delta += _contribution(geo, b, a) - _contribution(geo, b, a + 1)
+        word, bit = sets + (line >> 6), np.int64(1) << (line & 63)
         if b == 0:
             if a == k - 1:
                 st[S_THREAT + player] += 1
+                st[word + mine_fours] |= bit
             elif a + 1 == k - 1:
                 st[S_THREAT + player] -= 1
-        if a == 0 and b == k - 1:
-            st[S_THREAT + other] += 1
+                st[word + mine_fours] &= ~bit
+            if a == k - 2:
+                st[word + mine_threes] |= bit
+            elif a + 1 == k - 2:
+                st[word + mine_threes] &= ~bit
+        if a == 0:
+            if b == k - 1:
+                st[S_THREAT + other] += 1
+                st[word + theirs_fours] |= bit
+            if b == k - 2:
+                st[word + theirs_threes] |= bit
         st[cnt + 2 * line + player - 1] = a
     st[geo[G_S_BOARD] + cell] = 0
     st[S_HASH] ^= geo[geo[G_OFF_ZOB] + 2 * cell + player - 1]
@@ -181,22 +215,25 @@ def winning_cells(geo, st, player, out):
     if st[S_THREAT + player] == 0:
         return 0
     k = geo[G_K]
-    cnt = geo[G_S_CNT]
     board = geo[G_S_BOARD]
     lines = geo[G_OFF_LINES]
     found = 0
-    for line in range(geo[G_NLINES]):
-        if st[cnt + 2 * line + player - 1] != k - 1 or st[cnt + 2 * line + 2 - player] != 0:
-            continue
-        for j in range(k):
-            cell = geo[lines + line * k + j]
-            if st[board + cell] == 0:
-                if is_playable(geo, st, cell) and (found == 0 or out[0] != cell):
-                    out[found] = cell
-                    found += 1
-                    if found == 2:
-                        return 2
-                break
+    words = geo[G_SET_WORDS]
+    at = geo[G_S_SETS] + (SET_FOURS + player - 1) * words
+    for wi in range(words):   # the lines of k - 1 of its stones and none of the other's, in order
+        w = np.uint64(st[at + wi])
+        while w != ZERO:
+            line = wi * 64 + lowest_bit_index(w)
+            w &= w - ONE
+            for j in range(k):
+                cell = geo[lines + line * k + j]
+                if st[board + cell] == 0:
+                    if is_playable(geo, st, cell) and (found == 0 or out[0] != cell):
+                        out[found] = cell
+                        found += 1
+                        if found == 2:
+                            return 2
+                    break
     return found
 
 

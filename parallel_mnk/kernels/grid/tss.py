@@ -32,17 +32,20 @@ import numpy as np
 from parallel_mnk.settings import POLL_MASK
 from ..core.jit import allocating, allocating_expanded   # the family makes arrays (core/jit.py)
 
+from ..core.bits import lowest_bit_index
 from ..core.common import budget_spent, stop_requested
 from .stones import clear_line_stone, makes_four, set_line_stone, winning_cells, winning_cells_after
 from .layout import (
-    G_CELLS, G_K, G_NLINES, G_OFF_CLINES, G_OFF_CSTART, G_OFF_LINES, G_S_BOARD, G_S_CNT, S_ABORTED, S_BEST, S_HASH,
-    S_NODE_LIMIT, S_NODES,
+    G_CELLS, G_K, G_NLINES, G_OFF_CLINES, G_OFF_CSTART, G_OFF_LINES, G_S_BOARD, G_S_CNT, G_S_SETS, G_SET_WORDS,
+    S_ABORTED, S_BEST, S_HASH, S_NODE_LIMIT, S_NODES, SET_THREES,
 )
 
 LINE_MAX = 128            # cells of a recorded line (X's moves and Y's replies)
 MAX_FOURS = (LINE_MAX - 3) // 2   # so that a line always fits
 MAX_LEVELS = 64
 THREES_MIX = 0x5851F42D4C957F2D   # mixes the threes left into a failure's key
+ZERO = np.uint64(0)
+ONE = np.uint64(1)
 SEEN = 3                  # a board cell's mark while :func:`moves_making` lists it (0 empty, 1 and 2 stones)
 
 
@@ -70,17 +73,37 @@ def moves_making(geo, st, player, stones, out):
     board = geo[G_S_BOARD]
     lines = geo[G_OFF_LINES]
     n = 0
-    for ln in range(geo[G_NLINES]):
-        if st[cnt + 2 * ln + player - 1] != stones or st[cnt + 2 * ln + 2 - player] != 0:
-            continue
-        for t in range(k):
-            c = geo[lines + ln * k + t]
-            if st[board + c] == 0:
-                st[board + c] = SEEN   # (a mark on the board, taken off below: no array to allocate)
-                out[n] = c
-                n += 1
+    if stones == k - 2:   # the state's set of those lines (stones.py), in order
+        words = geo[G_SET_WORDS]
+        at = geo[G_S_SETS] + (SET_THREES + player - 1) * words
+        for wi in range(words):
+            w = np.uint64(st[at + wi])
+            while w != ZERO:
+                ln = wi * 64 + lowest_bit_index(w)
+                w &= w - ONE
+                n = _list_empty_cells(geo, st, ln, out, n)
+    else:
+        for ln in range(geo[G_NLINES]):
+            if st[cnt + 2 * ln + player - 1] == stones and st[cnt + 2 * ln + 2 - player] == 0:
+                n = _list_empty_cells(geo, st, ln, out, n)
     for j in range(n):
         st[board + out[j]] = 0
+    return n
+
+
+@allocating_expanded
+def _list_empty_cells(geo, st, ln, out, n):
+    """Append to ``out[:n]`` the empty cells of line ``ln`` not listed yet (marked
+    :data:`SEEN` on the board, which :func:`moves_making` clears); the new count."""
+    k = geo[G_K]
+    board = geo[G_S_BOARD]
+    lines = geo[G_OFF_LINES]
+    for t in range(k):
+        c = geo[lines + ln * k + t]
+        if st[board + c] == 0:
+            st[board + c] = SEEN   # (a mark on the board, taken off before returning: no array to allocate)
+            out[n] = c
+            n += 1
     return n
 
 
