@@ -174,6 +174,8 @@ def test_the_runtime_ranges_are_the_limits_they_feed():
     assert spec["DEFAULT_SPLIT_DEPTH"]["hi"] == MAX_SPLIT_DEPTH and spec["DEFAULT_DEPTH"]["hi"] == MAX_DEPTH
     for name in ("DEFAULT_TT_BITS", "LIMITED_TT_BITS", "MOVE_SEARCH_TT_BITS", "SIDE_POOL_TT_BITS"):
         assert (spec[name]["lo"], spec[name]["hi"]) == runtime_sheet.TABLE_BITS, name
+    from parallel_mnk.kernels.grid.tss import MAX_FOURS   # (more fours than the line has room for: writes past it)
+    assert spec["BIG_FOURS"]["hi"] == runtime_sheet.FOURS == MAX_FOURS
 
 
 # ---------------------------------------------------------------- the cache guard counts the kernel sheet only

@@ -30,6 +30,7 @@ T = TypeVar("T")
 TABLE_BITS = (10, 34)   # a table of 2**bits 8-byte entries (runtime.ttable's MIN_TT_BITS, MAX_TT_BITS)
 COUNT = 1 << 62         # the most nodes, tasks or entries any budget or cap may be (the kernels count in int64)
 SECONDS = 1e6           # the longest wait or period, in seconds (11 days)
+FOURS = 62              # the most fours of a continuous-four search past 64 cells (kernels/grid/tss.py MAX_FOURS: its line's room)
 
 
 def setting(default: T, lo: Any, hi: Any, *, power_of_two: bool = False) -> T:
@@ -109,7 +110,7 @@ class Settings:
     CERTIFY_TASKS_PER_WORKER: int = setting(8, 1, 1 << 20)    # a parallel certificate walk cuts its frontier into this many tasks a worker
 
     # -------------------------------------------------------------- proofs and boards past 64 cells
-    BIG_FOURS: int = setting(20, 0, 1 << 10)                  # fours a search for a win by continuous fours may play past 64 cells
+    BIG_FOURS: int = setting(20, 0, FOURS)                    # fours a search for a win by continuous fours may play past 64 cells
     BIG_THREES: int = setting(3, 0, 1 << 10)                  # three-moves the threat-space search tries at the root, fewest first
     BIG_THREAT_SHARE: float = setting(0.25, 0.0, 1.0)         # of a node limit for that search
     BIG_THREAT_NODES: int = setting(1 << 22, 1, COUNT)        # its nodes without a node limit
