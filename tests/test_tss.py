@@ -15,6 +15,7 @@ from parallel_mnk import best_move
 from parallel_mnk.engines.limited import LimitedSearch
 from parallel_mnk import Move, Options
 from parallel_mnk.game.moves import moves_of
+from parallel_mnk.kernels.core.jit import callable_from_python
 
 GOMOKU = GameSpec(15, 15, 5)
 # O to move; the engine needs 7 plies to see the win (f10), the threat-space search finds it at once
@@ -117,7 +118,7 @@ def test_the_winning_cells_after_a_stone_are_the_whole_boards(spec):
                     continue
                 G.set_stone(geo, st, cell, player)
                 n = G.winning_cells(geo, st, player, whole)
-                assert G.winning_cells_after(geo, st, cell, player, after) == n, (pos.board_text(), player, cell)
+                assert callable_from_python(G.winning_cells_after)(geo, st, cell, player, after) == n, (pos.board_text(), player, cell)
                 assert after[:n].tolist() == whole[:n].tolist(), (pos.board_text(), player, cell)
                 made[n] += 1
                 G.clear_stone(geo, st, cell)
@@ -185,12 +186,12 @@ def test_a_line_stone_is_a_stone_but_for_the_evaluation_and_neighbourhoods(spec)
             player = rng.choice((1, 2))
             full = st.copy()
             won = G.set_stone(geo, full, cell, player)
-            assert G.set_line_stone(geo, st, cell, player) == won
+            assert callable_from_python(G.set_line_stone)(geo, st, cell, player) == won
             want = full.copy()
             want[kept] = before[kept]
             assert np.array_equal(st, want), (pos.board_text(), cell, player)
             moved += int(not np.array_equal(full[kept], before[kept]))
-            G.clear_line_stone(geo, st, cell)
+            callable_from_python(G.clear_line_stone)(geo, st, cell)
             assert np.array_equal(st, before)
     assert moved > 0
 
@@ -231,7 +232,7 @@ def test_the_line_sets_of_a_state_are_those_of_its_line_counts(spec):
             if not G.is_playable(geo, st, cell):
                 continue
             lean = rng.random() < 0.5
-            (G.set_line_stone if lean else G.set_stone)(geo, st, cell, rng.choice((1, 2)))
+            (callable_from_python(G.set_line_stone) if lean else G.set_stone)(geo, st, cell, rng.choice((1, 2)))
             check(st, (pos.board_text(), cell))
-            (G.clear_line_stone if lean else G.clear_stone)(geo, st, cell)
+            (callable_from_python(G.clear_line_stone) if lean else G.clear_stone)(geo, st, cell)
             check(st, (pos.board_text(), -cell))

@@ -9,7 +9,7 @@ seed experiments) works on this representation instead. The arrays ``geo`` and
 import numpy as np
 
 from ..core.bits import lowest_bit_index
-from ..core.jit import allocating, allocating_expanded   # the family makes arrays (core/jit.py)
+from ..core.jit import allocating, allocating_expanded, called   # the family makes arrays (core/jit.py)
 
 from .layout import (
     G_CELLS, G_COLS, G_GRAVITY, G_K, G_NLINES, G_OFF_CENTRE, G_OFF_CLINES, G_OFF_CSTART, G_OFF_LINES, G_OFF_W,
@@ -31,29 +31,26 @@ def _contribution(geo, x, o):
     return 0
 
 
-@allocating_expanded
-def _put(geo, st, cell, player, full):
-    """:func:`set_stone`, with the evaluation and the neighbourhood counts only when
-    ``full`` (a literal at each call: the other branch compiles away)."""
+@called
+def set_line_stone(geo, st, cell, player):
+    """Put a stone of ``player`` (1 or 2) on the empty ``cell``: its line counts, line
+    sets and threats, the board, hash, heights and ply; not the evaluation and the
+    neighbourhood counts (:func:`set_stone` does all). For a search that reads
+    neither (the threat-space search, :mod:`.tss`) and takes each such stone off with
+    :func:`clear_line_stone` before it returns, so that they hold the truth again.
+    Returns 1 if the stone completes ``k`` in a row."""
     k = geo[G_K]
     cols = geo[G_COLS]
-    rows = geo[G_ROWS]
     other = 3 - player
     cnt = geo[G_S_CNT]
     sets, words = geo[G_S_SETS], geo[G_SET_WORDS]
     mine_fours, theirs_fours = (SET_FOURS + player - 1) * words, (SET_FOURS + other - 1) * words
     mine_threes, theirs_threes = (SET_THREES + player - 1) * words, (SET_THREES + other - 1) * words
     won = 0
-    delta = 0
     for i in range(geo[geo[G_OFF_CSTART] + cell], geo[geo[G_OFF_CSTART] + cell + 1]):
         line = geo[geo[G_OFF_CLINES] + i]
         a = st[cnt + 2 * line + player - 1]
         b = st[cnt + 2 * line + other - 1]
-        if full:
-            if player == 1:
-                delta += _contribution(geo, a + 1, b) - _contribution(geo, a, b)
-            else:
-                delta += _contribution(geo, b, a + 1) - _contribution(geo, b, a)
         word, bit = sets + (line >> 6), np.int64(1) << (line & 63)
         if b == 0:
             if a == k - 1:
@@ -76,43 +73,26 @@ def _put(geo, st, cell, player, full):
         st[cnt + 2 * line + player - 1] = a + 1
     st[geo[G_S_BOARD] + cell] = player
     st[S_HASH] ^= geo[geo[G_OFF_ZOB] + 2 * cell + player - 1]
-    row = cell // cols
-    col = cell - row * cols
-    st[geo[G_S_HEIGHT] + col] += 1
-    if full:
-        centre = geo[geo[G_OFF_CENTRE] + cell]
-        st[S_EVAL] += delta + (centre if player == 1 else -centre)
-        near = geo[G_S_NEAR]
-        for r in range(max(0, row - NEAR_RADIUS), min(rows, row + NEAR_RADIUS + 1)):
-            for c in range(max(0, col - NEAR_RADIUS), min(cols, col + NEAR_RADIUS + 1)):
-                st[near + r * cols + c] += 1
+    st[geo[G_S_HEIGHT] + cell % cols] += 1
     st[S_PLY] += 1
     return won
 
 
-@allocating_expanded
-def _take(geo, st, cell, full):
-    """:func:`clear_stone`, with the evaluation and the neighbourhood counts only when
-    ``full`` (as :func:`_put`)."""
+@called
+def clear_line_stone(geo, st, cell):
+    """Undo :func:`set_line_stone` on ``cell`` (which must hold a stone)."""
     k = geo[G_K]
     cols = geo[G_COLS]
-    rows = geo[G_ROWS]
     player = st[geo[G_S_BOARD] + cell]
     other = 3 - player
     cnt = geo[G_S_CNT]
     sets, words = geo[G_S_SETS], geo[G_SET_WORDS]
     mine_fours, theirs_fours = (SET_FOURS + player - 1) * words, (SET_FOURS + other - 1) * words
     mine_threes, theirs_threes = (SET_THREES + player - 1) * words, (SET_THREES + other - 1) * words
-    delta = 0
     for i in range(geo[geo[G_OFF_CSTART] + cell], geo[geo[G_OFF_CSTART] + cell + 1]):
         line = geo[geo[G_OFF_CLINES] + i]
         a = st[cnt + 2 * line + player - 1] - 1  # count without this stone
         b = st[cnt + 2 * line + other - 1]
-        if full:
-            if player == 1:
-                delta += _contribution(geo, a, b) - _contribution(geo, a + 1, b)
-            else:
-                delta += _contribution(geo, b, a) - _contribution(geo, b, a + 1)
         word, bit = sets + (line >> 6), np.int64(1) << (line & 63)
         if b == 0:
             if a == k - 1:
@@ -134,17 +114,36 @@ def _take(geo, st, cell, full):
         st[cnt + 2 * line + player - 1] = a
     st[geo[G_S_BOARD] + cell] = 0
     st[S_HASH] ^= geo[geo[G_OFF_ZOB] + 2 * cell + player - 1]
+    st[geo[G_S_HEIGHT] + cell % cols] -= 1
+    st[S_PLY] -= 1
+
+
+@allocating_expanded
+def _evaluation_and_neighbours(geo, st, cell, sign):
+    """Add (``sign`` 1) or take back (-1) what the stone on ``cell`` adds to the
+    evaluation (each line through it worth its count with the stone less without)
+    and to the neighbourhood counts; read while the stone is on the board."""
+    cols = geo[G_COLS]
+    rows = geo[G_ROWS]
+    cnt = geo[G_S_CNT]
+    player = st[geo[G_S_BOARD] + cell]
+    delta = 0
+    for i in range(geo[geo[G_OFF_CSTART] + cell], geo[geo[G_OFF_CSTART] + cell + 1]):
+        line = geo[geo[G_OFF_CLINES] + i]
+        a = st[cnt + 2 * line + player - 1]   # (with the stone)
+        b = st[cnt + 2 * line + 2 - player]
+        if player == 1:
+            delta += _contribution(geo, a, b) - _contribution(geo, a - 1, b)
+        else:
+            delta += _contribution(geo, b, a) - _contribution(geo, b, a - 1)
+    centre = geo[geo[G_OFF_CENTRE] + cell]
+    st[S_EVAL] += sign * (delta + (centre if player == 1 else -centre))
     row = cell // cols
     col = cell - row * cols
-    st[geo[G_S_HEIGHT] + col] -= 1
-    if full:
-        centre = geo[geo[G_OFF_CENTRE] + cell]
-        st[S_EVAL] += delta - (centre if player == 1 else -centre)
-        near = geo[G_S_NEAR]
-        for r in range(max(0, row - NEAR_RADIUS), min(rows, row + NEAR_RADIUS + 1)):
-            for c in range(max(0, col - NEAR_RADIUS), min(cols, col + NEAR_RADIUS + 1)):
-                st[near + r * cols + c] -= 1
-    st[S_PLY] -= 1
+    near = geo[G_S_NEAR]
+    for r in range(max(0, row - NEAR_RADIUS), min(rows, row + NEAR_RADIUS + 1)):
+        for c in range(max(0, col - NEAR_RADIUS), min(cols, col + NEAR_RADIUS + 1)):
+            st[near + r * cols + c] += sign
 
 
 @allocating
@@ -152,28 +151,16 @@ def set_stone(geo, st, cell, player):
     """Put a stone of ``player`` (1 or 2) on the empty ``cell``; update line
     counts, evaluation, threats, hash, heights and neighbourhood. Does not
     change the side to move. Returns 1 if the stone completes ``k`` in a row."""
-    return _put(geo, st, cell, player, True)
+    won = set_line_stone(geo, st, cell, player)
+    _evaluation_and_neighbours(geo, st, cell, 1)
+    return won
 
 
 @allocating
 def clear_stone(geo, st, cell):
     """Undo :func:`set_stone` on ``cell`` (which must hold a stone)."""
-    _take(geo, st, cell, True)
-
-
-@allocating
-def set_line_stone(geo, st, cell, player):
-    """:func:`set_stone` but for the evaluation and the neighbourhood counts, which
-    keep what they held: for a search that reads neither (the threat-space search,
-    :mod:`.tss`) and takes each such stone off with :func:`clear_line_stone` before
-    it returns, so that they hold the truth again."""
-    return _put(geo, st, cell, player, False)
-
-
-@allocating
-def clear_line_stone(geo, st, cell):
-    """Undo :func:`set_line_stone` on ``cell``."""
-    _take(geo, st, cell, False)
+    _evaluation_and_neighbours(geo, st, cell, -1)
+    clear_line_stone(geo, st, cell)
 
 
 @allocating
@@ -237,7 +224,7 @@ def winning_cells(geo, st, player, out):
     return found
 
 
-@allocating
+@called
 def winning_cells_after(geo, st, cell, player, out):
     """:func:`winning_cells` of ``player`` just after its stone on ``cell``, when it had
     none before that stone (free placement): every line of ``k - 1`` of its stones and
