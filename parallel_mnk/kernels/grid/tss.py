@@ -66,8 +66,10 @@ def _tick(st, ctl):
 @allocating
 def moves_making(geo, st, player, stones, out):
     """Empty cells on a line holding ``stones`` stones of ``player`` and none of the
-    other's (``k - 2``: moves that make a four; ``k - 3``: moves that make a line
-    one move from a four), written to ``out``; returns how many."""
+    other's (``k - 2``: moves that make a four, its lines read off the state's line
+    set; ``k - 3``: moves that make a line one move from a four, every line read),
+    each once, in the order of the lines and their cells, written to ``out``; returns
+    how many."""
     k = geo[G_K]
     cnt = geo[G_S_CNT]
     board = geo[G_S_BOARD]
