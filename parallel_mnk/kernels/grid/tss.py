@@ -34,7 +34,7 @@ from ..core.jit import allocating, allocating_expanded   # the family makes arra
 
 from ..core.bits import lowest_bit_index
 from ..core.common import budget_spent, stop_requested
-from .stones import clear_line_stone, makes_four, set_line_stone, winning_cells, winning_cells_after
+from .stones import ONE, ZERO, clear_line_stone, makes_four, set_line_stone, winning_cells, winning_cells_after
 from .layout import (
     G_CELLS, G_K, G_NLINES, G_OFF_CLINES, G_OFF_CSTART, G_OFF_LINES, G_S_BOARD, G_S_CNT, G_S_SETS, G_SET_WORDS,
     S_ABORTED, S_BEST, S_HASH, S_NODE_LIMIT, S_NODES, SET_THREES,
@@ -44,8 +44,6 @@ LINE_MAX = 128            # cells of a recorded line (X's moves and Y's replies)
 MAX_FOURS = (LINE_MAX - 3) // 2   # so that a line always fits
 MAX_LEVELS = 64
 THREES_MIX = 0x5851F42D4C957F2D   # mixes the threes left into a failure's key
-ZERO = np.uint64(0)
-ONE = np.uint64(1)
 SEEN = 3                  # a board cell's mark while :func:`moves_making` lists it (0 empty, 1 and 2 stones)
 
 
@@ -232,7 +230,8 @@ def vct(geo, st, ctl, player, threes, fours, scratch, fail, level):
             continue
         set_line_stone(geo, st, cell, player)
         d = 0
-        if j < n4 and winning_cells_after(geo, st, cell, player, pair) == 1:   # a four: the reply is forced (none before: vcf above)
+        # a four: the reply is forced (X had no winning cell before it: vcf above)
+        if j < n4 and winning_cells_after(geo, st, cell, player, pair) == 1:
             reply = pair[0]
             set_line_stone(geo, st, reply, other)
             d = vct(geo, st, ctl, player, threes, fours - 1, scratch, fail, level + 1)
