@@ -110,3 +110,32 @@ def test_without_a_key_every_sibling_is_a_child():
     t = tree()
     t.select()
     assert [c.cell for c in t.root.children] == [0, 1, 2]
+
+
+def test_where_proofs_are_expected_a_job_counts_as_its_leafs_proof_and_idle_workers_take_the_rest():
+    """``busy_proves`` (the threat proofs past 64 cells): a job under way counts as its
+    leaf's proof, so the next job goes to the defender's other move that proof needs
+    (not to the attacker's next move, as above); when every job a proof needs is under
+    way, the attacker's other moves get the next jobs rather than none."""
+    t = tree()
+    t.busy_proves, t.zone_wait = True, False
+    leaf = t.select()
+    t.begin_job(leaf)
+    t.end_job(leaf, -1, 3, 2)
+    first = t.select()
+    assert first.path() == [0, 3]                   # the defender's node: its child of least dn
+    t.begin_job(first)
+    other = t.select()                              # [0, 3] counts as proven: [0]'s proof needs [0, 4] too
+    assert other.path() == [0, 4]
+    t.begin_job(other)
+    spare = t.select()                              # [0] counts as proven, so does the root: no job a proof
+    assert spare.path() == [1]                      # needs; the attacker's next move (as if [0] were disproven)
+    t.begin_job(spare)
+    last = t.select()
+    assert last.path() == [2]
+    t.begin_job(last)
+    assert t.select() is None                       # every open leaf has its job
+    t.end_job(first, 0, INF, 0)                     # [0, 3] disproven: [0] disproven
+    assert t.root.children[0].state == DISPROVEN
+    t.end_job(other, 1, 0, INF)
+    assert t.root.children[0].state == DISPROVEN    # (a moot answer changes nothing)

@@ -13,7 +13,12 @@ leaf (*virtual numbers*): an AND node with a job below its best child takes no
 second job (one disproof settles it, and the answers of its other children would
 be moot), and the next job goes to the next child of the OR node above it, which
 a disproof of that node needs too. (Most of a proof's nodes go to disproofs: the
-draws of the empty boards, and every refuted move of a win.)
+draws of the empty boards, and every refuted move of a win.) Where the question is
+expected to be proven (the threat proofs past 64 cells, ``busy_proves``), a job
+under way counts as its leaf's *proof* instead: the next job goes to the defender's
+other moves, which that proof needs too, and only when none is left to the
+attacker's other moves (counted as above), so that no worker idles while the tree
+has an open leaf a job could take.
 :meth:`PnTree.end_job` takes a job's answer and backs the numbers up; a node whose children settle it is settled by the caller's
 ``settle`` (which writes its record), so that the tree and the store agree.
 
@@ -79,12 +84,13 @@ class PnTree:
     tree then keeps it open). ``zone_wait``: below an attacker's node none of whose
     moves is disproven yet, jobs go to its best move alone (that move's zone may answer
     the others); off, every move counts at once (work for more workers, some of it a
-    zone would have saved). ``key_of``: the module docstring."""
+    zone would have saved). ``key_of``, ``busy_proves``: the module docstring."""
 
     def __init__(self, x: int, o: int, ply: int, or_node: bool, expand: Callable[[PnNode], Expansion],
                  state_of: Callable[[PnNode], int], zone_of: Callable[[PnNode], int],
                  settle: Callable[[PnNode, bool], int], open_depth: int = 2,
-                 key_of: Optional[Callable[[int, int], object]] = None, zone_wait: bool = True) -> None:
+                 key_of: Optional[Callable[[int, int], object]] = None, zone_wait: bool = True,
+                 busy_proves: bool = False) -> None:
         self.root = PnNode(x, o, ply, or_node, -1, None)
         self.expand_cb, self.state_of, self.zone_of, self.settle_cb = expand, state_of, zone_of, settle
         self.key_of = key_of   # a position's key up to symmetry: siblings of one key are one child
@@ -92,16 +98,19 @@ class PnTree:
         self.nodes = 1
         self._seen: dict[int, tuple[int, int]] = {}   # virtual numbers met in one select
         self.zone_wait = zone_wait   # jobs below an attacker's node go to its best move alone until one is disproven
+        self.busy_proves = busy_proves   # a job under way counts as its leaf's proof first (module docstring)
+        self._busy = PROVEN if busy_proves else DISPROVEN   # how a job under way counts in this walk
 
     # ------------------------------------------------------------ choosing a leaf
     def select(self) -> Optional[PnNode]:
         """The most-proving leaf by the virtual numbers (module docstring) without a
-        job under way (None: the jobs under way disprove the root if they all
-        disprove their leaves, or the root is settled); expands leaves on the way as
-        the module says."""
+        job under way (None: the jobs under way settle the root if they all settle
+        their leaves as they count, or the root is settled); expands leaves on the
+        way as the module says."""
         while self.root.state == OPEN:
-            self._seen = {}
-            found = self._descend(self.root)
+            found = self._walk(PROVEN if self.busy_proves else DISPROVEN)
+            if found is None and self.busy_proves:   # (no job a proof needs left: one a disproof would)
+                found = self._walk(DISPROVEN)
             if found is not None:
                 if found.children is None and self._expandable(found):
                     self._expand(found)
@@ -109,6 +118,12 @@ class PnTree:
                 return found
             return None
         return None
+
+    def _walk(self, busy: int) -> Optional[PnNode]:
+        """:meth:`_descend` from the root with a job under way counting as ``busy``
+        (PROVEN or DISPROVEN)."""
+        self._busy, self._seen = busy, {}
+        return self._descend(self.root)
 
     def _expandable(self, node: PnNode) -> bool:
         return not node.leaf and (node.jobs > 0 or node.ply - self.root.ply < self.open_depth)
@@ -137,11 +152,11 @@ class PnTree:
 
     def _virtual(self, node: PnNode) -> tuple[int, int]:
         """``node``'s numbers with every job under way below it counted as its leaf's
-        disproof (module docstring); memoised for one :meth:`select`."""
+        disproof or proof (module docstring); memoised for one walk of :meth:`select`."""
         if node.state != OPEN or not node.busy_below:
             return node.pn, node.dn
         if node.busy:
-            return INF, 0
+            return (0, INF) if self._busy == PROVEN else (INF, 0)
         if node.children is None:   # (made a leaf again: the jobs below it no longer count)
             return node.pn, node.dn
         got = self._seen.get(id(node))
