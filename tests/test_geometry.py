@@ -47,8 +47,8 @@ def test_has_line_and_winning_cells_match_brute_force(rows, cols, k):
 @pytest.mark.parametrize("cols,rows", [(15, 15), (9, 9), (9, 8), (4, 4), (7, 3), (1, 5)])
 def test_least_images_after_each_move_are_those_of_the_children(cols, rows):
     """least_images_after: the key of each child, as least_image finds it on the child
-    itself, X or O to move, on square and oblong boards (8, 4 or 2 maps), for every
-    empty cell and for a few of them."""
+    itself, and a map that takes the child to it, X or O to move, on square and oblong
+    boards (8, 4 or 2 maps), for every empty cell and for a few of them."""
     spec = GameSpec(cols, rows, min(cols, rows, 4))
     perms = geometry.symmetries(spec)
     rng = random.Random(cols * 100 + rows)
@@ -58,9 +58,13 @@ def test_least_images_after_each_move_are_those_of_the_children(cols, rows):
         x, o = sum(1 << c for c in cells[::2]), sum(1 << c for c in cells[1::2])
         x_moves = len(cells) % 2 == 0
         for asked in (full & ~(x | o), (full & ~(x | o)) & rng.getrandbits(spec.cells)):
-            want = []
+            want, got = [], []
             for cell in range(spec.cells):
                 if asked >> cell & 1:
                     child = (x | 1 << cell, o) if x_moves else (x, o | 1 << cell)
                     want.append((cell, geometry.least_image(perms, *child)[0]))
-            assert list(geometry.least_images_after(perms, x, o, asked)) == want, (cols, rows, cells)
+            for cell, key, perm in geometry.least_images_after(perms, x, o, asked):
+                child = (x | 1 << cell, o) if x_moves else (x, o | 1 << cell)
+                assert (geometry.map_stones(child[0], perm), geometry.map_stones(child[1], perm)) == key
+                got.append((cell, key))
+            assert got == want, (cols, rows, cells)

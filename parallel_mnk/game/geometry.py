@@ -221,9 +221,11 @@ def least_image(perms: list[list[int]], x: int, o: int) -> tuple[tuple[int, int]
     return best
 
 
-def least_images_after(perms: list[list[int]], x: int, o: int, cells: int) -> Iterator[tuple[int, tuple[int, int]]]:
-    """``(cell, key)`` for each cell of ``cells`` (by index): the key of :func:`least_image`
-    of the position after the side to move puts a stone there. The images of the
+def least_images_after(perms: list[list[int]], x: int, o: int,
+                       cells: int) -> Iterator[tuple[int, tuple[int, int], list[int]]]:
+    """``(cell, key, perm)`` for each cell of ``cells`` (by index): :func:`least_image`
+    of the position after the side to move puts a stone there, its key and a map that
+    gives it. The images of the
     position are mapped once and each child's are those plus the image of its cell
     (a stone's image does not depend on the others), not mapped again stone by stone."""
     x_moves = (x.bit_count() + o.bit_count()) % 2 == 0
@@ -233,12 +235,13 @@ def least_images_after(perms: list[list[int]], x: int, o: int, cells: int) -> It
         cells ^= low
         cell = low.bit_length() - 1
         best: Optional[tuple[int, int]] = None
+        best_perm = perms[0]
         for ix, io, perm in images:
             image = (ix | 1 << perm[cell], io) if x_moves else (ix, io | 1 << perm[cell])
             if best is None or image < best:
-                best = image
+                best, best_perm = image, perm
         assert best is not None
-        yield cell, best
+        yield cell, best, best_perm
 
 
 # ------------------------------------------------------------------ shared by both engines' arrays
