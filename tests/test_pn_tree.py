@@ -3,6 +3,10 @@ game, no kernels: which leaf the next job goes to, the zone wait at the attacker
 nodes, how the numbers back up, and a zone answering the attacker's other moves."""
 from __future__ import annotations
 
+import random
+
+import pytest
+
 from parallel_mnk.parallel.scheduling.pn_tree import DISPROVEN, INF, OPEN, PROVEN, PnTree
 
 # a node's children by the cells from the root: (cell, pn, dn) each
@@ -139,3 +143,58 @@ def test_where_proofs_are_expected_a_job_counts_as_its_leafs_proof_and_idle_work
     assert t.root.children[0].state == DISPROVEN
     t.end_job(other, 1, 0, INF)
     assert t.root.children[0].state == DISPROVEN    # (a moot answer changes nothing)
+
+
+def _virtual_from_scratch(t: PnTree, node, busy: int) -> tuple[int, int]:
+    """A node's virtual numbers computed afresh from the jobs under way below it (the
+    definition :meth:`PnTree._virtual` keeps up to date)."""
+    if node.state != OPEN or not node.busy_below:
+        return node.pn, node.dn
+    if node.busy:
+        return (0, INF) if busy == PROVEN else (INF, 0)
+    if node.children is None:
+        return node.pn, node.dn
+    return t._combine(node, lambda c: _virtual_from_scratch(t, c, busy))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_virtual_numbers_kept_are_those_of_the_jobs_under_way(seed):
+    """Random jobs begun and ended (proven, disproven, open with new numbers, lost) on
+    random trees of a made-up game (some children settled when made), both counts of a
+    job under way: after each step every node's kept virtual numbers are those
+    computed afresh."""
+    rng = random.Random(seed)
+    made = 0
+    for game in range(20):
+        def expand(node, game=game):
+            r = random.Random(hash((seed, game, tuple(node.path()))))
+            if r.random() < 0.05:
+                return PROVEN if r.random() < 0.5 else DISPROVEN
+            return [(cell, r.randint(1, 9), r.randint(1, 9)) for cell in r.sample(range(12), r.randint(2, 5))]
+
+        def state_of(node, game=game):   # (a child settled already: a transposition's)
+            r = random.Random(hash((seed, game, tuple(node.path()), "store")))
+            return OPEN if r.random() < 0.9 else PROVEN if r.random() < 0.5 else DISPROVEN
+
+        t = PnTree(0, 0, 0, True, expand=expand, state_of=state_of,
+                   zone_of=lambda n: -1 if rng.random() < 0.8 else rng.getrandbits(12),
+                   settle=lambda n, proven: PROVEN if proven else DISPROVEN, open_depth=1, zone_wait=False,
+                   busy_proves=seed % 2 == 0)
+        running = []
+        for _ in range(200):
+            if t.root.state != OPEN:
+                break
+            leaf = t.select() if rng.random() < 0.6 or not running else None
+            if leaf is not None:
+                t.begin_job(leaf)
+                running.append(leaf)
+            elif running:
+                node = running.pop(rng.randrange(len(running)))
+                t.end_job(node, rng.choice([1, 0] + [-1] * 24 + [-2] * 2), rng.randint(1, 20), rng.randint(1, 20))
+            for node in t.walk():
+                assert (node.vp, node.vd) == (_virtual_from_scratch(t, node, PROVEN),
+                                              _virtual_from_scratch(t, node, DISPROVEN)), (game, node.path())
+        made += t.nodes
+        if made > 400:
+            break
+    assert made > 400

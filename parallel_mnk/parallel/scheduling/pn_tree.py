@@ -44,7 +44,7 @@ class PnNode:
     """One node of the tree (``cell``: the move from its parent, -1 at the root)."""
 
     __slots__ = ("x", "o", "ply", "or_node", "cell", "parent", "children", "pn", "dn", "state", "busy", "jobs",
-                 "zone", "leaf", "busy_below")
+                 "zone", "leaf", "busy_below", "vp", "vd")
 
     def __init__(self, x: int, o: int, ply: int, or_node: bool, cell: int, parent: Optional["PnNode"],
                  pn: int = 1, dn: int = 1) -> None:
@@ -57,6 +57,7 @@ class PnNode:
         self.zone = 0         # its zone once disproven (cells)
         self.leaf = False     # kept a leaf: its children settle it, the store's view not (its jobs will)
         self.busy_below = 0   # jobs under way on it and below it
+        self.vp = self.vd = (pn, dn)   # its virtual numbers, the jobs under way counted as proofs / disproofs
 
     def child(self, cell: int, pn: int, dn: int) -> "PnNode":
         """The child after ``cell`` (the side to move's stone)."""
@@ -96,7 +97,6 @@ class PnTree:
         self.key_of = key_of   # a position's key up to symmetry: siblings of one key are one child
         self.open_depth = open_depth
         self.nodes = 1
-        self._seen: dict[int, tuple[int, int]] = {}   # virtual numbers met in one select
         self.zone_wait = zone_wait   # jobs below an attacker's node go to its best move alone until one is disproven
         self.busy_proves = busy_proves   # a job under way counts as its leaf's proof first (module docstring)
         self._busy = PROVEN if busy_proves else DISPROVEN   # how a job under way counts in this walk
@@ -122,7 +122,7 @@ class PnTree:
     def _walk(self, busy: int) -> Optional[PnNode]:
         """:meth:`_descend` from the root with a job under way counting as ``busy``
         (PROVEN or DISPROVEN)."""
-        self._busy, self._seen = busy, {}
+        self._busy = busy
         return self._descend(self.root)
 
     def _expandable(self, node: PnNode) -> bool:
@@ -152,17 +152,25 @@ class PnTree:
 
     def _virtual(self, node: PnNode) -> tuple[int, int]:
         """``node``'s numbers with every job under way below it counted as its leaf's
-        disproof or proof (module docstring); memoised for one walk of :meth:`select`."""
-        if node.state != OPEN or not node.busy_below:
-            return node.pn, node.dn
-        if node.busy:
-            return (0, INF) if self._busy == PROVEN else (INF, 0)
-        if node.children is None:   # (made a leaf again: the jobs below it no longer count)
-            return node.pn, node.dn
-        got = self._seen.get(id(node))
-        if got is None:
-            got = self._seen[id(node)] = self._combine(node, self._virtual)
-        return got
+        proof or disproof, as this walk of :meth:`select` counts them (module docstring;
+        kept up to date by :meth:`_revise`)."""
+        return node.vp if self._busy == PROVEN else node.vd
+
+    def _revise(self, node: Optional[PnNode]) -> None:
+        """Recompute the virtual numbers (:meth:`_virtual`, both counts) from ``node`` up
+        to the root, after a change at ``node`` (a job begun or ended, numbers backed
+        up, children made): every node whose numbers may change is on that path."""
+        while node is not None:
+            if node.state != OPEN or not node.busy_below:
+                node.vp = node.vd = (node.pn, node.dn)
+            elif node.busy:
+                node.vp, node.vd = (0, INF), (INF, 0)
+            elif node.children is None:   # (made a leaf again: the jobs below it no longer count)
+                node.vp = node.vd = (node.pn, node.dn)
+            else:
+                node.vp = self._combine(node, lambda c: c.vp)
+                node.vd = self._combine(node, lambda c: c.vd)
+            node = node.parent
 
     def _ranked(self, node: PnNode) -> list[PnNode]:
         """``node``'s open children that count (not answered by a zone), most proving first."""
@@ -200,6 +208,7 @@ class PnTree:
         if isinstance(got, int):
             self._set_settled(node, got)
             self._backup(node.parent)
+            self._revise(node)
             return
         node.children = [node.child(cell, pn, dn) for cell, pn, dn in got]
         if self.key_of is not None:   # (symmetric siblings have one value: one job, not one each)
@@ -216,6 +225,7 @@ class PnTree:
             if state != OPEN:
                 self._set_settled(c, state)
         self._backup(node)
+        self._revise(node)
 
     # ------------------------------------------------------------ answers
     def begin_job(self, node: PnNode) -> None:
@@ -225,6 +235,7 @@ class PnTree:
         while above is not None:
             above.busy_below += 1
             above = above.parent
+        self._revise(node)
 
     def end_job(self, node: PnNode, found: int, pn: int, dn: int) -> None:
         """A job on ``node`` ended: ``found`` 1 proven, 0 disproven, -1 open with numbers
@@ -234,20 +245,20 @@ class PnTree:
         while above is not None:
             above.busy_below -= 1
             above = above.parent
-        if found == -2:
-            return
-        node.jobs += 1
-        if node.state != OPEN:
-            return
-        if found >= 0:
-            self._set_settled(node, PROVEN if found == 1 else DISPROVEN)
-        elif node.children is None:
-            node.pn, node.dn = pn, dn
-        self._backup(node.parent if node.children is None or found >= 0 else node)
+        if found != -2:
+            node.jobs += 1
+        if found != -2 and node.state == OPEN:
+            if found >= 0:
+                self._set_settled(node, PROVEN if found == 1 else DISPROVEN)
+            elif node.children is None:
+                node.pn, node.dn = pn, dn
+            self._backup(node.parent if node.children is None or found >= 0 else node)
+        self._revise(node)
 
     def _set_settled(self, node: PnNode, state: int) -> None:
         node.state = state
         node.pn, node.dn = (0, INF) if state == PROVEN else (INF, 0)
+        node.vp = node.vd = (node.pn, node.dn)
         if state == DISPROVEN:
             node.zone = self.zone_of(node)
 
