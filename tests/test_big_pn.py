@@ -70,6 +70,7 @@ def test_jobs_on_the_workers_give_naive_answers(monkeypatch, use_settings):
             proof = ThreatProof(pos, attacker, threes=1, vct_nodes=64)
             assert proof.run_on(backend, lambda: False, lambda s: None) == truth, (pos.board_text(), attacker)
             assert proof.judge.judged <= 1, (pos.board_text(), attacker)   # (the root only)
+            assert proof.jobs == 0 or 0 <= proof.idle_s <= proof.slot_s   # (the workers' time without a job)
             asked += proof.jobs
     assert asked > 20 and any(shared)   # (jobs ran: not every question settled at its root)
 
@@ -77,7 +78,9 @@ def test_jobs_on_the_workers_give_naive_answers(monkeypatch, use_settings):
 def test_a_worker_killed_mid_job_past_64_cells(tmp_path, monkeypatch):
     """A worker killed while its job runs (SIGKILL right after its third job is handed
     out): the leaf is handed out again, the worker restarted, and the answer, its move
-    and a verified certificate are those of one process."""
+    and a verified certificate are those of one process. (A kill can land after the
+    job's answer went out: the solve is tried again, at most 4 times, until a kill
+    loses a job; every try's answer is checked.)"""
     import os
     import signal
     from parallel_mnk.parallel.uses import big_pn_pool
@@ -99,11 +102,19 @@ def test_a_worker_killed_mid_job_past_64_cells(tmp_path, monkeypatch):
             killed.append(pid)
 
     monkeypatch.setattr(big_pn_pool.JudgePool, "_hand_out", hand_out_and_kill)
-    r = solve(pos, weak=True, options=Options(prover="pn", workers=2, certificate=tmp_path))
-    assert killed and r.parallel["lost"] >= 1, r.parallel
-    assert (r.value, r.best_move) == (alone.value, alone.best_move) == (Value.WIN, alone.best_move)
-    assert sum(w.tasks for w in r.workers[1:]) >= r.parallel["lost"] + 1
-    assert proofcheck.main([str(tmp_path)], out=io.StringIO()) == 0
+    for attempt in range(4):
+        killed.clear()
+        started.clear()
+        folder = tmp_path / str(attempt)
+        r = solve(pos, weak=True, options=Options(prover="pn", workers=2, certificate=folder))
+        assert killed, r.parallel
+        assert 0 <= r.parallel["idle"] <= 1, r.parallel
+        assert (r.value, r.best_move) == (alone.value, alone.best_move) == (Value.WIN, alone.best_move)
+        assert sum(w.tasks for w in r.workers[1:]) >= r.parallel["lost"] + 1
+        assert proofcheck.main([str(folder)], out=io.StringIO()) == 0
+        if r.parallel["lost"] >= 1:
+            break
+    assert r.parallel["lost"] >= 1, r.parallel   # (a job was lost with its worker, and handed out again)
 
 
 def _zone_cases(spec: GameSpec, count: int, stones: tuple[int, int], seed: int):

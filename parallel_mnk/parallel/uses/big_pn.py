@@ -84,6 +84,8 @@ class ThreatProof:
         self.restarts: dict[int, int] = {}
         self.lost = 0   # jobs lost with their worker (handed out again)
         self.worker_stats: dict[int, WorkerStats] = {}
+        self.slot_s = 0.0   # the workers' seconds in pool runs
+        self.idle_s = 0.0   # of them, without a job while the coordinator waited for answers
 
     # ------------------------------------------------------------ what is settled
     def lookup(self, x: int, o: int) -> tuple[int, int]:
@@ -465,6 +467,9 @@ def _result(position: Position, value: Value, proofs: list[ThreatProof], answers
                                   "tree_nodes": sum(p.tree.nodes for p in proofs if p.tree is not None),
                                   "settled": sum(len(p.settled) for p in proofs), "questions": len(proofs),
                                   "workers": opts.workers, "lost": sum(p.lost for p in proofs)}
+    slot_s = sum(p.slot_s for p in proofs)
+    if slot_s > 0:   # (the share of the workers' time without a job: "idle")
+        figures["idle"] = round(sum(p.idle_s for p in proofs) / slot_s, 3)
     elapsed = time.perf_counter() - started
     search = first.judge.search
     if not value.known:

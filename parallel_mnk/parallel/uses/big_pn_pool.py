@@ -40,6 +40,8 @@ class Proof(Protocol):
     lost: int
     remote_nodes: int
     worker_stats: dict[int, WorkerStats]
+    slot_s: float
+    idle_s: float
     restarts: dict[int, int]
 
     def status(self) -> str: ...
@@ -71,6 +73,7 @@ class JudgePool:
         self.proof, self.tree, self.backend = proof, tree, backend
         self.running_jobs: dict[int, tuple[JudgeJob, LeafWork]] = {}
         self.works: list[LeafWork] = []   # leaves begun in the tree and not ended
+        self.free_since: dict[int, float] = {}   # when each worker without a job had its last one end
 
     def run(self, stop: Callable[[], bool], status: Callable[[str], None],
             pause: Callable[[], bool] = lambda: False) -> bool:
@@ -78,8 +81,10 @@ class JudgePool:
         says to hand out no more (the running jobs' answers are taken in first), or
         ``stop()`` says to stop now (the running jobs stopped, their answers dropped):
         False, the root open."""
-        tree, backend = self.tree, self.backend
+        tree, backend, proof = self.tree, self.backend, self.proof
         backend.begin()
+        started = time.monotonic()
+        self.free_since = {slot: started for slot in range(1, backend.n + 1) if slot not in self.running_jobs}
         try:
             while tree.root.state == OPEN and not stop():
                 paused = pause()
@@ -91,8 +96,12 @@ class JudgePool:
                     raise MnkError("the proof's tree has no open leaf to hand out (an internal error)")
                 for slot, event in backend.collect(0.05):
                     self._collect(slot, event)
-                status(self.proof.status())
+                status(proof.status())
         finally:
+            ended = time.monotonic()
+            proof.slot_s += backend.n * (ended - started)
+            proof.idle_s += sum(ended - since for since in self.free_since.values())
+            self.free_since.clear()
             if self.running_jobs:   # (stopped, or settled while jobs ran: stop them, drop their answers)
                 backend.stop_all()
                 self._drain()
@@ -134,6 +143,7 @@ class JudgePool:
                     break
                 work.running += 1
                 self.running_jobs[slot] = (job, work)
+                proof.idle_s += time.monotonic() - self.free_since.pop(slot, time.monotonic())
 
     def _collect(self, slot: int, event: object) -> None:
         """Take one ended job into the tree: its judgements, then its leaf expanded
@@ -143,6 +153,7 @@ class JudgePool:
             return
         proof = self.proof
         job, work = self.running_jobs.pop(slot)
+        self.free_since[slot] = time.monotonic()
         work.running -= 1
         if isinstance(event, Lost):
             proof.lost += 1
