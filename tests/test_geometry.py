@@ -68,3 +68,29 @@ def test_least_images_after_each_move_are_those_of_the_children(cols, rows):
                 assert (geometry.map_stones(child[0], perm), geometry.map_stones(child[1], perm)) == key
                 got.append((cell, key))
             assert got == want, (cols, rows, cells)
+
+
+def test_images_remember_the_keys_least_image_gives():
+    """geometry.Images: the key and map of a position, and those of the children it
+    lists, are least_image's (the maps give the keys), whether remembered or computed
+    again after the few it keeps are forgotten."""
+    spec = GameSpec(9, 9, 4)
+    perms = geometry.symmetries(spec)
+    images = geometry.Images(perms, kept=50)
+    rng = random.Random(5)
+    for _ in range(40):
+        cells = rng.sample(range(spec.cells), rng.randint(0, 12))
+        x, o = sum(1 << c for c in cells[::2]), sum(1 << c for c in cells[1::2])
+        x_moves = len(cells) % 2 == 0
+        for position in [(x, o)] * 2:
+            key, perm = images.of(*position)
+            assert key == geometry.least_image(perms, *position)[0]
+            assert (geometry.map_stones(position[0], perm), geometry.map_stones(position[1], perm)) == key
+        free = ((1 << spec.cells) - 1) & ~(x | o) & rng.getrandbits(spec.cells)
+        for cell, key in images.after(x, o, free):
+            child = (x | 1 << cell, o) if x_moves else (x, o | 1 << cell)
+            assert key == geometry.least_image(perms, *child)[0]
+            assert child in images._met   # (remembered: its lookup maps nothing again)
+            got, perm = images.of(*child)
+            assert got == key and (geometry.map_stones(child[0], perm), geometry.map_stones(child[1], perm)) == key
+        assert len(images._met) <= 50

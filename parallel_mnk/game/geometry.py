@@ -244,6 +244,38 @@ def least_images_after(perms: list[list[int]], x: int, o: int,
         yield cell, best, best_perm
 
 
+class Images:
+    """The keys up to symmetry (:func:`least_image`) of the positions a search meets,
+    under the cell maps ``perms``: remembered, at most ``kept`` of them (then all
+    forgotten and computed again), the children a position lists (:meth:`after`)
+    taking theirs from its images."""
+
+    def __init__(self, perms: list[list[int]], kept: int = 1 << 20) -> None:
+        self.perms, self.kept = perms, kept
+        self._met: dict[tuple[int, int], tuple[tuple[int, int], list[int]]] = {}
+
+    def of(self, x: int, o: int) -> tuple[tuple[int, int], list[int]]:
+        """:func:`least_image` of ``x``/``o``: its key and the map that gives it."""
+        got = self._met.get((x, o))
+        if got is None:
+            got = least_image(self.perms, x, o)
+            self._remember((x, o), got)
+        return got
+
+    def after(self, x: int, o: int, cells: int) -> Iterator[tuple[int, tuple[int, int]]]:
+        """``(cell, key)`` of each child after a cell of ``cells``, by index
+        (:func:`least_images_after`), each child's key and map remembered."""
+        x_moves = (x.bit_count() + o.bit_count()) % 2 == 0
+        for cell, key, perm in least_images_after(self.perms, x, o, cells):
+            self._remember((x | 1 << cell, o) if x_moves else (x, o | 1 << cell), (key, perm))
+            yield cell, key
+
+    def _remember(self, position: tuple[int, int], image: tuple[tuple[int, int], list[int]]) -> None:
+        if len(self._met) >= self.kept:
+            self._met.clear()
+        self._met[position] = image
+
+
 # ------------------------------------------------------------------ shared by both engines' arrays
 def _zobrist_keys(shape, low: int, high: int, dtype=np.int64, stream: int = 0) -> np.ndarray:
     """Random hash keys in ``[low, high]`` from the one seed both engines use

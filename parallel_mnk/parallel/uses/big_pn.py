@@ -41,7 +41,7 @@ from ...engines.exact.search import terminal_result
 from ...engines.provers.big_certificate import extract_big
 from ...engines.provers.certificate import claims_of
 from ...engines.provers.big_threats import DISPROVEN, INF, OPEN, PROVEN, Judge, Judgement
-from ...game.geometry import least_image, least_images_after, symmetries
+from ...game.geometry import Images, symmetries
 from ...game.moves import Move, moves_of
 from ...game.position import Position
 from ...game.rules import MnkError, Value
@@ -53,7 +53,6 @@ from ..scheduling.pn_tree import Expansion, PnNode, PnTree
 from .big_pn_pool import JudgePool
 
 Key = tuple[int, int]
-IMAGES_KEPT = 1 << 20   # the positions whose key up to symmetry a proof keeps (then forgets them)
 
 
 class ThreatProof:
@@ -73,7 +72,7 @@ class ThreatProof:
                            BigSearch(spec, table_bits(12)), s.BIG_PN_ZONE_THREES if zone_threes is None else zone_threes,
                            s.BIG_PN_ZONE_NODES, (s.BIG_PN_PAIRING_LINES, s.BIG_PN_PAIRING_NODES))
         self.perms = symmetries(spec)
-        self._images: dict[Key, tuple[Key, list[int]]] = {}   # positions met: their key and the map to it
+        self.images = Images(self.perms)   # the keys up to symmetry of the positions met
         self.settled: dict[Key, tuple[int, int]] = {} if settled is None else settled
         self.waiting: dict[Key, Judgement] = {}   # judged positions not yet expanded, by their own (x, o)
         self.zones_asked: set[Key] = set()   # defender's nodes whose zone of threes was looked for
@@ -91,28 +90,13 @@ class ThreatProof:
     def lookup(self, x: int, o: int) -> tuple[int, int]:
         """The settled state of ``x``/``o`` (OPEN when not settled) and its winning
         cell in this frame (-1: none known)."""
-        key, perm = self._image(x, o)
+        key, perm = self.images.of(x, o)
         state, move = self.settled.get(key, (OPEN, -1))
         return state, (perm.index(move) if move >= 0 else -1)
 
     def _record(self, x: int, o: int, state: int, move: int) -> None:
-        key, perm = self._image(x, o)
+        key, perm = self.images.of(x, o)
         self.settled[key] = (state, perm[move] if move >= 0 else -1)
-
-    def _image(self, x: int, o: int) -> tuple[Key, list[int]]:
-        """:func:`least_image` of ``x``/``o``: its key up to symmetry and the map to it,
-        from the positions met (the children listed by :meth:`_distinct_children`, whose
-        keys come from their parent's images) or computed."""
-        got = self._images.get((x, o))
-        if got is None:
-            got = least_image(self.perms, x, o)
-            self._remember((x, o), got)
-        return got
-
-    def _remember(self, position: Key, image: tuple[Key, list[int]]) -> None:
-        if len(self._images) >= IMAGES_KEPT:   # (a long proof: forget them all, they are computed again)
-            self._images.clear()
-        self._images[position] = image
 
     def winning_move(self, x: int, o: int) -> Optional[int]:
         """The cell the proof wins by at ``x``/``o`` (the attacker to move), if settled so."""
@@ -233,7 +217,7 @@ class ThreatProof:
         j = self.judge.judge(x, o) if state == OPEN else Judgement(state, True)
         or_node = (pos.ply % 2 == 0) == (self.attacker == "x")
         self.tree = PnTree(x, o, pos.ply, or_node, self._expand, self._state_of, lambda node: -1, self._settle,
-                           open_depth=0, key_of=lambda a, b: self._image(a, b)[0], zone_wait=False,
+                           open_depth=0, key_of=lambda a, b: self.images.of(a, b)[0], zone_wait=False,
                            busy_proves=True)
         if j.state != OPEN:
             if state == OPEN:
@@ -315,12 +299,10 @@ class ThreatProof:
         """``(cell, child, key)`` of the moves ``cells`` of ``node``, by cell, one per
         key up to symmetry (the first cell of each)."""
         keys: set[Key] = set()
-        for cell, key, perm in least_images_after(self.perms, node.x, node.o, cells):
+        for cell, key in self.images.after(node.x, node.o, cells):
             if key not in keys:
                 keys.add(key)
-                child = self._child(node.x, node.o, cell)
-                self._remember(child, (key, perm))
-                yield cell, child, key
+                yield cell, self._child(node.x, node.o, cell), key
 
     @property
     def nodes(self) -> int:
