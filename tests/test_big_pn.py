@@ -49,8 +49,10 @@ def test_answers_match_naive_on_small_boards(spec, count, stones):
 def test_jobs_on_the_workers_give_naive_answers(monkeypatch, use_settings):
     """The same questions with the jobs on two processes of the pool, a leaf's moves
     cut into chunks of at least 4 (their judgements taken into the tree as they come
-    back): naive.py's answers; the coordinator judges no move itself (each leaf is
-    expanded once all its chunks are back), and leaves were shared by both workers."""
+    back), every other question with a job under way counted as its leaf's proof
+    (``PN_MANY_WORKERS`` 2, else its disproof): naive.py's answers; the coordinator
+    judges no move itself (each leaf is expanded once all its chunks are back), and
+    leaves were shared by both workers."""
     from parallel_mnk.parallel.scheduling.registry import get_coordinator
     from parallel_mnk.parallel.uses import big_pn_pool
     backend = get_coordinator("process", 2, 12).backend
@@ -66,9 +68,12 @@ def test_jobs_on_the_workers_give_naive_answers(monkeypatch, use_settings):
     monkeypatch.setattr(big_pn_pool.JudgePool, "_collect", collect_and_look)
     asked = 0
     for spec, count, stones in ((GameSpec(4, 4, 3), 5, (1, 6)), (GameSpec(3, 3, 3), 6, (0, 4))):
-        for pos, attacker, truth in _questions(spec, count, stones, seed=spec.cells + 7):
+        for i, (pos, attacker, truth) in enumerate(_questions(spec, count, stones, seed=spec.cells + 7)):
+            many = 2 if i % 2 else 8
+            use_settings(BIG_PN_CHUNK_MIN=4, PN_MANY_WORKERS=many)
             proof = ThreatProof(pos, attacker, threes=1, vct_nodes=64)
             assert proof.run_on(backend, lambda: False, lambda s: None) == truth, (pos.board_text(), attacker)
+            assert proof.jobs == 0 or proof.tree.busy_proves == (many == 2)
             assert proof.judge.judged <= 1, (pos.board_text(), attacker)   # (the root only)
             assert proof.jobs == 0 or 0 <= proof.idle_s <= proof.slot_s   # (the workers' time without a job)
             asked += proof.jobs

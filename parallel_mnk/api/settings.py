@@ -68,7 +68,7 @@ class Settings:
     PN_REPLICAS: bool = setting(False, False, True)           # each worker a replica of the settled store, kept in step by the coordinator's log (the Ray backend: always; on this machine's pool the workers map the store itself)
     PN_JOB_STORE_BITS: int = setting(20, 12, 28)              # with replicas: the store of one job's settled nodes (sent back for the coordinator to merge), 2**20 entries
     PN_OPEN_DEPTH: int = setting(2, 0, MAX_CELLS)             # the coordinator's tree is split this many plies deep before any job
-    PN_MANY_WORKERS: int = setting(8, 2, 1 << 16)             # from this many workers the tree is split a ply deeper, every attacker's move handed out at once (no zone wait)
+    PN_MANY_WORKERS: int = setting(8, 2, 1 << 16)             # from this many workers the tree is split a ply deeper, every attacker's move handed out at once (no zone wait); past 64 cells a job under way counts as its leaf's proof first
     PN_SNAPSHOT_S: float = setting(300.0, 0.0, SECONDS)       # a journaled proof saves its store this often (a kill loses at most this much)
     PN_SLICE_NODES: int = setting(1 << 22, 1, COUNT)          # the serial prover drains its records and reports at least this often
 

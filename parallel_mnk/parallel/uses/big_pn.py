@@ -217,8 +217,7 @@ class ThreatProof:
         j = self.judge.judge(x, o) if state == OPEN else Judgement(state, True)
         or_node = (pos.ply % 2 == 0) == (self.attacker == "x")
         self.tree = PnTree(x, o, pos.ply, or_node, self._expand, self._state_of, lambda node: -1, self._settle,
-                           open_depth=0, key_of=lambda a, b: self.images.of(a, b)[0], zone_wait=False,
-                           busy_proves=True)
+                           open_depth=0, key_of=lambda a, b: self.images.of(a, b)[0], zone_wait=False)
         if j.state != OPEN:
             if state == OPEN:
                 self._record(x, o, j.state, j.move)
@@ -261,6 +260,9 @@ class ThreatProof:
         tree = self._start()
         if self.answer is not None:
             return self.answer
+        # from PN_MANY_WORKERS workers, a job under way counts as its leaf's proof first (pn_tree): the spare
+        # workers take the defender's other moves rather than ever more attacker's moves
+        tree.busy_proves = backend.n >= current().PN_MANY_WORKERS
         if JudgePool(self, tree, backend).run(stop, status, pause):
             self.answer = tree.root.state == PROVEN
         return self.answer
