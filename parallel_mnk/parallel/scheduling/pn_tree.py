@@ -168,9 +168,25 @@ class PnTree:
             elif node.children is None:   # (made a leaf again: the jobs below it no longer count)
                 node.vp = node.vd = (node.pn, node.dn)
             else:
-                node.vp = self._combine(node, lambda c: c.vp)
-                node.vd = self._combine(node, lambda c: c.vd)
+                node.vp, node.vd = self._combine_virtual(node)
             node = node.parent
+
+    def _combine_virtual(self, node: PnNode) -> tuple[tuple[int, int], tuple[int, int]]:
+        """``node``'s virtual numbers of both counts from its children's (:meth:`_combine`
+        of each, its children read once)."""
+        assert node.children is not None
+        settling = PROVEN if node.or_node else DISPROVEN
+        if any(c.state == settling for c in node.children):
+            return ((0, INF), (0, INF)) if node.or_node else ((INF, 0), (INF, 0))
+        live = self.live_children(node) if node.or_node else [c for c in node.children if c.state == OPEN]
+        if not live:
+            return ((INF, 0), (INF, 0)) if node.or_node else ((0, INF), (0, INF))
+        vps, vds = [c.vp for c in live], [c.vd for c in live]
+        if node.or_node:
+            return ((min(p for p, _ in vps), min(INF, sum(d for _, d in vps))),
+                    (min(p for p, _ in vds), min(INF, sum(d for _, d in vds))))
+        return ((min(INF, sum(p for p, _ in vps)), min(d for _, d in vps)),
+                (min(INF, sum(p for p, _ in vds)), min(d for _, d in vds)))
 
     def _ranked(self, node: PnNode) -> list[PnNode]:
         """``node``'s open children that count (not answered by a zone), most proving first."""

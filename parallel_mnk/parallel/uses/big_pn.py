@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Callable, Iterator, Optional
+from typing import Callable, Optional
 
 from ...api.options import SolveOptions
 from ...api.results import SolveResult, WorkerStats
@@ -53,6 +53,7 @@ from ..scheduling.pn_tree import Expansion, PnNode, PnTree
 from .big_pn_pool import JudgePool
 
 Key = tuple[int, int]
+LISTED_KEPT = 256   # the leaves whose children a proof keeps listed between their hand-out and expansion
 
 
 class ThreatProof:
@@ -73,6 +74,7 @@ class ThreatProof:
                            s.BIG_PN_ZONE_NODES, (s.BIG_PN_PAIRING_LINES, s.BIG_PN_PAIRING_NODES))
         self.perms = symmetries(spec)
         self.images = Images(self.perms)   # the keys up to symmetry of the positions met
+        self._listed: dict[tuple[int, int, int], list[tuple[int, Key, Key]]] = {}   # leaves' children, until expanded
         self.settled: dict[Key, tuple[int, int]] = {} if settled is None else settled
         self.waiting: dict[Key, Judgement] = {}   # judged positions not yet expanded, by their own (x, o)
         self.zones_asked: set[Key] = set()   # defender's nodes whose zone of threes was looked for
@@ -166,7 +168,8 @@ class ThreatProof:
             del self.waiting[(node.x, node.o)]
             self._record(node.x, node.o, j.state, j.move)
             return (1 if j.state == PROVEN else 0), *j.numbers
-        children = list(self._distinct_children(node, j.cells))
+        children = self._distinct_children(node, j.cells)
+        self._listed.pop((node.x, node.o, j.cells), None)
         settling = PROVEN if node.or_node else DISPROVEN
         for cell, child, key in children:   # (a child settled already settles the leaf: no search before it)
             if self.settled.get(key, (OPEN, -1))[0] == settling:
@@ -297,14 +300,21 @@ class ThreatProof:
         return [child for _, child, key in self._distinct_children(node, j.cells)
                 if self.settled.get(key, (OPEN, -1))[0] == OPEN and child not in self.waiting]
 
-    def _distinct_children(self, node: PnNode, cells: int) -> Iterator[tuple[int, Key, Key]]:
+    def _distinct_children(self, node: PnNode, cells: int) -> list[tuple[int, Key, Key]]:
         """``(cell, child, key)`` of the moves ``cells`` of ``node``, by cell, one per
-        key up to symmetry (the first cell of each)."""
-        keys: set[Key] = set()
-        for cell, key in self.images.after(node.x, node.o, cells):
-            if key not in keys:
-                keys.add(key)
-                yield cell, self._child(node.x, node.o, cell), key
+        key up to symmetry (the first cell of each); listed once for a leaf's hand-out
+        and its expansion (at most ``LISTED_KEPT`` leaves kept)."""
+        got = self._listed.get((node.x, node.o, cells))
+        if got is None:
+            got, keys = [], set()
+            for cell, key in self.images.after(node.x, node.o, cells):
+                if key not in keys:
+                    keys.add(key)
+                    got.append((cell, self._child(node.x, node.o, cell), key))
+            if len(self._listed) >= LISTED_KEPT:
+                self._listed.clear()
+            self._listed[(node.x, node.o, cells)] = got
+        return got
 
     @property
     def nodes(self) -> int:
