@@ -14,7 +14,8 @@ second job (one disproof settles it, and the answers of its other children would
 be moot), and the next job goes to the next child of the OR node above it, which
 a disproof of that node needs too. (Most of a proof's nodes go to disproofs: the
 draws of the empty boards, and every refuted move of a win.) Where the question is
-expected to be proven (the threat proofs past 64 cells, ``busy_proves``), a job
+expected to be proven and workers are many (the threat proofs past 64 cells from
+``PN_MANY_WORKERS`` workers: ``busy_proves``), a job
 under way counts as its leaf's *proof* instead: the next job goes to the defender's
 other moves, which that proof needs too, and only when none is left to the
 attacker's other moves (counted as above), so that no worker idles while the tree
@@ -99,7 +100,7 @@ class PnTree:
         self.nodes = 1
         self.zone_wait = zone_wait   # jobs below an attacker's node go to its best move alone until one is disproven
         self.busy_proves = busy_proves   # a job under way counts as its leaf's proof first (module docstring)
-        self._busy = PROVEN if busy_proves else DISPROVEN   # how a job under way counts in this walk
+        self._busy = DISPROVEN   # how a job under way counts in the walk under way (:meth:`_walk`)
 
     # ------------------------------------------------------------ choosing a leaf
     def select(self) -> Optional[PnNode]:
