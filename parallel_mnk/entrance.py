@@ -43,7 +43,7 @@ from .game.rules import GameSpec, MnkError, OptionError, UnsupportedError, Value
 from .parallel.scheduling import registry
 from .parallel.scheduling.driver import solve_parallel
 from .parallel.uses.big import solve_big_parallel
-from .parallel.uses.big_pn import solve_big_pn
+from .parallel.uses.big_pn_solve import solve_big_pn
 from .parallel.uses.book_build import BuildReport, build
 from .parallel.uses.campaign import Campaign, run_campaign
 from .parallel.uses.certify import certify

@@ -8,13 +8,16 @@ form, records as they are found), on the array board:
 
 * game over, or the claimant completing a line at once: nothing to write;
 * the claimant to move: an ``m`` record of a move that keeps the claim, the first of
-  0. the move the proof-number prover past 64 cells proved there (``hint``), if any;
-  1. the next move of a win by continuous fours (``wins``, free placement) found
+  0. the move the proof-number prover past 64 cells proved there (``hint``: a win's
+     move, or in ``cannot-win`` the defender's refutation its tree found), if any;
+  1. in ``cannot-win`` on free placement, where the defender has a pairing: a cell
+     outside its pairs (the pairing holds after it: a ``pairs`` record next);
+  2. the next move of a win by continuous fours (``wins``, free placement) found
      earlier or now (the defender's other replies lose at once: the checker's rule
      2, so a VCF costs one record a four);
-  2. the first move of a win by fours and threes found by threat-space search
+  3. the first move of a win by fours and threes found by threat-space search
      (``wins``, free placement; every defence is walked below it);
-  3. the move a null-window search of the position proves (its order: the
+  4. the move a null-window search of the position proves (its order: the
      table's move, then the static order);
 * the refuter to move in ``cannot-win`` on free placement, where the defender has a
   pairing (:class:`.big_pairing.PairingFinder`, the pn prover's bounds): a ``pairs``
@@ -180,6 +183,9 @@ class BigWalk:
         if hinted is not None:
             return hinted
         search = self.search
+        kept = self.pairing_kept(x, o)
+        if kept is not None:
+            return kept
         if self.claim == "wins" and not self.spec.gravity:
             line = search.fours_line(x, o)
             if line is not None:
@@ -193,6 +199,19 @@ class BigWalk:
         if cell < 0 or search.window(x, o, need - 1, need, True, cell=cell) < need:
             raise RuntimeError("no move keeps the claim: the solved value was wrong")
         return cell
+
+    def pairing_kept(self, x: int, o: int) -> Optional[int]:
+        """In ``cannot-win`` on free placement, the claimant (the defender) to move at
+        ``x``/``o`` with a pairing (the pn prover's bounds): its first legal cell outside
+        every pair, which leaves the pairing whole; None when there is no pairing or no
+        such cell."""
+        if self.pairings is None:
+            return None
+        pairs = self.pairings.find_in(self.search.geo, self.search.state(x, o), 1 if self.claimant == "x" else 2)
+        if pairs is None:
+            return None
+        paired = {c for pair in pairs for c in pair}
+        return next((c for c in self.search.legal_cells(x, o) if c not in paired), None)
 
     def follow(self, x: int, o: int, line: list[int]) -> None:
         """Remember the claimant's later moves of a VCF ``line`` under the positions

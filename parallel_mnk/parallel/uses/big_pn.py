@@ -12,9 +12,10 @@ are never children: the fours answer them. Positions are keyed up to the board's
 symmetries: symmetric siblings are one child, and a settled position met again by
 another order of moves is not searched again (:attr:`ThreatProof.settled`).
 
-A proven question is certified by the big-board walk
-(:mod:`parallel_mnk.engines.provers.big_certificate`), which takes the tree's
-winning moves first, then wins by fours and threats: no second search of the tree.
+The solve asks its questions in turn (:mod:`.big_pn_solve`); a proven question is
+certified by the big-board walk (:mod:`parallel_mnk.engines.provers.big_certificate`),
+which takes the tree's winning moves (a disproven one's refutations) first: no
+second search of the tree.
 
 With more than one worker the jobs run on the pool's processes (or Ray's), a leaf
 a worker (:class:`~..task.JudgeJob`: the judgements of the leaf's moves that are not
@@ -23,32 +24,21 @@ the judgements, and expands each leaf once its job is back. A worker that dies
 mid-job is restarted and its leaf handed out again; the tree never holds a job's
 half (a job's judgements are taken only when it ends).
 
-With ``--checkpoint`` the settled positions are journaled
-(:mod:`..scheduling.big_pn_journal`) every ``PN_SNAPSHOT_S`` seconds and when the run
-stops (a limit, Ctrl-C, SIGTERM); the same command resumes from them.
+A question starts from the positions a journal settled in earlier runs
+(:mod:`..scheduling.big_pn_journal`, written by :mod:`.big_pn_solve`).
 """
 from __future__ import annotations
 
-import time
-from pathlib import Path
 from typing import Callable, Optional
 
-from ...api.options import SolveOptions
-from ...api.results import SolveResult, WorkerStats
+from ...api.results import WorkerStats
 from ...api.settings import current
 from ...engines.exact.big import BigSearch, table_bits
-from ...engines.exact.search import terminal_result
-from ...engines.provers.big_certificate import extract_big
-from ...engines.provers.certificate import claims_of
 from ...engines.provers.big_threats import DISPROVEN, INF, OPEN, PROVEN, Judge, Judgement
 from ...game.geometry import Images, symmetries
-from ...game.moves import Move, moves_of
 from ...game.position import Position
-from ...game.rules import MnkError, Value
-from ...runtime import running
+from ...game.rules import MnkError
 from ..pools.backend import Backend
-from ..scheduling import registry
-from ..scheduling.big_pn_journal import BigPnJournal
 from ..scheduling.pn_tree import Expansion, PnNode, PnTree
 from .big_pn_pool import JudgePool
 
@@ -59,8 +49,10 @@ LISTED_KEPT = 256   # the leaves whose children a proof keeps listed between the
 class ThreatProof:
     """One question, "does ``attacker`` ("x" or "o") win from ``position``?", by
     proof-number search over threats (module docstring). :attr:`settled` maps a
-    position's key up to symmetry to its state and, for a proven position of the
-    attacker to move, its winning cell in the key's frame (-1 otherwise)."""
+    position's key up to symmetry to its state and the cell that settles it in the
+    key's frame: a proven position's winning cell (the attacker to move), a
+    disproven one's refutation (the defender to move, where its tree found one), else
+    -1."""
 
     def __init__(self, position: Position, attacker: str, settled: Optional[dict[Key, tuple[int, int]]] = None,
                  threes: Optional[int] = None, vct_nodes: Optional[int] = None,
@@ -104,6 +96,13 @@ class ThreatProof:
         """The cell the proof wins by at ``x``/``o`` (the attacker to move), if settled so."""
         state, move = self.lookup(x, o)
         return move if state == PROVEN and move >= 0 else None
+
+    def refuting_move(self, x: int, o: int) -> Optional[int]:
+        """The defender's cell after which the proof found the attacker cannot win, at
+        ``x``/``o`` (the defender to move), if settled so (None: none known, e.g. a
+        pairing settled it)."""
+        state, move = self.lookup(x, o)
+        return move if state == DISPROVEN and move >= 0 else None
 
     # ------------------------------------------------------------ the tree's callbacks
     def _child(self, x: int, o: int, cell: int) -> Key:
@@ -152,9 +151,9 @@ class ThreatProof:
 
     def _settle(self, node: PnNode, proven: bool) -> int:
         move = -1
-        if proven and node.or_node:
+        if proven == node.or_node:   # (the attacker's winning move, the defender's refutation)
             assert node.children is not None
-            move = next(c.cell for c in node.children if c.state == PROVEN)
+            move = next(c.cell for c in node.children if c.state == (PROVEN if proven else DISPROVEN))
         state = PROVEN if proven else DISPROVEN
         self._record(node.x, node.o, state, move)
         return state
@@ -174,7 +173,7 @@ class ThreatProof:
         for cell, child, key in children:   # (a child settled already settles the leaf: no search before it)
             if self.settled.get(key, (OPEN, -1))[0] == settling:
                 self.waiting.pop((node.x, node.o))
-                self._record(node.x, node.o, settling, cell if node.or_node else -1)
+                self._record(node.x, node.o, settling, cell)
                 return (1, 0, INF) if node.or_node else (0, INF, 0)
         nums = []
         for cell, child, key in children:
@@ -194,7 +193,7 @@ class ThreatProof:
                 return 1, 0, INF
             if state == DISPROVEN and not node.or_node:
                 self.waiting.pop((node.x, node.o))
-                self._record(node.x, node.o, DISPROVEN, -1)
+                self._record(node.x, node.o, DISPROVEN, cell)
                 return 0, INF, 0
             nums.append((0, INF) if state == PROVEN else (INF, 0) if state == DISPROVEN else
                         self.waiting[child].numbers)
@@ -357,143 +356,3 @@ class ThreatProof:
                 moves = self.judge.ordered(x, o, j.cells) if j.state == OPEN else search.legal_cells(x, o)
                 cell = moves[0] if moves else None
         return out
-
-
-def solve_big_pn(position: Position, opts: SolveOptions, certificate: Optional[Path] = None) -> SolveResult:
-    """The weak value of ``position`` (free placement past 64 cells) by proof-number
-    search over threats (module docstring): "does the side to move win?" and "does
-    the other side win?" (not on the empty board: strategy stealing), in turn, a
-    slice of ``BIG_PN_SLICE_JOBS`` jobs each, doubling, until one is proven or both
-    disproven. Stopped by a limit: ``unknown``, the bounds the answered questions
-    prove and the move the side to move's tree leans to (not proved). With
-    ``certificate``, the value's certificates are written there: a win's (its
-    tree's moves first), a draw's two ``cannot-win`` (walked by the big board's
-    certificate walk: pairings where the prover's bounds find them, every attacker
-    move elsewhere; :func:`.big_certificate.extract_big`). More than one worker: the jobs on ``opts.backend``'s
-    workers (the process pool or Ray)."""
-    started = time.perf_counter()
-    if position.is_game_over():
-        return terminal_result(position, started)
-    limit = opts.limit
-    deadline = None if limit.time is None else time.monotonic() + limit.time
-    journal = None if opts.checkpoint is None else BigPnJournal(Path(opts.checkpoint), position)
-    line = running.StatusLine(opts.progress)
-    mover = "x" if position.ply % 2 == 0 else "o"
-    other = "o" if mover == "x" else "x"
-    cpu0 = time.process_time()
-    next_snapshot = time.monotonic() + current().PN_SNAPSHOT_S
-    watch = opts.watch
-
-    def nodes() -> int:
-        return sum(p.nodes for p in proofs)
-
-    def stop() -> bool:
-        nonlocal next_snapshot
-        if journal is not None and time.monotonic() >= next_snapshot:
-            for p in proofs:
-                journal.snapshot(p.attacker, p.settled, p.nodes)
-            next_snapshot = time.monotonic() + current().PN_SNAPSHOT_S
-        if watch is not None:
-            watch.count(nodes())
-        return ((deadline is not None and time.monotonic() >= deadline)
-                or (limit.nodes is not None and nodes() >= limit.nodes)
-                or (watch is not None and watch.stopped))
-
-    # both questions in turn, a slice of jobs each (doubling): past 64 cells a disproof is rare, so the side
-    # that wins is found by its proof, whichever side moves; the empty board: the first player's alone (the
-    # second cannot win: strategy stealing)
-    sides = [mover] if position.ply == 0 else [mover, other]
-    proofs = [ThreatProof(position, side, None if journal is None else journal.settled(side)) for side in sides]
-    answers: dict[str, bool] = {}
-    backend = None if opts.workers <= 1 else \
-        registry.get_coordinator(opts.backend, opts.workers, current().SIDE_POOL_TT_BITS, opts.address).backend
-    try:
-        jobs = current().BIG_PN_SLICE_JOBS
-        while not stop() and len(answers) < len(proofs) and not any(answers.values()):
-            for proof in proofs:
-                if proof.attacker in answers:
-                    continue
-                end = proof.jobs + jobs
-                show = lambda s: line.update(lambda: s)   # noqa: E731
-                if backend is None:
-                    got = proof.run(lambda: stop() or proof.jobs >= end, show)
-                else:   # (the slice's end: its running jobs taken in, not stopped)
-                    got = proof.run_on(backend, stop, show, lambda: proof.jobs >= end)
-                if got is not None:
-                    answers[proof.attacker] = got
-                    if got:
-                        break
-            jobs *= 2
-    finally:
-        line.finish()
-        if journal is not None:
-            for proof in proofs:
-                journal.snapshot(proof.attacker, proof.settled, proof.nodes)
-            journal.close()
-    wins = answers.get(mover)
-    if wins:
-        value = Value.WIN
-    elif answers.get(other):
-        value = Value.LOSS
-    elif wins is False and (position.ply == 0 or answers.get(other) is False):
-        value = Value.DRAW
-    else:
-        value = Value.UNKNOWN
-    return _result(position, value, proofs, answers, opts, certificate, started, time.process_time() - cpu0)
-
-
-def _result(position: Position, value: Value, proofs: list[ThreatProof], answers: dict[str, bool],
-            opts: SolveOptions, certificate: Optional[Path], started: float, cpu_s: float) -> SolveResult:
-    """:func:`solve_big_pn`'s answer from its questions' proofs: the move, the line,
-    the figures, the certificate of a win."""
-    mover = "x" if position.ply % 2 == 0 else "o"
-    other = "o" if mover == "x" else "x"
-    wins = answers.get(mover)
-    nodes = sum(p.nodes for p in proofs)
-    first = proofs[0]
-    stats = [WorkerStats(0, sum(p.jobs for p in proofs), sum(p.judge.nodes for p in proofs), cpu_s, 0, 0,
-                         sum(p.judge.search.threat_wins for p in proofs))]
-    for w in sorted({w for p in proofs for w in p.worker_stats}):
-        parts = [p.worker_stats[w] for p in proofs if w in p.worker_stats]
-        stats.append(WorkerStats(w, sum(s.tasks for s in parts), sum(s.nodes for s in parts),
-                                 sum(s.cpu_s for s in parts), max(s.peak_rss for s in parts)))
-    figures: dict[str, object] = {"jobs": sum(p.jobs for p in proofs),
-                                  "tree_nodes": sum(p.tree.nodes for p in proofs if p.tree is not None),
-                                  "settled": sum(len(p.settled) for p in proofs), "questions": len(proofs),
-                                  "workers": opts.workers, "lost": sum(p.lost for p in proofs)}
-    slot_s = sum(p.slot_s for p in proofs)
-    if slot_s > 0:   # (the share of the workers' time without a job: "idle")
-        figures["idle"] = round(sum(p.idle_s for p in proofs) / slot_s, 3)
-    elapsed = time.perf_counter() - started
-    search = first.judge.search
-    if not value.known:
-        bounds = (-1, 0) if wins is False else (0, 1) if answers.get(other) is False else (-1, 1)
-        tree = first.tree
-        cell = None if tree is None else tree.best_cell()
-        return SolveResult(position.spec, Value.UNKNOWN, None, None if cell is None else Move(position.spec, cell),
-                           [], nodes, elapsed, stats, bounds=bounds, parallel=figures)
-    if value is Value.WIN:
-        move = first.winning_move(position.x, position.o)
-        assert move is not None
-        cells = first.line(move) if opts.pv else [move]
-    elif value is Value.DRAW:   # (a move after which the other side cannot win: disproven in its tree)
-        tree = proofs[-1].tree if len(proofs) > 1 else None
-        held = [] if tree is None or tree.root.children is None else \
-            [c.cell for c in tree.root.children if c.state == DISPROVEN]
-        cells = [held[0] if held else search.first_choice(position.x, position.o)]
-    else:
-        cells = [search.first_choice(position.x, position.o)]
-    result = SolveResult(position.spec, value, None, Move(position.spec, cells[0]), moves_of(position.spec, cells),
-                         nodes, time.perf_counter() - started, stats, proof="pn", parallel=figures)
-    if certificate is not None:
-        result.certificates = []
-        winner = next((p for p in proofs if p.answer), None)
-        if winner is not None:
-            cert = extract_big(position, winner.attacker, "wins", certificate, progress=opts.progress,
-                               hint=winner.winning_move)
-            result.certificates.append(str(cert.path))
-        else:
-            for attacker, claim in claims_of(position, value):
-                cert = extract_big(position, attacker, claim, certificate, progress=opts.progress)
-                result.certificates.append(str(cert.path))
-    return result
