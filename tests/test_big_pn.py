@@ -37,12 +37,15 @@ def _questions(spec: GameSpec, count: int, stones: tuple[int, int], seed: int):
         yield pos, ("o" if mover == "x" else "x"), score < 0
 
 
+@pytest.mark.parametrize("dfpn", [0, 48, 1 << 20], ids=["judge-jobs", "small-dfpn-jobs", "dfpn-jobs"])
 @pytest.mark.parametrize("spec,count,stones", SMALL, ids=lambda v: str(v) if isinstance(v, tuple) else None)
-def test_answers_match_naive_on_small_boards(spec, count, stones):
+def test_answers_match_naive_on_small_boards(spec, count, stones, dfpn):
     """Both questions of random positions, with a small threat search (so that the
-    tree, its zones and its transpositions decide most of them): naive.py's answer."""
+    tree, its zones and its transpositions decide most of them), its jobs judging a
+    leaf's moves, or df-pn below it of a few nodes (the tree then grows) or of many
+    (df-pn decides): naive.py's answer."""
     for pos, attacker, truth in _questions(spec, count, stones, seed=spec.cells):
-        got = ThreatProof(pos, attacker, threes=1, vct_nodes=64).run(lambda: False, lambda s: None)
+        got = ThreatProof(pos, attacker, threes=1, vct_nodes=64, dfpn_nodes=dfpn).run(lambda: False, lambda s: None)
         assert got == truth, (pos.board_text(), attacker)
 
 
@@ -251,7 +254,7 @@ def test_the_journal_resumes_and_refuses_another_position(tmp_path, use_settings
     resumed = solve(pos, weak=True, options=how)
     fresh = solve(pos, weak=True, options=Options(prover="pn"))
     assert resumed.value is fresh.value is Value.WIN
-    assert resumed.parallel["jobs"] < fresh.parallel["jobs"]   # (what the journal settled is not proved again)
+    assert resumed.nodes < fresh.nodes   # (what the journal settled is not proved again)
     other = Position.from_moves(GameSpec(10, 10, 5), "e5")
     code, out, err = run_cli(["solve", "--cols", "10", "--rows", "10", "--k", "5", "--board", other.board_text(),
                               "--weak", "--prover", "pn", "--checkpoint", str(journal)])

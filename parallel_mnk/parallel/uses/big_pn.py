@@ -34,6 +34,7 @@ from typing import Callable, Optional
 from ...api.results import WorkerStats
 from ...api.settings import current
 from ...engines.exact.big import BigSearch, table_bits
+from ...engines.provers.big_dfpn import ThreatDfpn
 from ...engines.provers.big_threats import DISPROVEN, INF, OPEN, PROVEN, Judge, Judgement
 from ...game.geometry import Images, symmetries
 from ...game.position import Position
@@ -43,7 +44,8 @@ from ..scheduling.pn_tree import Expansion, PnNode, PnTree
 from .big_pn_pool import JudgePool
 
 Key = tuple[int, int]
-LISTED_KEPT = 256   # the leaves whose children a proof keeps listed between their hand-out and expansion
+LISTED_KEPT = 256
+REMOTE_NUMBERS_KEPT = 1 << 20   # open positions' numbers from the workers' df-pn kept (then forgotten)   # the leaves whose children a proof keeps listed between their hand-out and expansion
 
 
 class ThreatProof:
@@ -56,7 +58,7 @@ class ThreatProof:
 
     def __init__(self, position: Position, attacker: str, settled: Optional[dict[Key, tuple[int, int]]] = None,
                  threes: Optional[int] = None, vct_nodes: Optional[int] = None,
-                 zone_threes: Optional[int] = None) -> None:
+                 zone_threes: Optional[int] = None, dfpn_nodes: Optional[int] = None) -> None:
         spec = position.spec
         s = current()
         self.position, self.attacker = position, attacker
@@ -70,8 +72,11 @@ class ThreatProof:
         self.settled: dict[Key, tuple[int, int]] = {} if settled is None else settled
         self.waiting: dict[Key, Judgement] = {}   # judged positions not yet expanded, by their own (x, o)
         self.zones_asked: set[Key] = set()   # defender's nodes whose zone of threes was looked for
+        self.dfpn_nodes = s.BIG_PN_DFPN_NODES if dfpn_nodes is None else dfpn_nodes   # a job's df-pn (0: judgements)
+        self.dfpn = ThreatDfpn(self.judge, self.images, self.settled, s.BIG_PN_DFPN_TABLE)
         self.tree: Optional[PnTree] = None
         self.jobs = 0
+        self.judged_leaves = 0   # leaves expanded by a job of judgements (a df-pn's expansions: its own count)
         self.answer: Optional[bool] = None
         self.remote_nodes = 0   # the workers' judgements' nodes
         self.restarts: dict[int, int] = {}
@@ -114,7 +119,8 @@ class ThreatProof:
         transposition took it."""
         j = self.waiting.get((x, o))
         if j is None:
-            j = self.waiting[(x, o)] = self.judge.judge(x, o)
+            j = self.dfpn.judgement(x, o, self.images.of(x, o)[0]) or self.judge.judge(x, o)
+            self.waiting[(x, o)] = j
         return j
 
     def _leaf_judgement(self, x: int, o: int) -> Judgement:
@@ -137,12 +143,12 @@ class ThreatProof:
         out: list[tuple[int, int, int]] = []
         for cell in self.judge.ordered(node.x, node.o, j.cells):
             child = self._child(node.x, node.o, cell)
-            got = self.waiting.get(child)
-            if got is not None:
-                pn, dn = got.numbers
-            else:
-                state = self.lookup(*child)[0]
-                pn, dn = (0, INF) if state == PROVEN else (INF, 0) if state == DISPROVEN else (1, 1)
+            state = self.lookup(*child)[0]
+            if state != OPEN:
+                pn, dn = (0, INF) if state == PROVEN else (INF, 0)
+            else:   # (a df-pn's numbers, else the judgement's first ones)
+                got = self.waiting.get(child)
+                pn, dn = self.dfpn.numbers(self.images.of(*child)[0]) or (got.numbers if got is not None else (1, 1))
             out.append((cell, pn, dn))
         return out
 
@@ -207,6 +213,16 @@ class ThreatProof:
             return (1 if pn == 0 else 0), pn, dn
         return -1, pn, dn
 
+    def _dfpn_job(self, node: PnNode, stop: Callable[[], bool]) -> Optional[tuple[int, int, int]]:
+        """df-pn below the leaf ``node`` for about :attr:`dfpn_nodes` nodes:
+        ``(found, pn, dn)`` as :meth:`PnTree.end_job` takes them, None when ``stop()``
+        stopped it midway (what it settled is kept)."""
+        state, pn, dn = self.dfpn.run(node.x, node.o, self.dfpn_nodes, stop)
+        if state != OPEN:
+            self.waiting.pop((node.x, node.o), None)
+            return (1 if state == PROVEN else 0), pn, dn
+        return None if self.dfpn.stopped else (-1, pn, dn)
+
     # ------------------------------------------------------------ the proof
     def _start(self) -> PnTree:
         """The tree, made at the first run (the root judged first: :attr:`answer`
@@ -243,11 +259,12 @@ class ThreatProof:
             if leaf is None:
                 raise MnkError("the proof's tree has no open leaf (an internal error)")
             tree.begin_job(leaf)
-            got = self._job(leaf, stop)
+            got = self._dfpn_job(leaf, stop) if self.dfpn_nodes > 0 else self._job(leaf, stop)
             if got is None:
                 tree.end_job(leaf, -2, 1, 1)
                 return None
             self.jobs += 1
+            self.judged_leaves += self.dfpn_nodes == 0
             tree.end_job(leaf, *got)
             status(self.status())
         self.answer = tree.root.state == PROVEN
@@ -287,6 +304,7 @@ class ThreatProof:
         got = self._job(leaf, lambda: False)
         assert got is not None
         self.jobs += 1
+        self.judged_leaves += 1
         return got
 
     def to_judge(self, node: PnNode) -> list[Key]:
@@ -314,6 +332,13 @@ class ThreatProof:
                 self._listed.clear()
             self._listed[(node.x, node.o, cells)] = got
         return got
+
+    @property
+    def expansions(self) -> int:
+        """The nodes this question has expanded, its moves judged: by jobs of
+        judgements (here or on the workers) and by df-pn (the share of effort its
+        slices count: ``BIG_PN_SLICE_EXPANSIONS``)."""
+        return self.judged_leaves + self.dfpn.expanded
 
     @property
     def nodes(self) -> int:

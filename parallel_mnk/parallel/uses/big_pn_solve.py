@@ -34,7 +34,7 @@ def solve_big_pn(position: Position, opts: SolveOptions, certificate: Optional[P
     """The weak value of ``position`` (free placement past 64 cells) by proof-number
     search over threats (module docstring): "does the side to move win?" and "does
     the other side win?" (not on the empty board: strategy stealing), in turn, a
-    slice of ``BIG_PN_SLICE_JOBS`` jobs each, doubling, until one is proven or both
+    slice of ``BIG_PN_SLICE_EXPANSIONS`` expansions each, doubling, until one is proven or both
     disproven. Stopped by a limit: ``unknown``, the bounds the answered questions
     prove and the move the side to move's tree leans to (not proved). With
     ``certificate``, the value's certificates are written there: a win's (its
@@ -79,22 +79,22 @@ def solve_big_pn(position: Position, opts: SolveOptions, certificate: Optional[P
     backend = None if opts.workers <= 1 else \
         registry.get_coordinator(opts.backend, opts.workers, current().SIDE_POOL_TT_BITS, opts.address).backend
     try:
-        jobs = current().BIG_PN_SLICE_JOBS
+        expansions = current().BIG_PN_SLICE_EXPANSIONS
         while not stop() and len(answers) < len(proofs) and not any(answers.values()):
             for proof in proofs:
                 if proof.attacker in answers:
                     continue
-                end = proof.jobs + jobs
+                end = proof.expansions + expansions
                 show = lambda s: line.update(lambda: s)   # noqa: E731
                 if backend is None:
-                    got = proof.run(lambda: stop() or proof.jobs >= end, show)
+                    got = proof.run(lambda: stop() or proof.expansions >= end, show)
                 else:   # (the slice's end: its running jobs taken in, not stopped)
-                    got = proof.run_on(backend, stop, show, lambda: proof.jobs >= end)
+                    got = proof.run_on(backend, stop, show, lambda: proof.expansions >= end)
                 if got is not None:
                     answers[proof.attacker] = got
                     if got:
                         break
-            jobs *= 2
+            expansions *= 2
     finally:
         line.finish()
         if journal is not None:

@@ -7,7 +7,7 @@ under the board's symmetries that keep the position after it (the centre's 224
 replies on 15x15: 35 classes). Each class's representative (the first move and
 the reply) is one question, "does x win?", for the pn prover past 64 cells
 (:class:`.big_pn.ThreatProof`), run in rounds: every open class gets a slice of
-jobs (nearest replies first; the slice doubles each round), on the pool's
+expansions (nearest replies first; the slice doubles each round), on the pool's
 workers when there are several. A class proven gets its certificate at once
 (``after-<reply>/x-wins.jsonl.xz``: "after <first> and <reply>, x wins", a
 partial result anyone can check); once every class is proven, the whole proof's
@@ -173,7 +173,7 @@ class Campaign:
             self.kept.clear()
 
     def _rounds(self, stop: Callable[[], bool], backend: Optional[Backend], status: Callable[[str], None]) -> bool:
-        jobs = current().BIG_PN_SLICE_JOBS
+        expansions = current().BIG_PN_SLICE_EXPANSIONS
         while not stop():
             open_classes = [c for c in self.state.classes if c.state == "open"]
             if not open_classes:
@@ -181,19 +181,19 @@ class Campaign:
             for c in open_classes:
                 if stop():
                     break
-                self._slice(c, jobs, stop, backend, status)
+                self._slice(c, expansions, stop, backend, status)
                 if c.state == "disproved":
                     return False
-            jobs *= 2
+            expansions *= 2
         done = all(c.state == "proved" for c in self.state.classes)
         if done and self.state.certificate is None:
             self.state.certificate = merge_certificates(self).name
             self._save()
         return done
 
-    def _slice(self, c: ReplyClass, jobs: int, stop: Callable[[], bool], backend: Optional[Backend],
+    def _slice(self, c: ReplyClass, expansions: int, stop: Callable[[], bool], backend: Optional[Backend],
                status: Callable[[str], None]) -> None:
-        """One slice of ``jobs`` jobs of the class's proof (its tree kept from the last
+        """One slice of ``expansions`` expansions of the class's proof (its tree kept from the last
         slice, or built again from its journal); its certificate when proved."""
         pos = self.position(c)
         kept = self.kept.pop(c.reply, None)
@@ -205,7 +205,7 @@ class Campaign:
         started = time.perf_counter()
         jobs0, self.running_base = proof.jobs, proof.nodes
         self.running = proof
-        target = jobs0 + jobs
+        target = proof.expansions + expansions
         got: Optional[bool] = None
         ended = False
         try:
@@ -215,9 +215,9 @@ class Campaign:
             def show(line: str) -> None:
                 status(f"{proved}; after {self.state.first} {c.reply}: {line}")
             if backend is None:
-                got = proof.run(lambda: stop() or proof.jobs >= target, show)
+                got = proof.run(lambda: stop() or proof.expansions >= target, show)
             else:
-                got = proof.run_on(backend, stop, show, lambda: proof.jobs >= target)
+                got = proof.run_on(backend, stop, show, lambda: proof.expansions >= target)
             ended = True
         finally:
             self.running = None
