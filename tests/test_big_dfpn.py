@@ -7,6 +7,7 @@ import pytest
 
 from checks import random_positions
 from naive import naive_score
+from test_big_pn import _questions   # (both questions of random positions, naive.py's answers)
 from parallel_mnk import GameSpec, Position
 from parallel_mnk.engines.exact.big import BigSearch, table_bits
 from parallel_mnk.engines.provers.big_dfpn import ThreatDfpn
@@ -26,14 +27,6 @@ def _dfpn(spec: GameSpec, attacker: str, table: int = 1 << 18) -> ThreatDfpn:
     (the search decides most positions) and pairings."""
     judge = Judge(spec, 1 if attacker == "x" else 2, 1, 64, 20, BigSearch(spec, table_bits(12)), 0, 1 << 12, (64, 512))
     return ThreatDfpn(judge, Images(symmetries(spec)), {}, table)
-
-
-def _questions(spec: GameSpec, count: int, stones: tuple[int, int], seed: int):
-    for pos in random_positions(spec, count, stones, seed=seed, quiet=True):
-        score = naive_score(spec, pos.x, pos.o)
-        mover = "x" if pos.ply % 2 == 0 else "o"
-        yield pos, mover, score > 0
-        yield pos, ("o" if mover == "x" else "x"), score < 0
 
 
 @pytest.mark.parametrize("spec,count,stones", SMALL, ids=lambda v: str(v) if isinstance(v, tuple) else None)
@@ -101,3 +94,34 @@ def test_a_search_stopped_or_out_of_nodes_goes_on_to_the_same_answer():
             asked += 1
         assert state == (PROVEN if truth else DISPROVEN), (pos.board_text(), attacker)
     assert asked > 5, asked
+
+
+def test_a_move_is_kept_in_the_frame_of_its_key_whichever_image_came_first():
+    """A position of the attacker to move settled by its judgement (a win by
+    threats), its symmetric image judged first (the table's entry then in the
+    image's frame): the move kept for its key, read back in the position's own frame,
+    is an empty cell after which naive.py says the attacker wins (a judgement's move
+    is in the frame it was judged in)."""
+    spec = GameSpec(4, 4, 3)
+    perms = symmetries(spec)
+    checked = 0
+    for pos in random_positions(spec, 16, (2, 4), seed=9, quiet=True):
+        attacker = "x" if pos.ply % 2 == 0 else "o"
+        for perm in perms:
+            img_x = sum(1 << perm[c] for c in range(spec.cells) if pos.x >> c & 1)
+            img_o = sum(1 << perm[c] for c in range(spec.cells) if pos.o >> c & 1)
+            if (img_x, img_o) == (pos.x, pos.o):
+                continue
+            dfpn = _dfpn(spec, attacker)
+            key, own = dfpn.images.of(pos.x, pos.o)
+            if dfpn._entry(img_x, img_o, key)[2].state != PROVEN:   # (the image judged first)
+                break
+            assert dfpn._numbers(pos.x, pos.o, key) == (0, INF)
+            cell = own.index(dfpn.settled[key][1])
+            assert not ((pos.x | pos.o) >> cell & 1), (pos.board_text(), perm)
+            child = (pos.x | 1 << cell, pos.o) if attacker == "x" else (pos.x, pos.o | 1 << cell)
+            after = Position.from_board(spec, _text(spec, *child))
+            assert after.is_game_over() or naive_score(spec, *child) < 0, (pos.board_text(), perm, cell)
+            checked += 1
+            break
+    assert checked >= 3, checked

@@ -149,7 +149,8 @@ class ThreatDfpn:
         entry = self._entry(x, o, key)
         j = entry[2]
         if j.state != OPEN:
-            self._record(x, o, key, j.state, j.move)
+            jx, jo = entry[4]   # (its move is in the frame it was judged in)
+            self._record(jx, jo, key, j.state, j.move)
             return (0, INF) if j.state == PROVEN else (INF, 0)
         return entry[0], entry[1]
 
