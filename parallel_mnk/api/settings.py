@@ -132,7 +132,7 @@ class Settings:
     BIG_PN_DFPN_NODES: int = setting(1 << 20, 0, COUNT)       # its job on one leaf of the tree in one process: df-pn below it for about this many nodes (0: the leaf's moves judged, as the workers' jobs are)
     BIG_PN_DFPN_TABLE: int = setting(1 << 18, 1, COUNT)       # the open positions one df-pn keeps (numbers, judgement, children; full: cleared)
     BIG_PN_SLICE_EXPANSIONS: int = setting(16, 1, COUNT)      # its nodes expanded (their moves judged) on one question before the other's turn (doubling each round; a campaign's class likewise)
-    CAMPAIGN_TREE_NODES: int = setting(2_000_000, 0, COUNT)   # a campaign keeps its open classes' trees between slices up to these nodes in all (past them the largest are dropped and rebuilt from their journals)
+    CAMPAIGN_TREE_NODES: int = setting(2_000_000, 0, COUNT)   # a campaign keeps its open classes' trees (and df-pn tables) between slices up to these nodes and entries in all (past them the largest are dropped and rebuilt from their journals)
 
     # -------------------------------------------------------------- the depth-limited engine (best, play)
     DEFAULT_DEPTH: int = setting(4, 1, 64)                    # plies searched when neither a depth nor a time is given (engines.limited.MAX_DEPTH)

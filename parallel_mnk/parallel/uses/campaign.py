@@ -238,9 +238,10 @@ class Campaign:
 
     def _keep(self, reply: str, proof: ThreatProof, journal: BigPnJournal) -> None:
         """Keep an open class's proof for its next slice; past ``CAMPAIGN_TREE_NODES``
-        tree nodes in all, drop the largest kept (their journals have what they settled)."""
+        tree nodes and df-pn table entries in all, drop the largest kept (their journals
+        have what they settled)."""
         self.kept[reply] = (proof, journal)
-        size = {r: (p.tree.nodes if p.tree is not None else 0) for r, (p, _) in self.kept.items()}
+        size = {r: (p.tree.nodes if p.tree is not None else 0) + len(p.dfpn.table) for r, (p, _) in self.kept.items()}
         while self.kept and sum(size.values()) > current().CAMPAIGN_TREE_NODES:
             largest = max(size, key=lambda r: size[r])
             self.kept.pop(largest)[1].close()
