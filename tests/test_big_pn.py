@@ -83,33 +83,59 @@ def test_jobs_on_the_workers_give_naive_answers(monkeypatch, use_settings):
     assert asked > 20 and any(shared)   # (jobs ran: not every question settled at its root)
 
 
-def test_a_worker_killed_mid_job_past_64_cells(tmp_path, monkeypatch):
-    """A worker killed while its job runs (SIGKILL right after its third job is handed
-    out): the leaf is handed out again, the worker restarted, and the answer, its move
-    and a verified certificate are those of one process. (A kill can land after the
-    job's answer went out: the solve is tried again, at most 4 times, until a kill
-    loses a job; every try's answer is checked.)"""
+def test_dfpn_with_its_expansions_judged_on_the_workers_gives_one_process_answers(use_settings):
+    """The same questions with df-pn jobs of 48 nodes and ``BIG_PN_POOL_DFPN``, each
+    node the coordinator's df-pn expands having its moves judged on two processes of
+    the pool at once (chunks that end at a move settling the node): naive.py's
+    answers, and the same settled positions (states and moves) as one process, whose
+    search it is; the workers judged, and their time without a chunk is counted."""
+    from parallel_mnk.parallel.scheduling.registry import get_coordinator
+    backend = get_coordinator("process", 2, 12).backend
+    use_settings(BIG_PN_POOL_DFPN=True)
+    judged, here = 0, [0, 0]   # (jobs on the workers; positions judged by the coordinator, by one process)
+    for spec, count, stones in ((GameSpec(4, 4, 3), 5, (1, 6)), (GameSpec(5, 4, 4), 3, (6, 8))):
+        for pos, attacker, truth in _questions(spec, count, stones, seed=spec.cells + 7):
+            alone = ThreatProof(pos, attacker, threes=1, vct_nodes=64, dfpn_nodes=48)
+            pooled = ThreatProof(pos, attacker, threes=1, vct_nodes=64, dfpn_nodes=48)
+            assert alone.run(lambda: False, lambda s: None) == truth, (pos.board_text(), attacker)
+            assert pooled.run_on(backend, lambda: False, lambda s: None) == truth, (pos.board_text(), attacker)
+            assert pooled.settled == alone.settled, (pos.board_text(), attacker)
+            assert 0 <= pooled.idle_s <= pooled.slot_s
+            judged += sum(w.tasks for w in pooled.worker_stats.values())
+            here[0] += pooled.judge.judged
+            here[1] += alone.judge.judged
+    assert judged > 5 and here[0] < here[1], (judged, here)   # (the workers judged some of the moves)
+
+
+@pytest.mark.parametrize("pool_dfpn", [False, True], ids=["judge-jobs", "dfpn-batches"])
+def test_a_worker_killed_mid_job_past_64_cells(tmp_path, monkeypatch, use_settings, pool_dfpn):
+    """A worker killed while its job runs (SIGKILL right after the third job is
+    handed out), the workers judging the tree's leaves' moves or the moves of the
+    nodes the coordinator's df-pn expands: the job is handed out again, the worker
+    restarted, and the answer, its move and a verified certificate are those of one
+    process. (A kill can land after the job's answer went out: the solve is tried
+    again, at most 4 times, until a kill loses a job; every try's answer is checked.)"""
     import os
     import signal
-    from parallel_mnk.parallel.uses import big_pn_pool
+    from parallel_mnk.parallel.pools.procpool import ProcessPool
 
+    use_settings(BIG_PN_DFPN_NODES=64, BIG_PN_POOL_DFPN=pool_dfpn)
     pos = threes_position("15-two")
     alone = solve(pos, weak=True, options=Options(prover="pn", workers=1))
     killed: list[int] = []
     started: list[int] = []
-    hand_out = big_pn_pool.JudgePool._hand_out
+    start = ProcessPool.start
 
-    def hand_out_and_kill(self):
-        before = set(self.running_jobs)
-        hand_out(self)
-        started.extend(set(self.running_jobs) - before)
-        if not killed and len(started) >= 3 and self.running_jobs:
-            slot = started[-1] if started[-1] in self.running_jobs else next(iter(self.running_jobs))
-            pid = self.backend.pids()[slot - 1]
+    def start_and_kill(self, slot, task):
+        ok = start(self, slot, task)
+        started.append(slot)
+        if ok and not killed and len(started) >= 3:
+            pid = self.pids()[slot - 1]
             os.kill(pid, signal.SIGKILL)
             killed.append(pid)
+        return ok
 
-    monkeypatch.setattr(big_pn_pool.JudgePool, "_hand_out", hand_out_and_kill)
+    monkeypatch.setattr(ProcessPool, "start", start_and_kill)
     for attempt in range(4):
         killed.clear()
         started.clear()

@@ -129,7 +129,8 @@ class Settings:
     BIG_PN_PAIRING_LINES: int = setting(64, 0, COUNT)          # its search for the defender's pairing (a disproof) looks only where the attacker has at most this many live lines (0: never)
     BIG_PN_PAIRING_NODES: int = setting(512, 1, COUNT)        # its pairs tried in one such search
     BIG_PN_CHUNK_MIN: int = setting(8, 1, COUNT)              # its moves at least in one worker's chunk of a leaf (a leaf's moves are cut into one chunk a worker)
-    BIG_PN_DFPN_NODES: int = setting(1 << 20, 0, COUNT)       # its job on one leaf of the tree in one process: df-pn below it for about this many nodes (0: the leaf's moves judged, as the workers' jobs are)
+    BIG_PN_DFPN_NODES: int = setting(1 << 20, 0, COUNT)       # its job on one leaf of the tree in one process: df-pn below it for about this many nodes (0: the leaf's moves judged, one ply, as on the workers)
+    BIG_PN_POOL_DFPN: bool = setting(False, False, True)      # with workers too, df-pn in the coordinator, the moves of each node it expands judged on the workers (fewest nodes, one process's search; False: the tree's judgement jobs, measured faster on workers)
     BIG_PN_DFPN_TABLE: int = setting(1 << 18, 1, COUNT)       # the open positions one df-pn keeps (numbers, judgement, children; full: cleared)
     BIG_PN_SLICE_EXPANSIONS: int = setting(16, 1, COUNT)      # its nodes expanded (their moves judged) on one question before the other's turn (doubling each round; a campaign's class likewise)
     CAMPAIGN_TREE_NODES: int = setting(2_000_000, 0, COUNT)   # a campaign keeps its open classes' trees (and df-pn tables) between slices up to these nodes and entries in all (past them the largest are dropped and rebuilt from their journals)

@@ -39,20 +39,24 @@ class ThreatDfpn:
         self.stop: Callable[[], bool] = lambda: False
         self.stopped = False   # the last run ended by its stop()
         self.expanded = 0
+        self.nodes_of: Callable[[], int] = lambda: self.judge.nodes   # the nodes a budget counts
+        # judgements of many positions at once elsewhere (positions, the state that settles their parent, stop):
+        # ``(state, move, cells, count, zone)`` of those reached; None: each judged here when met
+        self.batch: Optional[Callable[[list[tuple[int, int]], int, Callable[[], bool]], dict]] = None
 
     def run(self, x: int, o: int, nodes: int, stop: Callable[[], bool] = lambda: False) -> tuple[int, int, int]:
         """Search below ``x``/``o`` until it is settled, the judge has counted ``nodes``
         more nodes, or ``stop()`` (asked at each step of the search) says so:
         ``(state, pn, dn)`` of ``x``/``o`` then (OPEN with its numbers when the budget
         ran out; :attr:`stopped` when ``stop()`` ended it)."""
-        self.limit, self.stop, self.stopped = self.judge.nodes + nodes, stop, False
+        self.limit, self.stop, self.stopped = self.nodes_of() + nodes, stop, False
         key = self.images.of(x, o)[0]
         while True:
             state = self.settled.get(key, (OPEN, -1))[0]
             if state != OPEN:
                 return state, *((0, INF) if state == PROVEN else (INF, 0))
             entry = self._entry(x, o, key)
-            if entry[2].state == OPEN and (self.stopped or self.judge.nodes >= self.limit):
+            if entry[2].state == OPEN and (self.stopped or self.nodes_of() >= self.limit):
                 return OPEN, entry[0], entry[1]
             self._mid(x, o, key, INF, INF)
 
@@ -60,7 +64,7 @@ class ThreatDfpn:
         """Whether the search must end now: its budget spent, or ``stop()``."""
         if not self.stopped and self.stop():
             self.stopped = True
-        return self.stopped or self.judge.nodes >= self.limit
+        return self.stopped or self.nodes_of() >= self.limit
 
     # ------------------------------------------------------------ the search
     def _mid(self, x: int, o: int, key: Key, th_pn: int, th_dn: int) -> None:
@@ -73,11 +77,13 @@ class ThreatDfpn:
             self._record(x, o, key, j.state, j.move)
             return
         children = entry[3]
+        or_node = j.or_node
         if children is None:
             children = entry[3] = self._children(x, o, j)
             self.expanded += 1
-        or_node = j.or_node
-        while True:
+            if self.batch is not None and not or_node:   # (the attacker's first moves often win: judged here in turn)
+                self._judge_at_once(children, DISPROVEN)
+        while not self.stopped:
             nums = []
             for cell, cx, co, ckey in children:   # (judged in order: the first that settles the node ends it)
                 got = self._numbers(cx, co, ckey)
@@ -116,16 +122,38 @@ class ThreatDfpn:
             self._mid(cx, co, ckey, c_th_pn, c_th_dn)
 
     # ------------------------------------------------------------ nodes
+    def _judge_at_once(self, children: list[tuple[int, int, int, Key]], settles: int) -> None:
+        """The judgements of ``children`` not settled nor in the table, asked of
+        :attr:`batch` at once (in their order; it may stop at one that ``settles`` their
+        parent), into the table as :meth:`_entry` makes them; the first child judged
+        here first (the best move: the one that most often settles the parent)."""
+        if not children or (self._numbers(*children[0][1:])[1 if settles == DISPROVEN else 0] == 0):
+            return
+        todo = [(cx, co) for _, cx, co, ckey in children if ckey not in self.table and ckey not in self.settled]
+        if len(todo) < 2 or self.batch is None:
+            return
+        got = self.batch(todo, settles, self.stop)
+        attacker_is_x = self.judge.attacker == 1
+        for _, cx, co, ckey in children:
+            fields = got.get((cx, co))
+            if fields is None or ckey in self.table:
+                continue
+            j = Judgement(fields[0], (cx.bit_count() == co.bit_count()) == attacker_is_x, *fields[1:])
+            self._store(cx, co, ckey, j)
+
     def _entry(self, x: int, o: int, key: Key) -> list:
         """The table's entry of ``x``/``o`` (judged now when absent)."""
         got = self.table.get(key)
-        if got is None:
-            j = self.judge.judge(x, o)
-            if j.state == OPEN and not j.or_node and self.judge.zone_threes > 0:
-                j = self.judge.threat_zone(x, o, j) or j
-            if len(self.table) >= self.table_max:
-                self.table.clear()
-            got = self.table[key] = [*j.numbers, j, None, (x, o)]
+        return got if got is not None else self._store(x, o, key, self.judge.judge(x, o))
+
+    def _store(self, x: int, o: int, key: Key, j: Judgement) -> list:
+        """The table's new entry of ``x``/``o`` judged ``j`` (a defender's node taking
+        every move cut by a zone of threes first, with ``zone_threes``)."""
+        if j.state == OPEN and not j.or_node and self.judge.zone_threes > 0:
+            j = self.judge.threat_zone(x, o, j) or j
+        if len(self.table) >= self.table_max:
+            self.table.clear()
+        got = self.table[key] = [*j.numbers, j, None, (x, o)]
         return got
 
     # ------------------------------------------------------------ what it knows, for the tree above

@@ -41,7 +41,7 @@ from ...game.position import Position
 from ...game.rules import MnkError
 from ..pools.backend import Backend
 from ..scheduling.pn_tree import Expansion, PnNode, PnTree
-from .big_pn_pool import JudgePool
+from .big_pn_pool import BatchJudge, JudgePool
 
 Key = tuple[int, int]
 LISTED_KEPT = 256
@@ -74,6 +74,7 @@ class ThreatProof:
         self.zones_asked: set[Key] = set()   # defender's nodes whose zone of threes was looked for
         self.dfpn_nodes = s.BIG_PN_DFPN_NODES if dfpn_nodes is None else dfpn_nodes   # a job's df-pn (0: judgements)
         self.dfpn = ThreatDfpn(self.judge, self.images, self.settled, s.BIG_PN_DFPN_TABLE)
+        self.dfpn.nodes_of = lambda: self.nodes   # (its jobs' budgets count the workers' judgements too)
         self.tree: Optional[PnTree] = None
         self.jobs = 0
         self.judged_leaves = 0   # leaves expanded by a job of judgements (a df-pn's expansions: its own count)
@@ -272,13 +273,23 @@ class ThreatProof:
 
     def run_on(self, backend: Backend, stop: Callable[[], bool], status: Callable[[str], None],
                pause: Callable[[], bool] = lambda: False) -> Optional[bool]:
-        """:meth:`run` with the jobs on ``backend``'s workers, one leaf a worker
-        (:class:`.big_pn_pool.JudgePool`): True, False, None (stopped: by ``stop()``,
-        the running jobs stopped and dropped, their leaves open again; by ``pause()``,
-        no more jobs handed out, the running ones taken in)."""
+        """:meth:`run` with the judgements on ``backend``'s workers: True, False, None
+        (stopped: by ``stop()``, the running jobs stopped and dropped, their leaves open
+        again; by ``pause()``, no more jobs handed out, the running ones taken in). Each
+        worker judges a leaf's moves (:class:`.big_pn_pool.JudgePool`); with
+        ``BIG_PN_POOL_DFPN`` and df-pn jobs (:attr:`dfpn_nodes`), the search stays here
+        and each node it expands has its moves judged on the workers at once
+        (:class:`.big_pn_pool.BatchJudge`)."""
         tree = self._start()
         if self.answer is not None:
             return self.answer
+        if self.dfpn_nodes > 0 and current().BIG_PN_POOL_DFPN:
+            batch = self.dfpn.batch = BatchJudge(self, backend)
+            try:
+                return self.run(lambda: stop() or pause(), status)
+            finally:
+                batch.finish()
+                self.dfpn.batch = None
         # from PN_MANY_WORKERS workers, a job under way counts as its leaf's proof first (pn_tree): the spare
         # workers take the defender's other moves rather than ever more attacker's moves
         tree.busy_proves = backend.n >= current().PN_MANY_WORKERS

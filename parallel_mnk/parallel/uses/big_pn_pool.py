@@ -1,5 +1,11 @@
 """The jobs of the proof-number prover past 64 cells (:mod:`.big_pn`) on a pool's
-workers: the scheduling apart from the proof. The coordinator keeps the proof's
+workers: the scheduling apart from the proof. Two ways:
+
+* jobs of judgements (:class:`JudgePool`, the default), below;
+* the coordinator's df-pn (:class:`BatchJudge`, ``BIG_PN_POOL_DFPN``): each node it
+  expands has its moves judged on the workers at once, one chunk a worker.
+
+The coordinator keeps the proof's
 tree; the most-proving open leaf's moves still to judge are one job
 (:class:`~..task.JudgeJob`) where the attacker is to move (its judging ends at the
 first move that proves the leaf), and are cut into one chunk a worker where the
@@ -161,10 +167,7 @@ class JudgePool:
             self._restart(slot, event.how)
             return
         assert isinstance(event, JudgeResult)
-        proof.remote_nodes += event.nodes
-        s = proof.worker_stats.get(event.worker) or WorkerStats(event.worker, 0, 0, 0.0, 0)
-        proof.worker_stats[event.worker] = WorkerStats(event.worker, s.tasks + 1, s.nodes + event.nodes,
-                                                       s.cpu_s + event.cpu_s, max(s.peak_rss, event.peak_rss))
+        count_work(proof, event)
         if event.stopped:
             work.stopped = True
             work.chunks.clear()
@@ -203,8 +206,100 @@ class JudgePool:
             self.running_jobs.pop(slot)
 
     def _restart(self, slot: int, how: str) -> None:
-        restarts = self.proof.restarts
-        count = restarts[slot] = restarts.get(slot, 0) + 1
-        if count > current().MAX_RESTARTS_PER_WORKER:
-            raise MnkError(f"worker {slot} stopped {count} times ({how}); run again or use --workers 1")
-        self.backend.restart(slot)
+        restart(self.proof, self.backend, slot, how)
+
+
+class BatchJudge:
+    """The judgements of many positions at once on ``backend``'s workers, for a df-pn
+    in the coordinator (:class:`~parallel_mnk.engines.provers.big_dfpn.ThreatDfpn`,
+    its ``batch``): the moves of a node it expands cut into one chunk a worker, each a
+    :class:`~..task.JudgeJob` that ends at
+    a position that ``settles`` the node; chunks not handed out yet are dropped once one
+    does. A worker lost mid-chunk is restarted and its chunk handed out again. The
+    workers' time without a chunk counts as ``proof``'s idle time (between two
+    expansions: while the coordinator's df-pn walks its table)."""
+
+    def __init__(self, proof: Proof, backend: Backend) -> None:
+        self.proof, self.backend = proof, backend
+        self.started = time.monotonic()
+        self.free_since = {slot: self.started for slot in range(1, backend.n + 1)}
+
+    def __call__(self, positions: list[tuple[int, int]], settles: int,
+                 stop: Callable[[], bool]) -> dict[tuple[int, int], tuple]:
+        """The judgements (``(state, move, cells, count, zone)``) of those of
+        ``positions`` the chunks reached; fewer when one settled the node or ``stop()``
+        said so (the running chunks then stopped and dropped)."""
+        proof, backend, judge = self.proof, self.backend, self.proof.judge
+        spec = proof.position.spec
+        size = -(-len(positions) // backend.n)
+        queue = [tuple(positions[i:i + size]) for i in range(0, len(positions), size)]
+        running: dict[int, JudgeJob] = {}
+        out: dict[tuple[int, int], tuple] = {}
+        stopped = False
+        while queue or running:
+            if not stopped and stop():
+                stopped = True
+                queue.clear()
+                if running:
+                    backend.stop_all()
+            for slot in range(1, backend.n + 1):
+                if not queue or slot in running:
+                    continue
+                job = JudgeJob(next(_job_ids), spec.cols, spec.rows, spec.k, judge.attacker, judge.threes,
+                               judge.vct_nodes, judge.fours, queue.pop(0), settles, judge.pairing)
+                if not backend.start(slot, job):
+                    queue.insert(0, job.positions)
+                    self._restart(slot, "its pipe closed")
+                    continue
+                running[slot] = job
+                proof.idle_s += time.monotonic() - self.free_since.pop(slot, time.monotonic())
+            for slot, event in backend.collect(0.05):
+                if slot not in running:
+                    continue
+                job = running.pop(slot)
+                self.free_since[slot] = time.monotonic()
+                if isinstance(event, Lost):
+                    proof.lost += 1
+                    if not stopped:
+                        queue.insert(0, job.positions)
+                    self._restart(slot, event.how)
+                    continue
+                assert isinstance(event, JudgeResult)
+                count_work(proof, event)
+                if event.stopped or stopped:
+                    continue
+                out.update(zip(job.positions, event.judgements))
+                if any(j[0] == settles for j in event.judgements):
+                    queue.clear()   # (the node is settled: its other moves are not needed)
+        if stopped:
+            backend.begin()   # (the stop word cleared for the next chunks)
+        return out
+
+    def finish(self) -> None:
+        """Count the workers' time without a chunk up to now (the run ends)."""
+        ended = time.monotonic()
+        self.proof.slot_s += self.backend.n * (ended - self.started)
+        self.proof.idle_s += sum(ended - since for since in self.free_since.values())
+        self.free_since.clear()
+
+    def _restart(self, slot: int, how: str) -> None:
+        restart(self.proof, self.backend, slot, how)
+
+
+def restart(proof: Proof, backend: Backend, slot: int, how: str) -> None:
+    """Restart the worker ``slot`` of ``backend`` (lost ``how``), counted in ``proof``;
+    MnkError past ``MAX_RESTARTS_PER_WORKER`` restarts of one worker."""
+    restarts = proof.restarts
+    count = restarts[slot] = restarts.get(slot, 0) + 1
+    if count > current().MAX_RESTARTS_PER_WORKER:
+        raise MnkError(f"worker {slot} stopped {count} times ({how}); run again or use --workers 1")
+    backend.restart(slot)
+
+
+def count_work(proof: Proof, result: JudgeResult) -> None:
+    """A job's nodes, CPU and memory counted in ``proof``'s figures (its worker's)."""
+    proof.remote_nodes += result.nodes
+    w = proof.worker_stats.get(result.worker) or WorkerStats(result.worker, 0, 0, 0.0, 0)
+    proof.worker_stats[result.worker] = WorkerStats(result.worker, w.tasks + 1, w.nodes + result.nodes,
+                                                    w.cpu_s + result.cpu_s, max(w.peak_rss, result.peak_rss))
+
