@@ -7,7 +7,10 @@ scheduler as the 64-cell prover's); a *job* on a leaf judges each of the leaf's
 moves (:class:`~parallel_mnk.engines.provers.big_threats.Judge`: settled at once by
 a win in one, a block, threat-space search, or open with the moves that need a
 proof and its first numbers), and the leaf is then expanded into the judged
-children. The defender's moves outside the zone of the attacker's continuous fours
+children. In one process (``BIG_PN_DFPN_NODES`` > 0) a job is df-pn below the leaf
+instead (:class:`~parallel_mnk.engines.provers.big_dfpn.ThreatDfpn`, on the same
+judgements), and the leaf is expanded with its children's df-pn numbers. The
+defender's moves outside the zone of the attacker's continuous fours
 are never children: the fours answer them. Positions are keyed up to the board's
 symmetries: symmetric siblings are one child, and a settled position met again by
 another order of moves is not searched again (:attr:`ThreatProof.settled`).
@@ -17,8 +20,9 @@ certified by the big-board walk (:mod:`parallel_mnk.engines.provers.big_certific
 which takes the tree's winning moves (a disproven one's refutations) first: no
 second search of the tree.
 
-With more than one worker the jobs run on the pool's processes (or Ray's), a leaf
-a worker (:class:`~..task.JudgeJob`: the judgements of the leaf's moves that are not
+With more than one worker the jobs of judgements run on the pool's processes (or
+Ray's; with ``BIG_PN_POOL_DFPN``, the df-pn stays here and the moves of the nodes it
+expands are judged there: :class:`.big_pn_pool.BatchJudge`), a leaf a worker (:class:`~..task.JudgeJob`: the judgements of the leaf's moves that are not
 settled or waiting yet); the coordinator keeps the tree, the settled positions and
 the judgements, and expands each leaf once its job is back. A worker that dies
 mid-job is restarted and its leaf handed out again; the tree never holds a job's
