@@ -22,8 +22,9 @@ second search of the tree.
 
 With more than one worker the jobs of judgements run on the pool's processes (or
 Ray's; with ``BIG_PN_POOL_DFPN``, the df-pn stays here and the moves of the nodes it
-expands are judged there: :class:`.big_pn_pool.BatchJudge`), a leaf a worker (:class:`~..task.JudgeJob`: the judgements of the leaf's moves that are not
-settled or waiting yet); the coordinator keeps the tree, the settled positions and
+expands are judged there: :class:`.big_pn_pool.BatchJudge`), a leaf a worker
+(:class:`~..task.JudgeJob`: the judgements of the leaf's moves that are not settled
+or waiting yet); the coordinator keeps the tree, the settled positions and
 the judgements, and expands each leaf once its job is back. A worker that dies
 mid-job is restarted and its leaf handed out again; the tree never holds a job's
 half (a job's judgements are taken only when it ends).
@@ -48,8 +49,7 @@ from ..scheduling.pn_tree import Expansion, PnNode, PnTree
 from .big_pn_pool import BatchJudge, JudgePool
 
 Key = tuple[int, int]
-LISTED_KEPT = 256
-REMOTE_NUMBERS_KEPT = 1 << 20   # open positions' numbers from the workers' df-pn kept (then forgotten)   # the leaves whose children a proof keeps listed between their hand-out and expansion
+LISTED_KEPT = 256   # the leaves whose children a proof keeps listed between their hand-out and expansion
 
 
 class ThreatProof:
