@@ -213,9 +213,8 @@ class BatchJudge:
     """The judgements of many positions at once on ``backend``'s workers, for a df-pn
     in the coordinator (:class:`~parallel_mnk.engines.provers.big_dfpn.ThreatDfpn`,
     its ``batch``): the moves of a node it expands cut into one chunk a worker, each a
-    :class:`~..task.JudgeJob` that ends at
-    a position that ``settles`` the node; chunks not handed out yet are dropped once one
-    does. A worker lost mid-chunk is restarted and its chunk handed out again. The
+    :class:`~..task.JudgeJob` that ends at a position that ``settles`` the node; chunks
+    not handed out yet are dropped once one does. A worker lost mid-chunk is restarted and its chunk handed out again. The
     workers' time without a chunk counts as ``proof``'s idle time (between two
     expansions: while the coordinator's df-pn walks its table)."""
 
