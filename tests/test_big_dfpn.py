@@ -13,6 +13,7 @@ from parallel_mnk.engines.exact.big import BigSearch, table_bits
 from parallel_mnk.engines.provers.big_dfpn import ThreatDfpn
 from parallel_mnk.engines.provers.big_threats import DISPROVEN, INF, OPEN, PROVEN, Judge
 from parallel_mnk.game.geometry import Images, symmetries
+from parallel_mnk.game.rules import format_board_text
 
 SMALL = [  # (spec, positions, stones)
     (GameSpec(3, 3, 3), 8, (0, 4)),
@@ -61,17 +62,12 @@ def test_every_settled_move_leads_where_it_says(spec, count, stones):
             got = dfpn.settled.get(dfpn.images.of(*child)[0], (OPEN, -1))[0]
             if state == PROVEN:
                 assert x_moves == (a == 1)   # (the attacker to move)
-                assert got == PROVEN or Position.from_board(spec, _text(spec, *child)).is_game_over() or \
+                assert got == PROVEN or Position.from_board(spec, format_board_text(spec, *child)).is_game_over() or \
                     naive_score(spec, *child) < 0
             else:
                 assert x_moves == (a == 2) and got == DISPROVEN   # (the defender to move)
             kept += 1
     assert kept > 10, kept
-
-
-def _text(spec: GameSpec, x: int, o: int) -> str:
-    cells = ["x" if x >> c & 1 else "o" if o >> c & 1 else "." for c in range(spec.cells)]
-    return "/".join("".join(cells[r * spec.cols:(r + 1) * spec.cols]) for r in range(spec.rows))
 
 
 def test_a_search_stopped_or_out_of_nodes_goes_on_to_the_same_answer():
@@ -120,7 +116,7 @@ def test_a_move_is_kept_in_the_frame_of_its_key_whichever_image_came_first():
             cell = own.index(dfpn.settled[key][1])
             assert not ((pos.x | pos.o) >> cell & 1), (pos.board_text(), perm)
             child = (pos.x | 1 << cell, pos.o) if attacker == "x" else (pos.x, pos.o | 1 << cell)
-            after = Position.from_board(spec, _text(spec, *child))
+            after = Position.from_board(spec, format_board_text(spec, *child))
             assert after.is_game_over() or naive_score(spec, *child) < 0, (pos.board_text(), perm, cell)
             checked += 1
             break
