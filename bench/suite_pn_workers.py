@@ -15,8 +15,10 @@ many-cores suite measures it).
 
 ``ways``: how the workers meet the settled store: ``shared`` (they map it: the process
 pool), ``replicas`` (each keeps a replica, the pool with the setting ``PN_REPLICAS``),
-``ray`` (the Ray backend, a local Ray: replicas); the base of ``overhead`` is one
-worker's shared proof. ``refused`` counts the jobs whose delta the store refused.
+``ray`` (the Ray backend, a local Ray: replicas, kept in step during a job),
+``ray-whole-jobs`` (the same, a replica taking the log at a job's start only); the base
+of ``overhead`` is one worker's shared proof. ``refused`` counts the jobs whose delta the
+store refused, ``restarts`` those started again mid-job.
 """
 from __future__ import annotations
 
@@ -34,7 +36,8 @@ WORKERS = (1, 2, 4, 8, 16)
 TIME_LIMIT_S = 600.0
 
 
-WAYS = {"shared": (), "replicas": ("--setting", "PN_REPLICAS=true"), "ray": ("--backend", "ray")}
+WAYS = {"shared": (), "replicas": ("--setting", "PN_REPLICAS=true"), "ray": ("--backend", "ray"),
+        "ray-whole-jobs": ("--backend", "ray", "--setting", f"PN_REPLICA_SYNC_NODES={1 << 40}")}
 
 
 def run(workers_list=WORKERS, log=print, ways=("shared",)) -> list[dict]:
@@ -59,7 +62,7 @@ def run(workers_list=WORKERS, log=print, ways=("shared",)) -> list[dict]:
             rows.append({"suite": "pn-workers", "case": case, "way": way, "workers": workers, **r})
             log(f"pn-workers: {case} {way} {workers} worker(s): " + (r["error"] if "error" in r else
                 f"{r['value']}, {r['nodes']:,} nodes ({r.get('overhead')}x), {r['jobs']} jobs "
-                f"({r.get('refused') or 0} refused), idle {r['idle']}, "
+                f"({r.get('refused') or 0} refused, {r.get('restarts') or 0} restarted), idle {r['idle']}, "
                 f"rate {r.get('rate')}, model {r.get('model_16')}x, {r['time_s']:.2f} s "
                 f"(command {r['wall_s']:.2f} s)"))
     return rows

@@ -38,7 +38,7 @@ def solve_command(cols: int, rows: int, k: int, moves: str, prover: str, workers
                   extra: tuple[str, ...] = ()) -> dict:
     """One fresh ``parallel-mnk solve`` process, weak (``extra``: more of its arguments):
     its JSON answer's value, nodes, times, proof and jobs (with the pn prover: its share
-    of idle worker time and its refused jobs), its workers' CPU seconds, the command's
+    of idle worker time, its refused jobs and those started again), its workers' CPU seconds, the command's
     wall time and peak RSS (with its workers'); ``error`` if it failed."""
     cmd = [sys.executable, "-m", "parallel_mnk", "solve", "--cols", str(cols), "--rows", str(rows), "--k", str(k),
            "--moves", moves, "--weak", "--prover", prover, "--workers", str(workers), "--time-limit",
@@ -60,6 +60,7 @@ def solve_command(cols: int, rows: int, k: int, moves: str, prover: str, workers
             "proof": answer.get("proof"), "peak_mb": round(usage.ru_maxrss / 1024 + workers_rss / 2**20, 1),
             "jobs": (answer.get("parallel") or {}).get("jobs"), "idle": (answer.get("parallel") or {}).get("idle"),
             "refused": (answer.get("parallel") or {}).get("refused"),
+            "restarts": (answer.get("parallel") or {}).get("restarts"),
             "worker_cpu_s": sum(w.get("cpu_s", 0.0) for w in answer.get("workers", [])[1:])}
 
 

@@ -291,11 +291,13 @@ def test_a_book_built_on_ray_holds_the_pools_entries(ray_session, tmp_path):
         check_best_move(pos, on_ray.answer(pos).best_move, score, weak=False)
 
 
-def test_pn_proofs_on_ray_give_naive_values_and_certificates_that_verify(ray_session, tmp_path):
+def test_pn_proofs_on_ray_give_naive_values_and_certificates_that_verify(ray_session, tmp_path, use_settings):
     """The proof-number prover's jobs as Ray tasks (its workers keep replicas of the
     settled store: tests/test_pn_replicas.py): weak values as naive.py's on random
     positions of small boards, and the empty (5,5,4)'s certificate, written from the
-    merged store, verified by the independent checker."""
+    merged store, verified by the independent checker; there, with jobs of 2^7 nodes in
+    slices of 2^3, the jobs took the log the coordinator posted on the backend's actor
+    while they ran."""
     from naive import naive_score
     from parallel_mnk.proofcheck import check_file
     opts = Options(workers=2, prover="pn", backend="ray", progress=False)
@@ -304,9 +306,11 @@ def test_pn_proofs_on_ray_give_naive_values_and_certificates_that_verify(ray_ses
             r = solve(pos, weak=True, options=opts)
             assert r.value == value_of_score(naive_score(spec, pos.x, pos.o)), pos.board_text()
             assert r.proof == "pn" and r.parallel["replicas"] is True
+    use_settings(PN_JOB_NODES=1 << 7, PN_REPLICA_SYNC_NODES=1 << 3)
     r = solve(Position(GameSpec(5, 5, 4)), weak=True,
               options=Options(workers=2, prover="pn", backend="ray", progress=False, certificate=tmp_path))
     assert r.value == "draw" and sum(w.tasks for w in r.workers[1:]) == r.parallel["jobs"] + r.parallel["refused"]
+    assert r.parallel["synced"] > 0
     assert [check_file(f).claim for f in sorted(tmp_path.glob("*.jsonl.xz"))] == ["cannot-win"]
 
 

@@ -17,7 +17,8 @@ from checks import random_positions
 from naive import naive_score
 
 from parallel_mnk import GameSpec, Options, solve
-from parallel_mnk.engines.provers.pns import PnRules, ReplicaSearcher, merge_rows, new_store
+from parallel_mnk.engines.provers.pns import (PnProver, PnRules, ReplicaSearcher, merge_rows, new_store, settled_rows,
+                                              write_certificate)
 from parallel_mnk.game.position import Position
 from parallel_mnk.game.rules import MnkError, Value
 from parallel_mnk.kernels.core import layout as L
@@ -230,3 +231,102 @@ def test_a_full_job_store_is_one_error_naming_its_setting(use_settings):
     use_settings(PN_REPLICAS=True, PN_JOB_STORE_BITS=12)
     with pytest.raises(MnkError, match="PN_JOB_STORE_BITS"):
         solve(Position(GameSpec(4, 7, 4)), weak=True, options=Options(workers=2, prover="pn"))
+
+
+def _job(r: ReplicaSearcher, pos: Position, budget: int, news):
+    """A job of ``budget`` nodes on ``pos`` (the side to move attacking) with an empty log."""
+    return r.run(pos.x, pos.o, pos.ply, True, budget, np.zeros(L.CTL_SIZE, dtype=np.int64), (), {}, lambda h: h,
+                 news)
+
+
+# (o to move; a job of o's question settles it in 93 nodes, 88 entries; naive.py reaches it)
+SLICED = "....o/....x/x..xo/o.o.x/.x.xo"
+
+
+def test_a_job_takes_the_posted_log_between_its_slices(use_settings):
+    """With slices of 16 nodes, the log the coordinator posted after the job started is
+    in the replica once the job ends (taken between slices, not at the next job's start),
+    and ``synced`` counts it; with nothing posted a sliced job settles its node as one
+    slice of the whole budget does (the value of naive.py)."""
+    spec = GameSpec(5, 5, 4)
+    pos = Position.from_board(spec, SLICED)
+    use_settings(PN_REPLICA_SYNC_NODES=1 << 30, PN_JOB_STORE_BITS=14)
+    a, _, _ = _job(ReplicaSearcher(spec, 12345, 16, 14, PnRules()), pos, 1 << 20, lambda: None)
+    use_settings(PN_REPLICA_SYNC_NODES=16, PN_JOB_STORE_BITS=14)
+    b, _, _ = _job(ReplicaSearcher(spec, 12345, 16, 14, PnRules()), pos, 1 << 20, lambda: None)
+    assert a.nodes > 32 and a.found >= 0 and b.found == a.found == int(naive_score(spec, pos.x, pos.o) > 0)
+    assert b.stats["synced"] == 0
+    log = StoreLog(lambda value: value)
+    calls = []
+
+    def news():
+        calls.append(len(calls))
+        if len(calls) == 1:   # (posted once the job ran its first slice)
+            log.add(_rows(_row(2 << 40), _row(4 << 40)))
+            return log.handed_out()
+        return None
+    r = ReplicaSearcher(spec, 12345, 16, 14, PnRules())
+    out, _, _ = _job(r, pos, 1 << 20, news)
+    assert calls and out.stats["synced"] == 1 and r.synced == 0
+    assert {(2 << 40) | 1, (4 << 40) | 1} <= set(_entries(r.replica, 14))
+
+
+def test_a_job_meeting_an_addition_that_refutes_its_own_entry_starts_again(tmp_path, use_settings, monkeypatch):
+    """A posted addition of a key the job settled, whose zone is not within the job's
+    (the coordinator would refuse the job's delta): the job forgets what it settled and
+    goes on; its delta then agrees with the store (merged, not refused), its answer is
+    naive.py's, and the store with its delta merged certifies it (nothing it rests on was
+    forgotten)."""
+    use_settings(PN_REPLICA_SYNC_NODES=16, PN_JOB_STORE_BITS=14)
+    K = families.pns_kernels()
+    spec = GameSpec(5, 5, 4)
+    pos = Position.from_board(spec, SLICED)
+    r = ReplicaSearcher(spec, 12345, 16, 14, PnRules())
+    log = StoreLog(lambda value: value)
+    posted = []   # (the rows, their pool)
+
+    def news():
+        if posted:
+            return None
+        rows, pool = settled_rows(K, r.prover.st, 14)   # (what the job settled so far, as if another job had)
+        table = rows.reshape(-1, W)
+        plain = [i for i in range(len(table)) if int(table[i, 1]) >> 16 == 0]   # (no pairing: its zone is changed)
+        if not plain:
+            return None
+        free = ~int(table[plain[0], 2]) & ((1 << 25) - 1)
+        table[plain[0], 2] |= np.uint64(free & -free)   # one cell more in its zone: not within the job's
+        posted.append((rows, pool))
+        log.add(rows)
+        return log.handed_out()
+    forgotten = []   # (the table's settled entries forgotten too: they may rest on what the job forgets)
+    forget = ReplicaSearcher._forget_settled
+    monkeypatch.setattr(ReplicaSearcher, "_forget_settled", lambda self: (forgotten.append(self), forget(self)))
+    out, rows, pool = _job(r, pos, 1 << 20, news)
+    assert posted, "nothing settled after a slice: the test's position is too easy"
+    assert out.stats["restarts"] == 1 and forgotten == [r] and out.found == int(naive_score(spec, pos.x, pos.o) > 0)
+    store = new_store(14)
+    assert merge_rows(K, store, 14, *posted[0]) is not None
+    assert merge_rows(K, store, 14, rows, pool) is not None, "the restarted job's delta disagrees with the store"
+    prover = PnProver(spec, 12, 14, PnRules())   # (the store as the coordinator's after the merge: it certifies)
+    prover.ctx[L.C_SALT] = 12345
+    prover.st, prover.wk[PL.W_ST_MASK] = store, (1 << 14) - 1
+    prover.ss, prover.wk[PL.W_SS_MASK] = np.zeros(W, dtype=np.uint64), 0
+    cert = write_certificate(prover, store, pos, "o", bool(out.found), tmp_path, out.nodes, 0.0, False)
+    assert check_file(cert).claim == ("wins" if out.found else "cannot-win")
+
+
+def test_jobs_kept_in_step_give_naive_values_and_certificates_that_verify(tmp_path, use_settings):
+    """Replicas on 3 threads with jobs of 2^7 nodes taking the posted log every 2^3:
+    naive.py's values on random positions of small boards; the empty (5,5,4), whose jobs
+    took the store's additions while they ran, a draw with a certificate that verifies."""
+    use_settings(PN_JOB_NODES=1 << 7, PN_REPLICAS=True, PN_REPLICA_SYNC_NODES=1 << 3)
+    opts = Options(workers=3, prover="pn", backend="thread")
+    for spec, stones in ((GameSpec(5, 5, 4), (13, 15)), (GameSpec(6, 4, 4), (12, 14)), (GameSpec(4, 4, 3), (4, 7))):
+        for pos in random_positions(spec, 4, stones, seed=91, quiet=True):
+            r = solve(pos, weak=True, options=opts)
+            score = naive_score(spec, pos.x, pos.o)
+            assert r.value == (Value.WIN if score > 0 else Value.LOSS if score < 0 else Value.DRAW), pos.board_text()
+    r = solve(Position(GameSpec(5, 5, 4)), weak=True,
+              options=Options(workers=3, prover="pn", backend="thread", certificate=tmp_path))
+    assert r.value == Value.DRAW and r.parallel["synced"] > 0
+    assert [check_file(f).claim for f in sorted(tmp_path.glob("*.jsonl.xz"))] == ["cannot-win"]

@@ -66,6 +66,7 @@ class Settings:
     PN_JOB_NODES: int = setting(1 << 18, 1, COUNT)            # a parallel proof's job: about this many nodes of df-pn on one leaf of the coordinator's tree
     PN_JOB_TT_BITS: int = setting(22, 12, 30)                 # each worker's own table (32-byte entries: 128 MiB), kept from job to job
     PN_REPLICAS: bool = setting(False, False, True)           # each worker a replica of the settled store, kept in step by the coordinator's log (the Ray backend: always; on this machine's pool the workers map the store itself)
+    PN_REPLICA_SYNC_NODES: int = setting(1 << 13, 1, COUNT)   # with replicas: a job takes the store's newest additions (what other jobs settled meanwhile) every this many nodes, where its backend posts them (Ray, threads)
     PN_JOB_STORE_BITS: int = setting(20, 12, 28)              # with replicas: the store of one job's settled nodes (sent back for the coordinator to merge), 2**20 entries
     PN_OPEN_DEPTH: int = setting(2, 0, MAX_CELLS)             # the coordinator's tree is split this many plies deep before any job
     PN_MANY_WORKERS: int = setting(8, 2, 1 << 16)             # from this many workers the tree is split a ply deeper, every attacker's move handed out at once (no zone wait); past 64 cells a job under way counts as its leaf's proof first

@@ -59,6 +59,7 @@ class WorkerEnv:
     pn_searcher: Optional[tuple] = None   # (the question's key, its PnJobSearcher or ReplicaSearcher): one question at a time
     judges: dict = field(default_factory=dict)   # JudgeJob's question -> its Judge on ctl (kept from job to job)
     fetch: Callable[[Any], Any] = lambda handle: handle   # a shared object's value from its handle (Ray: ray.get)
+    news: Callable[[str], Any] = lambda name: None   # the newest value the coordinator posted as ``name`` (Backend.post; None: none)
 
     def search(self, spec: GameSpec) -> Search:
         """This worker's :class:`Search` of ``spec`` (made once)."""
@@ -412,7 +413,7 @@ class PnJob:
         searcher = self.searcher(env)
         if isinstance(searcher, ReplicaSearcher):
             out, rows, pool = searcher.run(self.x, self.o, self.ply, self.attacker_moves, self.budget, env.ctl,
-                                           self.log, dict(self.resets), env.fetch)
+                                           self.log, dict(self.resets), env.fetch, lambda: env.news(self.question))
             return PnJobResult(self.task_id, env.index, out.found, out.pn, out.dn, out.stopped, out.nodes,
                                time.process_time() - cpu, out.stats, peak_rss(), (rows, pool), searcher.token,
                                searcher.epoch)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import socket
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -440,35 +441,66 @@ class ReplicaSearcher:
     def reset(self) -> None:
         """Forget every settled result: the table's settled entries (its numbers of open
         nodes stay: they only steer the search) and the replica cleared, the epoch counted."""
+        self._forget_settled()
+        self.replica = np.zeros_like(self.replica)
+        self.synced = -1
+        self.epoch += 1
+
+    def _forget_settled(self) -> None:
+        """Clear the table's settled entries (proof or disproof number 0)."""
         pt = self.prover.pt.reshape(-1, PL.PT_WORDS)
         nums = pt[:, 1] & ~np.uint64(1 << 60)   # (without the bit "evaluated": kernels/pns/search.py)
         inf = np.uint64(PL.INF)
         pt[(nums != 0) & (((nums & inf) == 0) | (((nums >> np.uint64(30)) & inf) == 0))] = 0
-        self.replica = np.zeros_like(self.replica)
-        self.synced = -1
-        self.epoch += 1
 
     def sync(self, log: tuple, fetch: Callable[[object], tuple[np.ndarray, np.ndarray]]) -> bool:
         """Take the log's additions this replica lacks (``log``: chunks ``(first, last,
         handle)``, ``fetch(handle)`` their ``(rows, starts)``: the row each addition
         starts at); False when one disagrees with the replica."""
+        return self._take(log, fetch) is not None
+
+    def _take(self, log: tuple, fetch: Callable[[object], tuple[np.ndarray, np.ndarray]]
+              ) -> Optional[list[np.ndarray]]:
+        """:meth:`sync`, giving the rows taken (None: a disagreement)."""
         K = self.prover.kernels
+        taken = []
         for first, last, handle in log:
             if last <= self.synced:
                 continue
             rows, starts = fetch(handle)
             part = rows[int(starts[max(0, self.synced + 1 - first)]) * PL.ST_WORDS:]
             if merge_rows(K, self.replica, self.store_bits, part, None, replica=True) is None:
-                return False
+                return None
+            taken.append(part)
             self.synced = last
-        return True
+        return taken
+
+    def _job_disagrees(self, rows: np.ndarray, bits: int) -> bool:
+        """Whether a row of the coordinator's store disagrees with the job's own entry of
+        its key (its zone not within the job's: the coordinator would refuse the job's
+        delta, :func:`merge_rows`); nothing is written."""
+        n = len(rows) // PL.ST_WORDS
+        if n == 0:
+            return False
+        found = int(self.prover.kernels.merge_entries(self.prover.st, np.uint64((1 << bits) - 1),
+                                                      np.array(rows, dtype=np.uint64), n, NO_POOL, 0, 2))
+        if found < -1 and found % 2 == 1:
+            raise MnkError("two searches settled one position with different values (an internal error)")
+        return found < -1
 
     def run(self, x: int, o: int, ply: int, attacker_moves: bool, budget: int, ctl: np.ndarray, log: tuple,
-            resets: dict[str, int], fetch: Callable[[object], tuple[np.ndarray, np.ndarray]]
-            ) -> tuple[JobOutcome, np.ndarray, np.ndarray]:
+            resets: dict[str, int], fetch: Callable[[object], tuple[np.ndarray, np.ndarray]],
+            news: Callable[[], Optional[tuple]] = lambda: None) -> tuple[JobOutcome, np.ndarray, np.ndarray]:
         """Search the node ``(x, o)`` as :meth:`PnJobSearcher.run` does, after the resets
         asked (``resets``: token -> the epoch it must be past) and the log's new
-        additions; returns the outcome and the job's delta ``(rows, pool)``."""
+        additions; returns the outcome and the job's delta ``(rows, pool)``.
+
+        The search runs in slices of ``PN_REPLICA_SYNC_NODES`` nodes; between two,
+        ``news()`` gives the log as the coordinator posted it last (None: nothing
+        posted), and the replica takes what it lacks: what other jobs settled while
+        this one ran. (Each slice starts again at the node, on the table's numbers.)
+        An addition that disagrees with the replica ends the syncing for this job; the
+        next job's start resets the replica."""
         if self.epoch <= resets.get(self.token, -1):
             self.reset()
         if not self.sync(log, fetch):
@@ -480,8 +512,36 @@ class ReplicaSearcher:
         p.st, p.ss = new_store(bits), self.replica
         p.wk[PL.W_ST_MASK] = (1 << bits) - 1
         p.wk[PL.W_SS_MASK] = (1 << self.store_bits) - 1
-        outcome = run_job(p, x, o, ply, attacker_moves, budget, ctl)
+        outcome = self._slices(x, o, ply, attacker_moves, budget, ctl, fetch, news)
         rows, pool = settled_rows(p.kernels, p.st, bits)
         merge_rows(p.kernels, self.replica, self.store_bits, rows, None)   # (its own entries: none stored there)
         p.st = np.zeros(0, dtype=np.uint64)
         return outcome, rows, pool
+
+    def _slices(self, x: int, o: int, ply: int, attacker_moves: bool, budget: int, ctl: np.ndarray,
+                fetch: Callable[[object], tuple[np.ndarray, np.ndarray]],
+                news: Callable[[], Optional[tuple]]) -> JobOutcome:
+        """The job's search, slice by slice, the replica taking the posted log between
+        two (:meth:`run`); the outcome of the whole job (nodes and counters summed,
+        ``synced``: the additions taken between slices)."""
+        p, step = self.prover, current().PN_REPLICA_SYNC_NODES
+        bits = current().PN_JOB_STORE_BITS
+        nodes, stats, in_step = 0, Counter[str](), True
+        before = self.synced
+        while True:
+            out = run_job(p, x, o, ply, attacker_moves, min(step, budget - nodes), ctl)
+            nodes += out.nodes
+            stats.update(out.stats)
+            if out.found >= 0 or out.stopped or nodes >= budget or out.nodes == 0:
+                break
+            log = news() if in_step else None
+            taken = None if log is None else self._take(log, fetch)
+            in_step = log is None or taken is not None
+            if taken and any(self._job_disagrees(rows, bits) for rows in taken):
+                # another job settled one of this job's nodes first, otherwise: this delta would be refused,
+                # so the job starts again on what the store holds (its table's open numbers kept)
+                p.st = new_store(bits)
+                self._forget_settled()
+                stats["restarts"] += 1
+        stats["synced"] = max(0, self.synced - before)
+        return JobOutcome(out.found, out.pn, out.dn, nodes, out.stopped, dict(stats))

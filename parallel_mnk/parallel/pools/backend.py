@@ -77,6 +77,12 @@ class Backend(ABC):
         back): the value itself here; Ray: an object in its store, sent once a machine."""
         return value
 
+    def post(self, name: str, value: Any) -> None:
+        """Make ``value`` the newest notice ``name`` for running tasks (a worker reads it
+        with its ``news``, :class:`~..task.WorkerEnv`); a later post replaces it. Here
+        nothing is posted: the pool's workers see no notice mid-task (they map what a
+        notice would carry)."""
+
     @abstractmethod
     def begin(self) -> None:
         """Clear a stop of :meth:`stop_all` before new work."""

@@ -115,6 +115,9 @@ class RayBackend(Backend):
     def share(self, value: Any) -> Any:
         return self.ray.put(value)
 
+    def post(self, name: str, value: Any) -> None:
+        self.board.post.remote(name, value)
+
     def collect(self, timeout: float) -> list[Event]:
         ray = self.ray
         refs = {ref: slot for slot, ref in self._refs.items()}

@@ -1,8 +1,10 @@
 """The Ray backend's shared bounds: :class:`BoundBoard`, an async Ray actor.
 
 It holds the live window word of each running task (``pack_window``), the tasks
-to abandon, a stop flag for all, and the table of each machine (``node id ->
-(pid, fd)``, see :func:`parallel_mnk.runtime.ttable.open_memfd_table`). The coordinator
+to abandon, a stop flag for all, the table of each machine (``node id ->
+(pid, fd)``, see :func:`parallel_mnk.runtime.ttable.open_memfd_table`), and the
+coordinator's *notices* (:meth:`BoundBoard.post`: a proof's newest log of its store,
+which the running jobs read between their slices). The coordinator
 sends it the changes once per loop turn (:meth:`BoundBoard.update`).
 
 Workers *watch* a task: :meth:`BoundBoard.watch` answers at once if the task's
@@ -31,6 +33,7 @@ class BoundBoard:
         self.stop = False
         self.tables: dict[str, tuple] = {}
         self.watches = 0
+        self.notices: dict[str, object] = {}
 
     def _changed(self, task_id: int, done: bool = False) -> None:
         self.version[task_id] = -1 if done else self.version.get(task_id, 0) + 1
@@ -86,6 +89,14 @@ class BoundBoard:
             self.tables[node] = entry
             return entry
         return current
+
+    async def post(self, name: str, value: object) -> None:
+        """Make ``value`` the notice ``name`` (its object references stay alive with it)."""
+        self.notices[name] = value
+
+    async def notice(self, name: str) -> object:
+        """The notice ``name``, or None."""
+        return self.notices.get(name)
 
     async def stats(self) -> dict:
         """Counters: watch calls served, live windows held."""

@@ -171,6 +171,7 @@ def _run(task: AnyTask, token: str, bits: int, index: int) -> AnyResult:
     if env is None or env.tt is not tt:
         env = _WorkerState.env = WorkerEnv(index, tt, _WorkerState.ctl, SLOT)
         env.fetch = ray.get   # (the handles of Backend.share)
+    env.news = lambda name: ray.get(board.notice.remote(name))   # (Backend.post's notices, from the actor)
     env.index = index
     env.ctl[:] = 0
     shm.start_task(env.ctl, SLOT, task.task_id, *(task.live_window or (0, 0)))

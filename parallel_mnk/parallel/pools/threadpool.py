@@ -13,7 +13,7 @@ with 2 workers took 0.87x the process pool's time (whole processes, 4 pairs).
 * Start: each thread faults in its part of the table, all at once, and the pool
   is made once all have (:func:`~parallel_mnk.runtime.ttable.prefault`).
 * Messages: a queue per worker for its tasks, one queue for every result;
-  nothing is pickled.
+  nothing is pickled. Notices (:meth:`~.backend.Backend.post`) are a dict the threads read.
 * Windows, abandons, stops: the same control words as the process pool
   (:mod:`.localpool`), read by the kernels with atomic loads.
 * Faults: a task that raises is reported as :class:`~.backend.Lost` with the
@@ -43,6 +43,7 @@ class ThreadPool(LocalPool):
         super().__init__(workers, tt_bits)
         families.load("expand")
         self._results: queue.Queue = queue.Queue()
+        self._notices: dict[str, object] = {}   # Backend.post's: the threads read them (one dict read: atomic)
         self._inboxes: list[queue.Queue] = [queue.Queue() for _ in range(workers)]
         self._ready = threading.Barrier(workers + 1)
         self._threads = [threading.Thread(target=self._work, args=(i + 1,), name=f"parallel-mnk-worker-{i + 1}",
@@ -61,6 +62,7 @@ class ThreadPool(LocalPool):
         """A worker thread: run each task of its queue, put ``(index, result)``
         (or its loss) on the results queue; None ends it."""
         env = WorkerEnv(index, self.tt, self.ctl, self.slot_of(index))
+        env.news = self._notices.get
         prefault(self.tt, index - 1, self.n)
         self._ready.wait()
         inbox = self._inboxes[index - 1]
@@ -82,6 +84,9 @@ class ThreadPool(LocalPool):
         self.arm(slot, task)
         self._inboxes[slot - 1].put(task)
         return True
+
+    def post(self, name: str, value: object) -> None:
+        self._notices[name] = value
 
     def collect(self, timeout: float) -> list[Event]:
         events: list[Event] = []

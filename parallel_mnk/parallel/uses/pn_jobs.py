@@ -90,6 +90,8 @@ class QuestionRun:
     guess: Optional[int] = None   # stopped: the root move the proof leans to (not proved)
     earlier: int = 0
     refused: int = 0   # with replicas: jobs whose delta disagreed with the store (run again)
+    synced: int = 0   # with replicas: the store's additions jobs took while they ran (posted by the coordinator)
+    restarts: int = 0   # with replicas: jobs started again mid-job (an addition taken disagreed with their own)
 
     @property
     def proof_nodes(self) -> int:
@@ -175,6 +177,8 @@ class JobProof:
                 wait = 0.05 if deadline is None else max(0.0, min(0.05, deadline - time.monotonic()))
                 turn, busy = time.monotonic(), len(running_jobs)
                 self._collect(tree, running_jobs, kernels, run, wait)
+                if self.log is not None and self._log_pending(kernels):   # (running jobs take it between slices)
+                    backend.post(question, self.log.handed_out())
                 run.idle_s += (backend.n - busy) * (time.monotonic() - turn)
                 status(self._status(tree, run, started))
                 late = deadline is not None and time.monotonic() >= deadline
@@ -216,6 +220,8 @@ class JobProof:
                 self._snapshot(kernels, attacker, 0 if run is None else run.proof_nodes)
             raise
         finally:
+            if self.log is not None:
+                self.backend.post(question, None)   # (its chunks freed)
             store.close()
 
     def _hand_out(self, tree: PnTree, running_jobs: dict, kernels: CoordinatorKernels, question: str, salt: int,
@@ -255,6 +261,8 @@ class JobProof:
             assert isinstance(event, PnJobResult)
             run.nodes += event.nodes
             run.stored += event.stats.get("stored", 0)
+            run.synced += event.stats.get("synced", 0)
+            run.restarts += event.stats.get("restarts", 0)
             self._account(event)
             if event.stats.get("full"):
                 if self.replicated:
@@ -277,10 +285,17 @@ class JobProof:
         store took so far) and the resets asked; empty without."""
         if self.log is None:
             return (), ()
+        self._log_pending(kernels)
+        return self.log.handed_out(), tuple(self.log.resets().items())
+
+    def _log_pending(self, kernels: CoordinatorKernels) -> bool:
+        """Log the additions the store took since (replicated); whether there were any."""
+        if self.log is None or not kernels.pending:
+            return False
         for rows in kernels.pending:
             self.log.add(rows)
         kernels.pending.clear()
-        return self.log.handed_out(), tuple(self.log.resets().items())
+        return True
 
     def _merge(self, event: PnJobResult, kernels: CoordinatorKernels) -> bool:
         """Merge a job's delta (replicated): False when it is refused (its searcher was
@@ -429,6 +444,7 @@ def solve_pn(position: Position, opts: SolveOptions, certificate: Optional[Path]
                "tree_nodes": sum(r.tree_nodes for r in runs), "stored": sum(r.stored for r in runs),
                "resumed": sum(r.resumed for r in runs), "questions": len(runs),
                "refused": sum(r.refused for r in runs), "replicas": proof.replicated,
+               "synced": sum(r.synced for r in runs), "restarts": sum(r.restarts for r in runs),
                "proof_nodes": {("x" if (position.ply % 2 == 0) == (i == 0) else "o"): r.proof_nodes
                                for i, r in enumerate(runs)}}
     if journal is not None:
