@@ -1,4 +1,4 @@
-"""Proofs whose workers keep replicas of the settled store (engines/provers/pns.py
+"""Proofs whose workers keep replicas of the settled store (engines/provers/pn_replica.py
 ReplicaSearcher, parallel/scheduling/store_log.py; the Ray backend's way, here on the
 process pool by the setting PN_REPLICAS): the merge kernel against a plain-Python
 reference, the log's chunks, a delta whose zone does not nest refused with every later
@@ -17,8 +17,8 @@ from checks import random_positions
 from naive import naive_score
 
 from parallel_mnk import GameSpec, Options, solve
-from parallel_mnk.engines.provers.pns import (PnProver, PnRules, ReplicaSearcher, merge_rows, new_store, settled_rows,
-                                              write_certificate)
+from parallel_mnk.engines.provers.pn_replica import ReplicaSearcher, merge_rows, settled_rows
+from parallel_mnk.engines.provers.pns import PnProver, PnRules, new_store, write_certificate
 from parallel_mnk.game.position import Position
 from parallel_mnk.game.rules import MnkError, Value
 from parallel_mnk.kernels.core import layout as L

@@ -35,7 +35,8 @@ from ..engines.books.choose import open_book
 from ..engines.exact.big import BigSearch, table_bits
 from ..engines.provers.big_threats import Judge
 from ..engines.exact.search import Search
-from ..engines.provers.pns import PnJobSearcher, PnRules, ReplicaSearcher
+from ..engines.provers.pn_replica import ReplicaSearcher
+from ..engines.provers.pns import PnJobSearcher, PnRules
 from ..game.position import Position
 from ..game.rules import GameSpec, format_board_text
 from ..kernels.core import layout as L

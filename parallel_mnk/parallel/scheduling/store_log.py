@@ -1,5 +1,5 @@
 """The log of a question's settled store, for workers that keep a replica of it
-instead of mapping it (:class:`~parallel_mnk.engines.provers.pns.ReplicaSearcher`: the
+instead of mapping it (:class:`~parallel_mnk.engines.provers.pn_replica.ReplicaSearcher`: the
 Ray backend's workers, which may run on other machines).
 
 Every entry the coordinator's store takes (a job's accepted delta, what the

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...engines.provers.pns import PnProver, PnRules, merge_rows, new_store, settled_rows
+from ...engines.provers.pn_replica import merge_rows, settled_rows
+from ...engines.provers.pns import PnProver, PnRules, new_store
 from ...game.rules import GameSpec
 from ...kernels.core import layout as L
 from ...kernels.pns import layout as PL
@@ -21,7 +22,7 @@ class CoordinatorKernels:
     """The coordinator's searcher of one question, on the question's store ``store``:
     its kernels expand the tree's nodes, read their settled state and zone, and
     settle them (writing their entries as any searcher does). With ``replicated``
-    (the workers keep replicas: :class:`~...engines.provers.pns.ReplicaSearcher`)
+    (the workers keep replicas: :class:`~...engines.provers.pn_replica.ReplicaSearcher`)
     nothing but this object writes the store: its kernels write a scratch store,
     merged into it after each call, and the jobs' deltas are merged by
     :meth:`merge`; every addition waits in :attr:`pending` for the log."""

@@ -16,7 +16,7 @@ nodes with the same kernels, once their children settle them.
 Where the workers cannot map the store (the Ray backend: a worker may be on another
 machine; or the setting ``PN_REPLICAS``) each keeps a replica of it instead, and sends
 back what a job settled for the coordinator to merge: the only writer of the store then
-(:class:`~parallel_mnk.engines.provers.pns.ReplicaSearcher`,
+(:class:`~parallel_mnk.engines.provers.pn_replica.ReplicaSearcher`,
 :mod:`..scheduling.store_log`; a delta that disagrees with the store is refused and its
 job runs again).
 
@@ -176,9 +176,7 @@ class JobProof:
                     raise MnkError("the proof's tree has no open leaf to hand out (an internal error)")
                 wait = 0.05 if deadline is None else max(0.0, min(0.05, deadline - time.monotonic()))
                 turn, busy = time.monotonic(), len(running_jobs)
-                self._collect(tree, running_jobs, kernels, run, wait)
-                if self.log is not None and self._log_pending(kernels):   # (running jobs take it between slices)
-                    backend.post(question, self.log.handed_out())
+                self._collect(tree, running_jobs, kernels, run, wait, question)
                 run.idle_s += (backend.n - busy) * (time.monotonic() - turn)
                 status(self._status(tree, run, started))
                 late = deadline is not None and time.monotonic() >= deadline
@@ -220,9 +218,7 @@ class JobProof:
                 self._snapshot(kernels, attacker, 0 if run is None else run.proof_nodes)
             raise
         finally:
-            if self.log is not None:
-                self.backend.post(question, None)   # (its chunks freed)
-            store.close()
+            self._close(store, question)
 
     def _hand_out(self, tree: PnTree, running_jobs: dict, kernels: CoordinatorKernels, question: str, salt: int,
                   path: str) -> None:
@@ -245,10 +241,18 @@ class JobProof:
                 continue
             running_jobs[slot] = (job, node)
 
+    def _close(self, store: SharedStore, question: str) -> None:
+        """The question's end: its store closed, the log posted for it withdrawn (its chunks freed)."""
+        if self.log is not None:
+            self.backend.post(question, None)
+        store.close()
+
     def _collect(self, tree: PnTree, running_jobs: dict, kernels: CoordinatorKernels, run: QuestionRun,
-                 wait: float) -> None:
+                 wait: float, question: str) -> None:
         """Take the jobs that ended within ``wait`` seconds into the tree: a lost
-        worker's job back to its leaf (the worker restarted), a stopped job's too."""
+        worker's job back to its leaf (the worker restarted), a stopped job's too;
+        with replicas, what the store took posted as ``question``'s log for the jobs
+        under way (they take it between their slices)."""
         for slot, event in self.backend.collect(wait):
             if slot not in running_jobs:
                 continue
@@ -279,6 +283,8 @@ class JobProof:
                 continue
             run.jobs += 1
             tree.end_job(node, event.found, event.pn, event.dn)
+        if self.log is not None and self._log_pending(kernels):
+            self.backend.post(question, self.log.handed_out())
 
     def _log_for_job(self, kernels: CoordinatorKernels) -> tuple[tuple, tuple]:
         """What a job carries with replicas: the log's chunks (what the coordinator's
