@@ -131,6 +131,7 @@ class Settings:
     BIG_PN_PAIRING_NODES: int = setting(512, 1, COUNT)        # its pairs tried in one such search
     BIG_PN_CHUNK_MIN: int = setting(8, 1, COUNT)              # its moves at least in one worker's chunk of a leaf (a leaf's moves are cut into one chunk a worker)
     BIG_PN_DFPN_NODES: int = setting(1 << 20, 0, COUNT)       # its job on one leaf of the tree in one process: df-pn below it for about this many nodes (0: the leaf's moves judged, one ply, as on the workers)
+    BIG_PN_TREE_EPS: float = setting(0.0, 0.0, 1e6)           # its tree (judgement jobs): a node keeps to the child it last chose while that child's number is at most (1 + this) times its best sibling's (the 1+epsilon trick; 0: plain best first)
     BIG_PN_POOL_DFPN: bool = setting(False, False, True)      # with workers too, df-pn in the coordinator, the moves of each node it expands judged on the workers (fewest nodes, one process's search; False: the tree's judgement jobs, measured faster on workers)
     BIG_PN_DFPN_TABLE: int = setting(1 << 18, 1, COUNT)       # the open positions one df-pn keeps (numbers, judgement, children; full: cleared)
     BIG_PN_SLICE_EXPANSIONS: int = setting(16, 1, COUNT)      # its nodes expanded (their moves judged) on one question before the other's turn (doubling each round; a campaign's class likewise)

@@ -45,7 +45,7 @@ class PnNode:
     """One node of the tree (``cell``: the move from its parent, -1 at the root)."""
 
     __slots__ = ("x", "o", "ply", "or_node", "cell", "parent", "children", "pn", "dn", "state", "busy", "jobs",
-                 "zone", "leaf", "busy_below", "vp", "vd")
+                 "zone", "leaf", "busy_below", "vp", "vd", "last")
 
     def __init__(self, x: int, o: int, ply: int, or_node: bool, cell: int, parent: Optional["PnNode"],
                  pn: int = 1, dn: int = 1) -> None:
@@ -59,6 +59,7 @@ class PnNode:
         self.leaf = False     # kept a leaf: its children settle it, the store's view not (its jobs will)
         self.busy_below = 0   # jobs under way on it and below it
         self.vp = self.vd = (pn, dn)   # its virtual numbers, the jobs under way counted as proofs / disproofs
+        self.last: Optional[PnNode] = None   # the child a walk last went below (kept to while ``stick`` allows)
 
     def child(self, cell: int, pn: int, dn: int) -> "PnNode":
         """The child after ``cell`` (the side to move's stone)."""
@@ -92,7 +93,7 @@ class PnTree:
                  state_of: Callable[[PnNode], int], zone_of: Callable[[PnNode], int],
                  settle: Callable[[PnNode, bool], int], open_depth: int = 2,
                  key_of: Optional[Callable[[int, int], object]] = None, zone_wait: bool = True,
-                 busy_proves: bool = False) -> None:
+                 busy_proves: bool = False, stick: float = 0.0) -> None:
         self.root = PnNode(x, o, ply, or_node, -1, None)
         self.expand_cb, self.state_of, self.zone_of, self.settle_cb = expand, state_of, zone_of, settle
         self.key_of = key_of   # a position's key up to symmetry: siblings of one key are one child
@@ -100,6 +101,8 @@ class PnTree:
         self.nodes = 1
         self.zone_wait = zone_wait   # jobs below an attacker's node go to its best move alone until one is disproven
         self.busy_proves = busy_proves   # a job under way counts as its leaf's proof first (module docstring)
+        self.stick = stick   # the 1+epsilon trick (Pawlewicz and Lew 2007): a node keeps to its last child while that
+        # child's number (pn at an OR node, dn at an AND node) is at most (1 + stick) times the best other child's
         self._busy = DISPROVEN   # how a job under way counts in the walk under way (:meth:`_walk`)
 
     # ------------------------------------------------------------ choosing a leaf
@@ -145,6 +148,21 @@ class PnTree:
         elif node.busy_below:
             side = 0 if node.or_node else 1
             ranked.sort(key=lambda c: self._virtual(c)[side])
+        if self.stick > 0 and len(ranked) > 1:
+            # the child a one-job walk takes (real numbers, kept to while within 1 + stick of the best): the one
+            # the node keeps to, whatever jobs under way elsewhere make this walk take
+            side = 0 if node.or_node else 1
+            real = (lambda c: c.pn) if node.or_node else (lambda c: c.dn)
+            live = ranked if not node.busy_below else self._ranked(node)
+            pref = live[0]
+            last = node.last
+            if last is not None and last is not pref and last in live and real(last) <= real(pref) * (1 + self.stick):
+                pref = last
+            node.last = pref
+            if pref is not ranked[0] and pref in ranked and \
+                    (not node.busy_below or self._virtual(pref)[side] <= self._virtual(ranked[0])[side] * (1 + self.stick)):
+                ranked.remove(pref)
+                ranked.insert(0, pref)
         for child in ranked:
             found = self._descend(child)
             if found is not None:

@@ -240,7 +240,8 @@ class ThreatProof:
         j = self.judge.judge(x, o) if state == OPEN else Judgement(state, True)
         or_node = (pos.ply % 2 == 0) == (self.attacker == "x")
         self.tree = PnTree(x, o, pos.ply, or_node, self._expand, self._state_of, lambda node: -1, self._settle,
-                           open_depth=0, key_of=lambda a, b: self.images.of(a, b)[0], zone_wait=False)
+                           open_depth=0, key_of=lambda a, b: self.images.of(a, b)[0], zone_wait=False,
+                           stick=current().BIG_PN_TREE_EPS)
         if j.state != OPEN:
             if state == OPEN:
                 self._record(x, o, j.state, j.move)
