@@ -37,13 +37,16 @@ def _questions(spec: GameSpec, count: int, stones: tuple[int, int], seed: int):
         yield pos, ("o" if mover == "x" else "x"), score < 0
 
 
-@pytest.mark.parametrize("dfpn", [0, 48, 1 << 20], ids=["judge-jobs", "small-dfpn-jobs", "dfpn-jobs"])
+@pytest.mark.parametrize("dfpn,eps", [(0, 0.0), (48, 0.0), (1 << 20, 0.0), (0, 0.25)],
+                         ids=["judge-jobs", "small-dfpn-jobs", "dfpn-jobs", "judge-jobs-eps"])
 @pytest.mark.parametrize("spec,count,stones", SMALL, ids=lambda v: str(v) if isinstance(v, tuple) else None)
-def test_answers_match_naive_on_small_boards(spec, count, stones, dfpn):
+def test_answers_match_naive_on_small_boards(spec, count, stones, dfpn, eps, use_settings):
     """Both questions of random positions, with a small threat search (so that the
     tree, its zones and its transpositions decide most of them), its jobs judging a
-    leaf's moves, or df-pn below it of a few nodes (the tree then grows) or of many
-    (df-pn decides): naive.py's answer."""
+    leaf's moves (the tree best first, or keeping to a node's last child within 1 + eps),
+    or df-pn below it of a few nodes (the tree then grows) or of many (df-pn decides):
+    naive.py's answer."""
+    use_settings(BIG_PN_TREE_EPS=eps)
     for pos, attacker, truth in _questions(spec, count, stones, seed=spec.cells):
         got = ThreatProof(pos, attacker, threes=1, vct_nodes=64, dfpn_nodes=dfpn).run(lambda: False, lambda s: None)
         assert got == truth, (pos.board_text(), attacker)

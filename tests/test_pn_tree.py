@@ -198,3 +198,24 @@ def test_the_virtual_numbers_kept_are_those_of_the_jobs_under_way(seed):
         if made > 400:
             break
     assert made > 400
+
+
+@pytest.mark.parametrize("stick,child_pn,expect", [
+    (0.0, 3, [1]),        # plain best first: [0]'s pn 6 against [1]'s 5, the walk goes to [1]
+    (0.5, 3, [0, 3]),     # 6 <= 5 x 1.5: it keeps to [0], the child it chose last
+    (0.5, 4, [1]),        # 8 > 5 x 1.5: it leaves [0]
+])
+def test_the_one_plus_epsilon_trick_keeps_to_the_last_child_while_within_its_margin(stick, child_pn, expect):
+    """With ``stick`` (BIG_PN_TREE_EPS) a node keeps to the child it last went below while
+    that child's number is at most (1 + stick) times its best sibling's; it only orders
+    the walk (the numbers backed up are the same)."""
+    children = {(): [(0, 3, 2), (1, 5, 2), (2, 9, 2)], (0,): [(3, child_pn, 4), (4, child_pn, 6)]}
+    t = PnTree(0, 0, 0, True, expand=lambda n: children[tuple(n.path())], state_of=lambda n: OPEN,
+               zone_of=lambda n: -1, settle=lambda n, proven: PROVEN if proven else DISPROVEN, open_depth=1,
+               zone_wait=False, stick=stick)
+    leaf = t.select()
+    assert leaf.path() == [0]
+    t.begin_job(leaf)
+    t.end_job(leaf, -1, 2 * child_pn, 2)   # (its job's numbers: those its children will give)
+    assert t.select().path() == expect
+    assert (t.root.pn, t.root.dn) == (5, 2 + 2 + 2 if expect == [1] else 4 + 2 + 2)   # ([0] expanded only if kept)

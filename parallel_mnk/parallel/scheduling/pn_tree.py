@@ -19,7 +19,9 @@ expected to be proven and workers are many (the threat proofs past 64 cells from
 under way counts as its leaf's *proof* instead: the next job goes to the defender's
 other moves, which that proof needs too, and only when none is left to the
 attacker's other moves (counted as above), so that no worker idles while the tree
-has an open leaf a job could take.
+has an open leaf a job could take. With ``stick`` (the 1+epsilon trick of Pawlewicz and
+Lew) a node keeps to the child it last went below while that child's real number is
+within ``1 + stick`` times its best sibling's.
 :meth:`PnTree.end_job` takes a job's answer and backs the numbers up; a node whose children settle it is settled by the caller's
 ``settle`` (which writes its record), so that the tree and the store agree.
 
