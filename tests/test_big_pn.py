@@ -56,7 +56,7 @@ def test_jobs_on_the_workers_give_naive_answers(monkeypatch, use_settings):
     """The same questions with the jobs on two processes of the pool, a leaf's moves
     cut into chunks of at least 4 (their judgements taken into the tree as they come
     back), every other question with a job under way counted as its leaf's proof
-    (``PN_MANY_WORKERS`` 2, else its disproof): naive.py's answers; the coordinator
+    (``BIG_PN_BUSY_PROVES`` 2, else its disproof), with the 1+eps trick or without: naive.py's answers; the coordinator
     judges no move itself (each leaf is expanded once all its chunks are back), and
     leaves were shared by both workers."""
     from parallel_mnk.parallel.scheduling.registry import get_coordinator
@@ -76,7 +76,7 @@ def test_jobs_on_the_workers_give_naive_answers(monkeypatch, use_settings):
     for spec, count, stones in ((GameSpec(4, 4, 3), 5, (1, 6)), (GameSpec(3, 3, 3), 6, (0, 4))):
         for i, (pos, attacker, truth) in enumerate(_questions(spec, count, stones, seed=spec.cells + 7)):
             many = 2 if i % 2 else 8
-            use_settings(BIG_PN_CHUNK_MIN=4, PN_MANY_WORKERS=many)
+            use_settings(BIG_PN_CHUNK_MIN=4, BIG_PN_BUSY_PROVES=many, BIG_PN_TREE_EPS=0.25 if i % 3 else 0.0)
             proof = ThreatProof(pos, attacker, threes=1, vct_nodes=64)
             assert proof.run_on(backend, lambda: False, lambda s: None) == truth, (pos.board_text(), attacker)
             assert proof.jobs == 0 or proof.tree.busy_proves == (many == 2)

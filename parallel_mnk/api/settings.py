@@ -69,7 +69,7 @@ class Settings:
     PN_REPLICA_SYNC_NODES: int = setting(1 << 13, 1, COUNT)   # with replicas: a job takes the store's newest additions (what other jobs settled meanwhile) every this many nodes, where its backend posts them (Ray, threads)
     PN_JOB_STORE_BITS: int = setting(20, 12, 28)              # with replicas: the store of one job's settled nodes (sent back for the coordinator to merge), 2**20 entries
     PN_OPEN_DEPTH: int = setting(2, 0, MAX_CELLS)             # the coordinator's tree is split this many plies deep before any job
-    PN_MANY_WORKERS: int = setting(8, 2, 1 << 16)             # from this many workers the tree is split a ply deeper, every attacker's move handed out at once (no zone wait); past 64 cells a job under way counts as its leaf's proof first
+    PN_MANY_WORKERS: int = setting(8, 2, 1 << 16)             # from this many workers the tree is split a ply deeper, every attacker's move handed out at once (no zone wait)
     PN_SNAPSHOT_S: float = setting(300.0, 0.0, SECONDS)       # a journaled proof saves its store this often (a kill loses at most this much)
     PN_SLICE_NODES: int = setting(1 << 22, 1, COUNT)          # the serial prover drains its records and reports at least this often
 
@@ -131,7 +131,8 @@ class Settings:
     BIG_PN_PAIRING_NODES: int = setting(512, 1, COUNT)        # its pairs tried in one such search
     BIG_PN_CHUNK_MIN: int = setting(8, 1, COUNT)              # its moves at least in one worker's chunk of a leaf (a leaf's moves are cut into one chunk a worker)
     BIG_PN_DFPN_NODES: int = setting(1 << 20, 0, COUNT)       # its job on one leaf of the tree in one process: df-pn below it for about this many nodes (0: the leaf's moves judged, one ply, as on the workers)
-    BIG_PN_TREE_EPS: float = setting(0.0, 0.0, 1e6)           # its tree (judgement jobs): a node keeps to the child it last chose while that child's number is at most (1 + this) times its best sibling's (the 1+epsilon trick; 0: plain best first)
+    BIG_PN_TREE_EPS: float = setting(0.25, 0.0, 1e6)          # its tree: a node keeps to the child it last chose while that child's number is at most (1 + this) times its best sibling's (the 1+epsilon trick; 0: plain best first)
+    BIG_PN_BUSY_PROVES: int = setting(2, 2, 1 << 16)          # its pool of this many workers or more: a job under way counts as its leaf's proof first (the spare workers take the defender's other moves)
     BIG_PN_POOL_DFPN: bool = setting(False, False, True)      # with workers too, df-pn in the coordinator, the moves of each node it expands judged on the workers (fewest nodes, one process's search; False: the tree's judgement jobs, measured faster on workers)
     BIG_PN_DFPN_TABLE: int = setting(1 << 18, 1, COUNT)       # the open positions one df-pn keeps (numbers, judgement, children; full: cleared)
     BIG_PN_SLICE_EXPANSIONS: int = setting(16, 1, COUNT)      # its nodes expanded (their moves judged) on one question before the other's turn (doubling each round; a campaign's class likewise)

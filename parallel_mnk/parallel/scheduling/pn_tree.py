@@ -14,8 +14,8 @@ second job (one disproof settles it, and the answers of its other children would
 be moot), and the next job goes to the next child of the OR node above it, which
 a disproof of that node needs too. (Most of a proof's nodes go to disproofs: the
 draws of the empty boards, and every refuted move of a win.) Where the question is
-expected to be proven and workers are many (the threat proofs past 64 cells from
-``PN_MANY_WORKERS`` workers: ``busy_proves``), a job
+expected to be proven and workers are several (the threat proofs past 64 cells from
+``BIG_PN_BUSY_PROVES`` workers, 2: ``busy_proves``), a job
 under way counts as its leaf's *proof* instead: the next job goes to the defender's
 other moves, which that proof needs too, and only when none is left to the
 attacker's other moves (counted as above), so that no worker idles while the tree

@@ -295,9 +295,9 @@ class ThreatProof:
             finally:
                 batch.finish()
                 self.dfpn.batch = None
-        # from PN_MANY_WORKERS workers, a job under way counts as its leaf's proof first (pn_tree): the spare
+        # from BIG_PN_BUSY_PROVES workers, a job under way counts as its leaf's proof first (pn_tree): the spare
         # workers take the defender's other moves rather than ever more attacker's moves
-        tree.busy_proves = backend.n >= current().PN_MANY_WORKERS
+        tree.busy_proves = backend.n >= current().BIG_PN_BUSY_PROVES
         if JudgePool(self, tree, backend).run(stop, status, pause):
             self.answer = tree.root.state == PROVEN
         return self.answer
