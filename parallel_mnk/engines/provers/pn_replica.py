@@ -81,7 +81,11 @@ class ReplicaSearcher:
     it resets; ``token``
     names the searcher, ``epoch`` counts its resets. A reset clears table and replica
     (so nothing settled afterwards rests on a refused result); it comes when a job asks
-    for it or when the log brings an entry whose zone is not within the replica's."""
+    for it or when the log brings an entry whose zone is not within the replica's.
+
+    A job runs in slices and takes the log the coordinator posted between them (kept in
+    step while it runs); one that takes an entry its own delta would be refused for
+    starts again (:meth:`run`)."""
 
     def __init__(self, spec: GameSpec, salt: int, tt_bits: int, store_bits: int, rules: PnRules) -> None:
         self.prover = PnProver(spec, tt_bits, store_bits, rules)
