@@ -142,20 +142,20 @@ class PnTree:
             return node
         if node.busy_below and 0 in self._virtual(node):
             return None   # (settled if the jobs under way disprove their leaves)
-        ranked = self._ranked(node)
+        ranked = real_ranked = self._ranked(node)
         if node.or_node and self.zone_wait and not any(c.state == DISPROVEN for c in node.children):
             # the attacker's node before its first disproven child: that child's zone may answer the other
             # moves, so jobs go below the best move alone until then
             ranked = ranked[:1]
         elif node.busy_below:
             side = 0 if node.or_node else 1
-            ranked.sort(key=lambda c: self._virtual(c)[side])
+            ranked = sorted(ranked, key=lambda c: self._virtual(c)[side])
         if self.stick > 0 and len(ranked) > 1:
             # the child a one-job walk takes (real numbers, kept to while within 1 + stick of the best): the one
             # the node keeps to, whatever jobs under way elsewhere make this walk take
             side = 0 if node.or_node else 1
             real = (lambda c: c.pn) if node.or_node else (lambda c: c.dn)
-            live = ranked if not node.busy_below else self._ranked(node)
+            live = ranked if not node.busy_below else real_ranked
             pref = live[0]
             last = node.last
             if last is not None and last is not pref and last in live and real(last) <= real(pref) * (1 + self.stick):
