@@ -14,6 +14,7 @@ from checks import random_positions
 from fuzzing import run_cli
 from naive import naive_score
 from parallel_mnk import GameSpec, Limit, Options, Position, proofcheck, solve
+from parallel_mnk.api.settings import DEFAULTS, applied
 from parallel_mnk.engines.provers.big_threats import OPEN, Judge
 from parallel_mnk.game.rules import Value
 from parallel_mnk.engines.provers.big_certificate import extract_big
@@ -110,6 +111,20 @@ def test_dfpn_with_its_expansions_judged_on_the_workers_gives_one_process_answer
     assert judged > 5 and here[0] < here[1], (judged, here)   # (the workers judged some of the moves)
 
 
+def test_the_prover_takes_its_boards_threat_budget():
+    """A question's judge searches threats with the budget its board takes
+    (Settings.big_pn_budget): the narrow one on 10x8, the wide one on 10x10 and
+    15x15, a budget given by name on any."""
+    from parallel_mnk.api.settings import BIG_PN_BUDGETS
+    for spec, budget in ((GameSpec(10, 8, 5), BIG_PN_BUDGETS[0]), (GameSpec(10, 10, 5), BIG_PN_BUDGETS[1]),
+                         (GameSpec(15, 15, 5), BIG_PN_BUDGETS[1])):
+        judge = ThreatProof(Position(spec), "x").judge
+        assert (judge.threes, judge.vct_nodes) == budget, spec
+    with applied(DEFAULTS.replace(BIG_PN_THREES=2, BIG_PN_VCT_NODES=99)):
+        judge = ThreatProof(Position(GameSpec(15, 15, 5)), "x").judge
+        assert (judge.threes, judge.vct_nodes) == (2, 99)
+
+
 @pytest.mark.parametrize("pool_dfpn", [False, True], ids=["judge-jobs", "dfpn-batches"])
 def test_a_worker_killed_mid_job_past_64_cells(tmp_path, monkeypatch, use_settings, pool_dfpn):
     """A worker killed while its job runs (SIGKILL right after the third job is
@@ -122,7 +137,8 @@ def test_a_worker_killed_mid_job_past_64_cells(tmp_path, monkeypatch, use_settin
     import signal
     from parallel_mnk.parallel.pools.procpool import ProcessPool
 
-    use_settings(BIG_PN_DFPN_NODES=64, BIG_PN_POOL_DFPN=pool_dfpn)
+    # (narrow threat budgets: with the 15x15 board's own, the root's judgement proves it, with no job to lose)
+    use_settings(BIG_PN_DFPN_NODES=64, BIG_PN_POOL_DFPN=pool_dfpn, BIG_PN_THREES=1, BIG_PN_VCT_NODES=1 << 12)
     pos = threes_position("15-two")
     alone = solve(pos, weak=True, options=Options(prover="pn", workers=1))
     killed: list[int] = []

@@ -13,6 +13,7 @@ import pytest
 
 from fuzzing import run_cli
 from parallel_mnk import GameSpec, proofcheck
+from parallel_mnk.api.settings import DEFAULTS
 from parallel_mnk.game.rules import parse_cell
 from parallel_mnk.parallel.uses.campaign import reply_classes
 
@@ -88,6 +89,19 @@ def test_a_campaign_goes_on_only_with_its_settings(tmp_path):
     code, out, err = run_cli(ARGS + ["--folder", str(tmp_path), "--workers", "1", "--max-nodes", "1"])
     assert code == 2 and len(err.strip().splitlines()) == 1 and "BIG_PN_THREES=2" in err, err
     assert run_cli(base + ["--max-nodes", "1"])[0] == 3
+
+
+def test_a_campaign_keeps_the_threat_budget_its_board_took(tmp_path):
+    """With the defaults (by the board) the state keeps the budget the board took, so
+    that the same budget given by name goes on, and another is one line, exit 2."""
+    base = ARGS + ["--folder", str(tmp_path), "--workers", "1", "--max-nodes", "1"]
+    assert run_cli(base)[0] == 3
+    threes, nodes = DEFAULTS.big_pn_budget(81)
+    kept = _state(tmp_path)["settings"]
+    assert (kept["BIG_PN_THREES"], kept["BIG_PN_VCT_NODES"]) == (threes, nodes)
+    assert run_cli(base + ["--setting", f"BIG_PN_THREES={threes}", "--setting", f"BIG_PN_VCT_NODES={nodes}"])[0] == 3
+    code, out, err = run_cli(base + ["--setting", f"BIG_PN_VCT_NODES={nodes + 1}"])
+    assert code == 2 and len(err.strip().splitlines()) == 1 and f"BIG_PN_VCT_NODES={nodes}" in err, err
 
 
 def test_a_state_kept_before_the_zone_settings_goes_on_as_it_ran(tmp_path):

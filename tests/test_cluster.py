@@ -38,7 +38,7 @@ from checks import (BOARDS, C4, KILL_MOVES, KILL_SCORE, check_accounting, check_
 from parallel_mnk import GameSpec, MnkError, Position, solve
 from parallel_mnk.parallel.scheduling.registry import get_coordinator, shutdown_backends
 from parallel_mnk.game.rules import value_of_score
-from parallel_mnk import Limit, Options
+from parallel_mnk import Limit, Options, Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 TT_BITS = 16
@@ -314,15 +314,20 @@ def test_pn_proofs_on_ray_give_naive_values_and_certificates_that_verify(ray_ses
     assert [check_file(f).claim for f in sorted(tmp_path.glob("*.jsonl.xz"))] == ["cannot-win"]
 
 
+# the pn prover's narrow threat budget past 64 cells: with the 15x15 board's own, the root's judgement
+# proves the tests' position at once, with no job for Ray to run
+NARROW = Settings(BIG_PN_THREES=1, BIG_PN_VCT_NODES=1 << 12)
+
+
 def test_the_pn_prover_past_64_cells_runs_its_jobs_on_ray(ray_session, tmp_path):
     """The judgements of the proof-number prover past 64 cells as Ray tasks: a 15x15
     win needing threes, its move that of one process, its certificate verified."""
     from parallel_mnk.proofcheck import check_file
     from test_big_pn import threes_position
     pos = threes_position("15-two")
-    alone = solve(pos, weak=True, options=Options(workers=1, prover="pn", progress=False))
+    alone = solve(pos, weak=True, options=Options(workers=1, prover="pn", progress=False, settings=NARROW))
     r = solve(pos, weak=True, options=Options(workers=2, prover="pn", backend="ray", progress=False,
-                                              certificate=tmp_path))
+                                              certificate=tmp_path, settings=NARROW))
     assert (r.value, r.best_move) == ("win", alone.best_move) and r.parallel["workers"] == 2
     assert sum(w.tasks for w in r.workers[1:]) > 0
     assert [check_file(f).claim for f in sorted(tmp_path.glob("*.jsonl.xz"))] == ["wins"]
@@ -335,7 +340,7 @@ def test_a_stopped_ray_run_leaves_the_backend_working(ray_session):
     cleared (RayBackend.begin), its jobs run, and it proves the win."""
     from test_big_pn import threes_position
     pos = threes_position("15-two")
-    opts = Options(workers=2, prover="pn", backend="ray", progress=False)
+    opts = Options(workers=2, prover="pn", backend="ray", progress=False, settings=NARROW)
     stopped = solve(pos, Limit(nodes=3000), weak=True, options=opts)
     assert stopped.value == "unknown"
     again = solve(pos, weak=True, options=opts)

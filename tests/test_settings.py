@@ -229,6 +229,28 @@ def test_a_wrong_name_type_or_value_is_one_line():
         Options(settings={"SPLIT_MIN_EMPTY": 12})
 
 
+def test_the_pn_provers_threat_budget_goes_by_the_board():
+    """BIG_PN_THREES and BIG_PN_VCT_NODES at -1 (their defaults) take the narrow budget
+    below BIG_PN_WIDE_CELLS cells and the wide one from it; a value given is kept
+    whatever the board; -1 is refused where a setting is not by the board."""
+    narrow, wide = runtime_sheet.BIG_PN_BUDGETS
+    assert narrow[0] < wide[0] and narrow[1] < wide[1]
+    assert (DEFAULTS.BIG_PN_THREES, DEFAULTS.BIG_PN_VCT_NODES) == (runtime_sheet.BY_BOARD,) * 2
+    at = DEFAULTS.BIG_PN_WIDE_CELLS
+    assert DEFAULTS.big_pn_budget(at - 1) == narrow and DEFAULTS.big_pn_budget(at) == wide == DEFAULTS.big_pn_budget(676)
+    moved = Settings(BIG_PN_WIDE_CELLS=81)
+    assert moved.big_pn_budget(80) == narrow and moved.big_pn_budget(81) == wide
+    assert Settings(BIG_PN_THREES=2).big_pn_budget(225) == (2, wide[1])
+    assert Settings(BIG_PN_VCT_NODES=7).big_pn_budget(80) == (narrow[0], 7)
+    assert DEFAULTS.with_assignments(["BIG_PN_THREES=-1"]) == DEFAULTS
+    for changes, says in [(dict(BIG_PN_THREES=-2), "from 0 to 1024, or -1 (by the board), got -2"),
+                          (dict(BIG_PN_VCT_NODES=0), "at least 1, or -1 (by the board), got 0"),
+                          (dict(BIG_PN_ZONE_THREES=-1), "from 0 to 1024, got -1"),
+                          (dict(BIG_PN_WIDE_CELLS=64), "from 65 to 677, got 64")]:
+        with pytest.raises(MnkError, match=re.escape(says)):
+            Settings(**changes)
+
+
 def test_settings_are_the_defaults_with_changes():
     s = Settings(SPLIT_MIN_EMPTY=12, SPLITS=False)
     assert s.SPLIT_MIN_EMPTY == 12 and not s.SPLITS and s.TURN_S == DEFAULTS.TURN_S

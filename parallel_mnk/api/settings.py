@@ -33,10 +33,19 @@ SECONDS = 1e6           # the longest wait or period, in seconds (11 days)
 FOURS = 62              # the most fours of a continuous-four search past 64 cells (kernels/grid/tss.py MAX_FOURS: its line's room)
 
 
-def setting(default: T, lo: Any, hi: Any, *, power_of_two: bool = False) -> T:
+def setting(default: T, lo: Any, hi: Any, *, power_of_two: bool = False, by_board: bool = False) -> T:
     """A field of :class:`Settings`: its default and the range ``lo <= value <= hi``
-    it may take (``power_of_two``: and a power of two)."""
-    return field(default=default, metadata={"lo": lo, "hi": hi, "power_of_two": power_of_two})
+    it may take (``power_of_two``: and a power of two; ``by_board``: or
+    :data:`BY_BOARD`, a value the board decides)."""
+    return field(default=default, metadata={"lo": lo, "hi": hi, "power_of_two": power_of_two, "by_board": by_board})
+
+
+BY_BOARD = -1   # a setting's value that the board decides (:meth:`Settings.big_pn_budget`)
+# The pn prover's threat budgets past 64 cells by the board, ``(threes, nodes)``: on boards of fewer
+# than BIG_PN_WIDE_CELLS cells, and from it. Wins on the wide boards need threat sequences of three
+# threes found within 65,536 nodes; on the smaller ones such searches cost the draws more than they
+# save (bench/README.md, "Threat budgets by the board").
+BIG_PN_BUDGETS = ((1, 1 << 12), (3, 1 << 16))
 
 
 @dataclass(frozen=True, init=False)
@@ -123,8 +132,9 @@ class Settings:
     CERTIFICATE_FRONTIER: int = setting(16, 1, 1 << 20)       # the certificate walk's first levels go breadth first down to this many positions
     PLAN_MAX: int = setting(1 << 16, 1, COUNT)                # VCF moves a certificate walk remembers ahead (more: found again if needed)
     BIG_VCT_NODES: int = setting(1 << 18, 1, COUNT)           # certificates past 64 cells: threat-space search nodes at a claimant's position
-    BIG_PN_THREES: int = setting(1, 0, 1 << 10)               # the pn prover past 64 cells: three-moves its threat-space search tries at an attacker's node
-    BIG_PN_VCT_NODES: int = setting(1 << 12, 1, COUNT)        # its nodes a search (at an attacker's node; the fours after a pass at a defender's)
+    BIG_PN_THREES: int = setting(BY_BOARD, 0, 1 << 10, by_board=True)   # the pn prover past 64 cells: three-moves its threat-space search tries at an attacker's node (-1: by the board, BIG_PN_BUDGETS)
+    BIG_PN_VCT_NODES: int = setting(BY_BOARD, 1, COUNT, by_board=True)  # its nodes a search (at an attacker's node; the fours after a pass at a defender's; -1: by the board)
+    BIG_PN_WIDE_CELLS: int = setting(100, 65, 26 * 26 + 1)    # boards of this many cells or more take the wider of BIG_PN_BUDGETS
     BIG_PN_ZONE_THREES: int = setting(0, 0, 1 << 10)          # its threes a win after a pass may take to cut a defender's node to that win's zone (0: continuous fours only; more measured slower, bench/README.md)
     BIG_PN_ZONE_NODES: int = setting(1 << 12, 1, COUNT)       # its kernel nodes for one such zone (the win found and proven again)
     BIG_PN_PAIRING_LINES: int = setting(64, 0, COUNT)          # its search for the defender's pairing (a disproof) looks only where the attacker has at most this many live lines (0: never)
@@ -165,6 +175,15 @@ class Settings:
             value = changes.get(f.name, f.default)
             _check(f.name, value, f.default, f.metadata)
             object.__setattr__(self, f.name, tuple(value) if isinstance(f.default, tuple) else value)
+
+    def big_pn_budget(self, cells: int) -> tuple[int, int]:
+        """The pn prover's threat budget past 64 cells on a board of ``cells`` cells,
+        ``(threes, nodes)``: ``BIG_PN_THREES`` and ``BIG_PN_VCT_NODES``, each where it is
+        :data:`BY_BOARD` taken from :data:`BIG_PN_BUDGETS` (the wider from
+        ``BIG_PN_WIDE_CELLS`` cells)."""
+        board = BIG_PN_BUDGETS[1 if cells >= self.BIG_PN_WIDE_CELLS else 0]
+        return (board[0] if self.BIG_PN_THREES == BY_BOARD else self.BIG_PN_THREES,
+                board[1] if self.BIG_PN_VCT_NODES == BY_BOARD else self.BIG_PN_VCT_NODES)
 
     def replace(self, **changes: Any) -> "Settings":
         """These settings with ``changes`` (names as the fields), checked as the constructor does."""
@@ -230,6 +249,9 @@ def _check(name: str, value: Any, default: Any, spec: Any) -> None:
         if spec["power_of_two"]:
             ok = ok and value & (value - 1) == 0
             what = "a power of two " + what.removeprefix("a whole number ")
+        if spec["by_board"]:
+            ok = ok or (_whole(value) and value == BY_BOARD)
+            what += f", or {BY_BOARD} (by the board)"
     if not ok:
         raise OptionError(f"setting {name} must be {what}, got {value!r}")
 

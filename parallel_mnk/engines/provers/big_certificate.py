@@ -65,7 +65,8 @@ class BigWalk:
         self.records, self.cert = records, cert
         self.hint = hint   # a move a proof already found (the pn prover's), checked like any other
         self.zones = claim == "wins" and not spec.gravity   # fours records (mnk-proof/2)
-        self.judge = Judge(spec, 1 if attacker == "x" else 2, 0, current().BIG_PN_VCT_NODES, current().BIG_FOURS,
+        vct_nodes = current().big_pn_budget(spec.cells)[1]
+        self.judge = Judge(spec, 1 if attacker == "x" else 2, 0, vct_nodes, current().BIG_FOURS,
                            self.search) if self.zones else None
         if self.zones:
             cert.format = FORMAT_2

@@ -66,8 +66,9 @@ class ThreatProof:
         spec = position.spec
         s = current()
         self.position, self.attacker = position, attacker
-        self.judge = Judge(spec, 1 if attacker == "x" else 2, s.BIG_PN_THREES if threes is None else threes,
-                           s.BIG_PN_VCT_NODES if vct_nodes is None else vct_nodes, s.BIG_FOURS,
+        budget = s.big_pn_budget(spec.cells)
+        self.judge = Judge(spec, 1 if attacker == "x" else 2, budget[0] if threes is None else threes,
+                           budget[1] if vct_nodes is None else vct_nodes, s.BIG_FOURS,
                            BigSearch(spec, table_bits(12)), s.BIG_PN_ZONE_THREES if zone_threes is None else zone_threes,
                            s.BIG_PN_ZONE_NODES, (s.BIG_PN_PAIRING_LINES, s.BIG_PN_PAIRING_NODES))
         self.perms = symmetries(spec)

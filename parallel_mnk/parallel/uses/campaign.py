@@ -82,9 +82,13 @@ EARLIER_SETTINGS = {"BIG_PN_ZONE_THREES": 0, "BIG_PN_ZONE_NODES": 1 << 12, "BIG_
                     "BIG_PN_PAIRING_NODES": 512}   # a state written before they were kept ran so
 
 
-def proof_settings() -> dict:
-    """The settings in force that shape a class's proof."""
-    return {name: getattr(current(), name) for name in PROOF_SETTINGS}
+def proof_settings(spec: GameSpec) -> dict:
+    """The settings in force that shape a class's proof on ``spec``'s board (the threat
+    budget as the board takes it: :meth:`~parallel_mnk.api.settings.Settings.big_pn_budget`)."""
+    s = current()
+    out = {name: getattr(s, name) for name in PROOF_SETTINGS}
+    out["BIG_PN_THREES"], out["BIG_PN_VCT_NODES"] = s.big_pn_budget(spec.cells)
+    return out
 
 
 def reply_classes(spec: GameSpec, first: int) -> list[ReplyClass]:
@@ -126,9 +130,9 @@ class Campaign:
             self.state = self._load(path)
         else:
             self.state = CampaignState(spec.cols, spec.rows, spec.k, cell_name(spec, first),
-                                       reply_classes(spec, first), settings=proof_settings())
+                                       reply_classes(spec, first), settings=proof_settings(spec))
             self._save()
-        if self.state.settings != proof_settings():
+        if self.state.settings != proof_settings(spec):
             kept = " ".join(f"--setting {n}={v}" for n, v in self.state.settings.items())
             raise MnkError(f"{self.folder} runs its proofs with {kept}: give the same settings to go on")
 
