@@ -38,9 +38,12 @@ def cases() -> list[tuple[str, int, str]]:
     return out + [("15x15 h8 a1 i9 a2", 15, opening.board_text())]
 
 
-def solve(size: int, board: str, prover: str, time_limit: float, settings: tuple[str, ...], workers: int = 1) -> dict:
-    """One fresh weak solve process: its answer's figures, or ``error``."""
-    cmd = [sys.executable, "-m", "parallel_mnk", "solve", "--cols", str(size), "--rows", str(size), "--k", "5",
+def solve(size: int | tuple[int, int, int], board: str, prover: str, time_limit: float, settings: tuple[str, ...],
+          workers: int = 1) -> dict:
+    """One fresh weak solve process on a ``size`` x ``size`` board, k = 5 (or ``(cols,
+    rows, k)``): its answer's figures, or ``error``."""
+    cols, rows, k = (size, size, 5) if isinstance(size, int) else size
+    cmd = [sys.executable, "-m", "parallel_mnk", "solve", "--cols", str(cols), "--rows", str(rows), "--k", str(k),
            "--board", board, "--weak", "--prover", prover, "--time-limit", str(time_limit), "--json",
            "--workers", str(workers)]
     for s in settings:
