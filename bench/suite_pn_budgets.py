@@ -1,10 +1,11 @@
 """The pn prover's threat budgets past 64 cells, by the board (``Settings.big_pn_budget``).
 
-Each position solved weak in a fresh ``parallel-mnk solve --prover pn --workers 1
---json`` process, three ways: the narrow budget (``BIG_PN_THREES=1
+Each position solved weak in a fresh ``parallel-mnk solve --workers 1 --json``
+process, four ways: ``--prover pn`` with the narrow budget (``BIG_PN_THREES=1
 BIG_PN_VCT_NODES=4096``), the wide one (3 and 65,536) and the defaults (by the
-board: narrow below ``BIG_PN_WIDE_CELLS`` cells, 100, wide from it). One row per
-position and way: value, nodes, the solve's time. The positions: wins of x two
+board: narrow below ``BIG_PN_WIDE_CELLS`` cells, 100, wide from it), and
+``--prover search`` (the big-board alpha-beta search: which prover wins where). One
+row per position and way: value, nodes, the solve's time. The positions: wins of x two
 stones up on 10x10 to 15x15 (the wide boards), and below 100 cells draws and wins
 where the narrow budget is the faster or the slower.
 
@@ -18,9 +19,10 @@ import sys
 from .suite_big_pn import solve
 
 TIME_LIMIT_S = 60.0
-WAYS = {"narrow": ("BIG_PN_THREES=1", "BIG_PN_VCT_NODES=4096"),
-        "wide": ("BIG_PN_THREES=3", "BIG_PN_VCT_NODES=65536"),
-        "defaults": ()}
+WAYS = {"narrow": ("pn", ("BIG_PN_THREES=1", "BIG_PN_VCT_NODES=4096")),
+        "wide": ("pn", ("BIG_PN_THREES=3", "BIG_PN_VCT_NODES=65536")),
+        "defaults": ("pn", ()),
+        "alpha-beta": ("search", ())}   # (the big-board search, for which prover wins where)
 
 
 def cases() -> list[tuple[str, tuple[int, int, int], str]]:
@@ -48,8 +50,8 @@ def run(time_limit: float = TIME_LIMIT_S, log=print) -> list[dict]:
     """Every position each way; the rows, printed as they come."""
     rows = []
     for name, dims, board in cases():
-        for way, settings in WAYS.items():
-            row = {"position": name, "way": way, **solve(dims, board, "pn", time_limit, settings)}
+        for way, (prover, settings) in WAYS.items():
+            row = {"position": name, "way": way, **solve(dims, board, prover, time_limit, settings)}
             rows.append(row)
             log(json.dumps(row))
     return rows
