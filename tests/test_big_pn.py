@@ -123,6 +123,8 @@ def test_the_prover_takes_its_boards_threat_budget():
     with applied(DEFAULTS.replace(BIG_PN_THREES=2, BIG_PN_VCT_NODES=99)):
         judge = ThreatProof(Position(GameSpec(15, 15, 5)), "x").judge
         assert (judge.threes, judge.vct_nodes) == (2, 99)
+    r = solve(threes_position("15-two"), weak=True, options=Options(prover="pn", workers=1))   # (--json says it)
+    assert r.value is Value.WIN and r.parallel["threat_budget"] == list(BIG_PN_BUDGETS[1]), r.parallel
 
 
 @pytest.mark.parametrize("pool_dfpn", [False, True], ids=["judge-jobs", "dfpn-batches"])

@@ -131,7 +131,8 @@ def _result(position: Position, value: Value, proofs: list[ThreatProof], answers
     figures: dict[str, object] = {"jobs": sum(p.jobs for p in proofs),
                                   "tree_nodes": sum(p.tree.nodes for p in proofs if p.tree is not None),
                                   "settled": sum(len(p.settled) for p in proofs), "questions": len(proofs),
-                                  "workers": opts.workers, "lost": sum(p.lost for p in proofs)}
+                                  "workers": opts.workers, "lost": sum(p.lost for p in proofs),
+                                  "threat_budget": [first.judge.threes, first.judge.vct_nodes]}   # (by the board)
     slot_s = sum(p.slot_s for p in proofs)
     if slot_s > 0:   # (the share of the workers' time without a job: "idle")
         figures["idle"] = round(sum(p.idle_s for p in proofs) / slot_s, 3)
