@@ -219,3 +219,23 @@ def test_the_one_plus_epsilon_trick_keeps_to_the_last_child_while_within_its_mar
     t.end_job(leaf, -1, 2 * child_pn, 2)   # (its job's numbers: those its children will give)
     assert t.select().path() == expect
     assert (t.root.pn, t.root.dn) == (5, 2 + 2 + 2 if expect == [1] else 4 + 2 + 2)   # ([0] expanded only if kept)
+
+
+@pytest.mark.parametrize("margin, first_pn, expect", [(0.0, 3, 0), (0.0, 4, 1), (0.5, 4, 0), (0.25, 4, 1),
+                                                      (float("inf"), 90, 0)])
+def test_the_move_so_far_is_the_orders_first_unless_another_proves_by_more_than_the_margin(margin, first_pn, expect):
+    """``best_cell``: the attacker's first open move of the expansion's order, unless a
+    sibling's pn times ``1 + margin`` is below its (then the least pn); a proven move
+    first of all; a move a disproven sibling's zone answers never."""
+    t = tree()
+    leaf = t.select()
+    t.begin_job(leaf)
+    t.end_job(leaf, -1, 3, 2)
+    t.select()                                      # (the root split: its children [0], [1], [2])
+    first, second, third = t.root.children
+    first.pn, second.pn, third.pn = first_pn, 3, 9
+    assert t.best_cell(margin) == expect
+    third.state = PROVEN
+    assert t.best_cell(margin) == 2                 # (a proven move is the move)
+    third.state, first.state, first.zone = OPEN, DISPROVEN, 1 << 2
+    assert t.best_cell(margin) == 2                 # (the zone of [0]'s refutation answers [1])

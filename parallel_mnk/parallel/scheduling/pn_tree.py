@@ -214,17 +214,23 @@ class PnTree:
         live = self.live_children(node)
         return sorted(live, key=(lambda c: c.pn) if node.or_node else (lambda c: c.dn))
 
-    def best_cell(self) -> Optional[int]:
+    def best_cell(self, margin: float = 0.0) -> Optional[int]:
         """The root move the proof leans to so far, not proved (None before the root
-        is split): for the attacker to move, a proven child, else the most-proving
-        open one (least pn, then most dn); for the defender, a disproven child, else
-        the open one hardest to prove (most pn, then least dn); else the first."""
+        is split). For the attacker to move: a proven child, else the first open one
+        of the expansion's order (the caller's, best first) unless another's proof
+        number times ``1 + margin`` is smaller than its (then the most-proving one:
+        least pn, then most dn; ``margin`` inf: always the order's first); moves a
+        disproven sibling's zone answers are not chosen. For the defender: a disproven child, else the open one
+        hardest to prove (most pn, then least dn). Else the first child."""
         children = self.root.children
         if not children:
             return None
         if self.root.or_node:
             done = [c for c in children if c.state == PROVEN]
-            best = min((c for c in children if c.state == OPEN), key=lambda c: (c.pn, -c.dn), default=None)
+            live = self.live_children(self.root)
+            best = min(live, key=lambda c: (c.pn, -c.dn), default=None)
+            if best is not None and live[0].pn <= (1 + margin) * best.pn:
+                best = live[0]   # (numbers within the margin say nothing: the order's first)
         else:
             done = [c for c in children if c.state == DISPROVEN]
             best = max((c for c in children if c.state == OPEN), key=lambda c: (c.pn, -c.dn), default=None)

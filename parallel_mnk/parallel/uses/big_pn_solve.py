@@ -10,6 +10,7 @@ stops (a limit, Ctrl-C, SIGTERM); the same command resumes from them.
 """
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 from typing import Optional
@@ -36,7 +37,8 @@ def solve_big_pn(position: Position, opts: SolveOptions, certificate: Optional[P
     the other side win?" (not on the empty board: strategy stealing), in turn, a
     slice of ``BIG_PN_SLICE_EXPANSIONS`` expansions each, doubling, until one is proven or both
     disproven. Stopped by a limit: ``unknown``, the bounds the answered questions
-    prove and the move the side to move's tree leans to (not proved). With
+    prove and the move so far (not proved: the first of the judge's order
+    its tree has not refuted). With
     ``certificate``, the value's certificates are written there: a win's (its
     tree's moves first), a draw's two ``cannot-win`` (the defender's refutations its
     question's tree found first; pairings where the prover's bounds find them, every
@@ -141,8 +143,11 @@ def _result(position: Position, value: Value, proofs: list[ThreatProof], answers
     if not value.known:
         bounds = (-1, 0) if wins is False else (0, 1) if answers.get(other) is False else (-1, 1)
         tree = first.tree
-        cell = None if tree is None else tree.best_cell()
-        return SolveResult(position.spec, Value.UNKNOWN, None, None if cell is None else Move(position.spec, cell),
+        # (the root's numbers cycle as its moves are worked in turn: they say nothing before one settles)
+        cell = None if tree is None else tree.best_cell(margin=math.inf)
+        if cell is None:   # (the root not split yet: the judge's first choice)
+            cell = search.first_choice(position.x, position.o)
+        return SolveResult(position.spec, Value.UNKNOWN, None, Move(position.spec, cell),
                            [], nodes, elapsed, stats, bounds=bounds, parallel=figures)
     if value is Value.WIN:
         move = first.winning_move(position.x, position.o)
