@@ -435,7 +435,7 @@ def prepare(what: str, spec: GameSpec, limit: Optional[Limit] = None, weak: bool
                                "solves one position (solve --prover pn)")
     if what != "analyze":
         if not spec.exact_solvable:
-            _check_big(opts)
+            _check_big(spec, opts)
         if opts.certificate is not None:
             _check_certifiable(spec, Path(opts.certificate))
         if opts.checkpoint is not None:
@@ -450,9 +450,9 @@ def _book_choice(options: Options) -> Optional[str]:
     return None if options.book is None else str(options.book)
 
 
-def _check_big(opts: SolveOptions) -> None:
+def _check_big(spec: GameSpec, opts: SolveOptions) -> None:
     """Raise :class:`UnsupportedError` for what a solve past 64 cells cannot be asked."""
-    if opts.prover == "pn":   # (proof-number search over threats: jobs on processes, a journal of its own)
+    if opts.may_ask_pn(spec):   # (proof-number search over threats: jobs on processes, a journal of its own)
         if opts.backend == "thread":
             raise UnsupportedError("past 64 cells the pn prover's workers are processes (--backend process or ray)")
         return

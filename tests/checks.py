@@ -36,6 +36,7 @@ from naive import naive_score, naive_solver
 from parallel_mnk import GameSpec, Move, Position, solve
 from parallel_mnk.parallel.pools.backend import Backend
 from parallel_mnk.parallel.scheduling.split import SplitTree
+from parallel_mnk.game import geometry
 from parallel_mnk.game.rules import win_score
 from parallel_mnk import Limit, Options
 
@@ -59,6 +60,16 @@ KILL_MOVES, KILL_SCORE = "53476", 2
 # score 2 with the sign of the side to move: a win) and about 10 s (58 M nodes)
 RESUME_MOVES, RESUME_SCORE = "453", 2
 INTERRUPT_MOVES = "45"
+
+
+def wins_in_one(spec: GameSpec, stones: int, other: int) -> set[int]:
+    """Empty cells that complete a line of ``stones`` (free placement), from line masks."""
+    cells = set()
+    for line in geometry.line_masks(spec):
+        missing = line & ~stones
+        if not line & other and missing and missing & (missing - 1) == 0:
+            cells.add(missing.bit_length() - 1)
+    return cells
 
 
 def sign(v: int) -> int:

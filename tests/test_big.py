@@ -11,9 +11,9 @@ import pytest
 
 import big_cases
 from bench.big_positions import endgames, fours_positions, threes_positions
-from checks import check_fail_soft, random_positions, sign, spec_id
+from checks import check_fail_soft, random_positions, sign, spec_id, wins_in_one
 from naive import naive_solver
-from parallel_mnk import GameSpec, Limit, Position, proofcheck, solve
+from parallel_mnk import GameSpec, Limit, Move, Position, proofcheck, solve
 from parallel_mnk.engines.exact.big import BigSearch
 from parallel_mnk.frontends.cli import main
 from parallel_mnk.game.rules import Value
@@ -198,14 +198,16 @@ def test_the_recorded_positions_are_the_generators():
     assert [(p.board_text(), s) for p, s in drawn] == big_cases.MIXED
 
 
+@pytest.mark.parametrize("prover, proof", [("search", "threats"), ("auto", "pn")])
 @pytest.mark.parametrize("size", [9, 15, 19])
-def test_wins_by_fours_are_certified(size, tmp_path):
+def test_wins_by_fours_are_certified(size, prover, proof, tmp_path):
     """k=5 positions whose side to move wins by continuous fours (3-14 of them):
-    solve answers win with a first move, and its certificate passes the checker."""
+    solve answers win with a first move, and its certificate passes the checker
+    (alpha-beta's threat search at the root; by default past 64 cells the pn prover)."""
     for i, (pos, fours) in enumerate(fours_positions(size, 3, seed=size)):
         folder = tmp_path / f"{i}"
-        result = solve(pos, weak=True, options=Options(certificate=folder))
-        assert result.value is Value.WIN and result.proof == "threats", (pos.board_text(), fours)
+        result = solve(pos, weak=True, options=Options(certificate=folder, prover=prover))
+        assert result.value is Value.WIN and result.proof == proof, (pos.board_text(), fours)
         assert result.best_move in pos.legal_moves
         out = io.StringIO()
         assert proofcheck.main([str(folder)], out=out) == 0, out.getvalue()
@@ -313,10 +315,22 @@ def test_a_stopped_big_solve_answers_bounds_that_hold_and_a_legal_move(workers):
     assert stopped.value is Value.UNKNOWN and stopped.bounds == (-1, 1) and stopped.best_move in ("h8", "g8", "i8")
 
 
-def test_cli_solves_a_gomoku_position():
+@pytest.mark.parametrize("prover, proof", [("search", "wins by continuous fours"), ("auto", "proof-number search")])
+def test_cli_solves_a_gomoku_position(prover, proof):
+    """A win by fours on 15x15: the value, the prover that proved it, and a line that
+    is the win: each attacker's move a four until the five (the defender blocking)."""
     pos, _ = fours_positions(15, 1, seed=15)[0]
-    rc, out = run(["solve", "--cols", "15", "--rows", "15", "--k", "5", "--board", pos.board_text(), "--weak"])
-    assert rc == 0 and "value: win" in out and "proof: wins by continuous fours" in out, out
+    rc, out = run(["solve", "--cols", "15", "--rows", "15", "--k", "5", "--board", pos.board_text(), "--weak",
+                   "--prover", prover])
+    assert rc == 0 and "value: win" in out and f"proof: {proof}" in out, out
+    line = next(s for s in out.splitlines() if s.startswith("best line: ")).split()[2:]
+    walk = pos.copy()
+    for i, name in enumerate(line):
+        if i % 2 == 1:   # (the defender's move blocks the four the attacker's last move made)
+            attacker, defender = (walk.x, walk.o) if pos.turn == 1 else (walk.o, walk.x)
+            assert int(Move.parse(pos.spec, name)) in wins_in_one(pos.spec, attacker, defender), (line, i)
+        walk.push(name)
+    assert walk.outcome() is not None and walk.outcome().winner == pos.turn, line
 
 
 def test_a_finished_big_position_says_game_over():

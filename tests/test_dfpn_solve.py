@@ -108,3 +108,25 @@ def test_bad_prover_requests_are_refused(kwargs, message):
 def test_dfpn_refuses_gravity():
     with pytest.raises(MnkError, match="free placement"):
         solve(Position(GameSpec(4, 4, 4, True)), weak=True, options=Options(prover="dfpn"))
+
+
+def test_auto_picks_the_pn_prover_only_by_its_rule():
+    """``auto``'s pn prover: weak solves of free boards of ``PN_AUTO_MIN_CELLS`` cells or
+    more, up to 64 cells off Ray, past 64 cells on any backend; exact solves and gravity
+    stay alpha-beta; a higher ``PN_AUTO_MIN_CELLS`` keeps it off."""
+    least = DEFAULTS.PN_AUTO_MIN_CELLS
+    weak = SolveOptions(weak=True, tt_bits=16)
+    ray = SolveOptions(weak=True, tt_bits=16, backend="ray", workers=2)
+
+    def pos(cols: int, rows: int, gravity: bool = False) -> Position:
+        return Position(GameSpec(cols, rows, 4, gravity))
+
+    assert least == 50 and weak.pn_first(pos(10, 5)) and not weak.pn_first(pos(7, 7))
+    assert weak.pn_first(pos(8, 8)) and not ray.pn_first(pos(8, 8))          # up to 64 cells: off Ray
+    assert weak.pn_first(pos(9, 9)) and ray.pn_first(pos(9, 9))              # past them: on Ray too
+    assert weak.may_ask_pn(GameSpec(15, 15, 5)) and not weak.may_ask_pn(GameSpec(9, 9, 4, True))
+    assert not SolveOptions(weak=False, tt_bits=16).pn_first(pos(9, 9))      # an exact score
+    assert not weak.pn_first(pos(9, 9, gravity=True))
+    assert not SolveOptions(weak=True, prover="search").pn_first(pos(9, 9))
+    high = SolveOptions(weak=True, tt_bits=16, settings=DEFAULTS.replace(PN_AUTO_MIN_CELLS=82))
+    assert not high.pn_first(pos(9, 9)) and high.pn_first(pos(10, 9))

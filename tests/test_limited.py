@@ -22,7 +22,7 @@ from parallel_mnk.kernels.grid import layout as GL
 from parallel_mnk.kernels.grid.search import F_FAST, F_ORDER, F_PRUNE, F_THREATS, F_TT, WIN
 from parallel_mnk.game.rules import move_name, move_list_indexes, ply_of_score
 from parallel_mnk import Limit, Options
-from checks import random_positions
+from checks import random_positions, wins_in_one
 from naive import naive_score
 
 GOMOKU = GameSpec(15, 15, 5)
@@ -187,16 +187,6 @@ VCF_POSITIONS = [
     "i9,k8,k11,i10,i8,h5,i7,j11,j8,g9,g7,f10,j6,f7,g10,i5",
     "i10,g11,k9,f7,j5,j7,i7,h7,g5,g10,i6,h9,j10,f9,f8,e8",
 ]
-
-
-def wins_in_one(spec: GameSpec, stones: int, other: int) -> set[int]:
-    """Empty cells that complete a line of ``stones`` (free placement), from line masks."""
-    cells = set()
-    for line in geometry.line_masks(spec):
-        missing = line & ~stones
-        if not line & other and missing and missing & (missing - 1) == 0:
-            cells.add(missing.bit_length() - 1)
-    return cells
 
 
 def four_making_moves(spec: GameSpec, stones: int, other: int) -> set[int]:

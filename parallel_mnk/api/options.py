@@ -306,11 +306,14 @@ class SolveOptions(Options):
 
     def _pn_by_default(self, spec: GameSpec) -> bool:
         """``prover="auto"`` answers by the proof-number prover: a weak solve of a
-        free-placement board of ``PN_AUTO_MIN_CELLS`` to 64 cells, off Ray (there the
-        trees are deep and alpha-beta's order stops settling them: bench/README.md,
-        "Which prover wins where")."""
-        return (self.prover == "auto" and self.weak and not spec.gravity and self.backend != "ray"
-                and self.settings_in_force.PN_AUTO_MIN_CELLS <= spec.cells <= 64)
+        free-placement board of ``PN_AUTO_MIN_CELLS`` cells or more: up to 64 cells off
+        Ray (there the trees are deep and alpha-beta's order stops settling them),
+        past them on any backend (its threat proofs settle what alpha-beta leaves
+        unknown, and alpha-beta runs on the process pool alone): bench/README.md,
+        "Which prover wins where" and "Threat budgets by the board"."""
+        return (self.prover == "auto" and self.weak and not spec.gravity
+                and self.settings_in_force.PN_AUTO_MIN_CELLS <= spec.cells
+                and (spec.cells > 64 or self.backend != "ray"))
 
     def pn_first(self, position: Position) -> bool:
         """Whether the solve of ``position`` asks the proof-number prover: with

@@ -64,7 +64,7 @@ class Settings:
     MOVE_SEARCH_TT_BITS: int = setting(20, *TABLE_BITS)        # the table of a book answer's best-move search: small (a big new table costs page faults)
 
     # -------------------------------------------------------------- the proof-number prover
-    PN_AUTO_MIN_CELLS: int = setting(50, 1, MAX_CELLS)        # prover "auto" answers weak solves of free boards of this many cells (to 64) by the pn prover
+    PN_AUTO_MIN_CELLS: int = setting(50, 1, 26 * 26 + 1)     # prover "auto" answers weak solves of free boards of this many cells or more by the pn prover (677: never)
     PN_PAIRING_MIN_EMPTY: int = setting(8, 0, MAX_CELLS)      # pairings (and the scan) at nodes with this many empty cells or more (0: never)
     PN_VCF_MIN_EMPTY: int = setting(8, 0, MAX_CELLS)          # wins by continuous fours looked for from here (a node's first visit; 0: never)
     PN_SCAN_TOP: int = setting(3, 0, MAX_CELLS)               # the scan's fresh pairing searches: this many of D's moves, best first (all: 3-5x the time)

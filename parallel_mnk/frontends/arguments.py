@@ -103,7 +103,8 @@ def _add_solve_parser(sub, command: Command) -> None:
                         "with --weak, one process), 'pn' (the proof-number prover with relevance zones: with "
                         "--weak, free placement up to 64 cells, by jobs on the workers, mnk-proof/2 certificates; "
                         "past them proof-number search over threats), "
-                        f"or 'auto' (default): with --weak on free boards of {DEFAULTS.PN_AUTO_MIN_CELLS} to 64 cells pn; "
+                        f"or 'auto' (default): with --weak on free boards of {DEFAULTS.PN_AUTO_MIN_CELLS} cells or more "
+                        "pn (up to 64 cells off Ray); "
                         "else df-pn first, capped, for --weak serial solves of free-placement positions past the "
                         f"first move with {DEFAULTS.DFPN_AUTO_MIN_EMPTY} or more empty cells; else alpha-beta")
     p.add_argument("--json", action="store_true", help="one JSON object per position")

@@ -378,7 +378,8 @@ class ThreatProof:
     def line(self, first: int) -> list[int]:
         """A line of the proven win from the root, ``first`` its first cell: the
         proof's winning moves (where the tree ends, the attacker's win by fours or
-        threats) and, for the defender, its first move needing proof."""
+        threats) and, for the defender, its first move needing proof (where every
+        move loses: a block of the attacker's win in one, else the search's first)."""
         walk = self.position.copy()
         out: list[int] = []
         cell: Optional[int] = first
@@ -394,7 +395,9 @@ class ThreatProof:
                 cell = self.winning_move(x, o)
                 if cell is None:
                     cell = j.move if j.state == PROVEN else search.threat_win(x, o, current().BIG_VCT_NODES)
-            else:
-                moves = self.judge.ordered(x, o, j.cells) if j.state == OPEN else search.legal_cells(x, o)
+            elif j.state == OPEN:
+                moves = self.judge.ordered(x, o, j.cells)
                 cell = moves[0] if moves else None
+            else:   # (every move loses: a block of the attacker's win in one, else the search's first)
+                cell = search.first_choice(x, o)
         return out
