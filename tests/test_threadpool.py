@@ -43,10 +43,13 @@ def test_thread_pool_agrees_with_serial(spec, workers, weak, depth):
 
 
 def test_idle_threads_help_running_tasks():
-    coordinator = get_coordinator("thread", 4, BIG_TT_BITS)
+    """Six threads on a board of four columns split at the root: the first hand-out
+    leaves two threads idle while its tasks run, so they join them whatever the
+    timing (with four threads, helpers came only when a task outlasted another)."""
+    coordinator = get_coordinator("thread", 6, BIG_TT_BITS)
     before = coordinator.helper_jobs
     for pos in random_positions(GameSpec(4, 5, 4, True), 6, (2, 8), seed=3):
-        r = split_solve(pos, 4, backend="thread", tt_bits=BIG_TT_BITS, pv=False, split_depth=1)
+        r = split_solve(pos, 6, backend="thread", tt_bits=BIG_TT_BITS, pv=False, split_depth=1)
         assert r.score == serial_score(pos)
     assert coordinator.helper_jobs > before
 
