@@ -22,10 +22,14 @@ Commands and output (LF, no trailing spaces, no blank lines):
   :class:`Session`'s, per query), ``UNKNOWN`` for a query not solved in time (not
   one of the protocol's answers: never a guess). A board already won
   gives its winner, a full board with no line a tie, a board on which both
-  players have a line is refused. Solved by :class:`parallel_mnk.engines.exact.search.Search`
-  (weak solve: win/draw/loss) with one transposition table for all queries,
-  and answers memoised per board; past 64 cells (up to 676 cells, a side of at
-  most 26) by :class:`parallel_mnk.engines.exact.big.BigSearch`, one per shape.
+  players have a line is refused. Answers are memoised per board. Where
+  ``solve --weak`` asks the proof-number prover (``PN_AUTO_MIN_CELLS``, 50 cells, and
+  more) so does a query whose stone counts a game reaches with ``P`` to move (in
+  either colouring: ``P`` = 2 on equal counts reads the stones the other way round);
+  the rest are solved by :class:`parallel_mnk.engines.exact.search.Search` (weak
+  solve: win/draw/loss) with one transposition table for all queries, past 64 cells
+  (up to 676 cells, a side of at most 26) by
+  :class:`parallel_mnk.engines.exact.big.BigSearch`, one per shape.
 
 The GEN commands are plain Python on bitboards held in Python ints, so they
 work on boards of any size.
@@ -38,11 +42,14 @@ from __future__ import annotations
 import re
 from typing import NamedTuple, Optional
 
+from .. import entrance
+from ..api.options import Limit, Options, SolveOptions
 from ..api.settings import current
 from ..engines.exact.big import BigSearch, table_bits
 from ..engines.exact.search import Search
 from ..game.geometry import has_line, winning_cells
-from ..game.rules import MAX_CELLS, MAX_SIDE, GameSpec, MnkError, UnsupportedError
+from ..game.position import Position
+from ..game.rules import MAX_CELLS, MAX_SIDE, GameSpec, MnkError, UnsupportedError, Value, format_board_text
 from ..kernels.core.layout import CTL_ABORT
 from ..runtime.running import run_abortable
 from ..runtime.ttable import transposition_table
@@ -203,6 +210,7 @@ class Session:
         self._searches: dict[tuple[int, int, int], tuple[Search, bool]] = {}
         self._answers: dict[Query, str] = {}  # e.g. NMKSolver16: 52,318 queries, 9,704 distinct
         self._big: dict[tuple[int, int, int], tuple[BigSearch, bool]] = {}   # past 64 cells
+        self._pn_options = SolveOptions(weak=True)   # (whether solve --weak asks the pn prover)
 
     def _search(self, rows: int, cols: int, k: int) -> tuple[Search, bool]:
         """The search for a shape, and whether it is on the transposed board.
@@ -238,6 +246,9 @@ class Session:
     def _search_value(self, query: Query, x: int, o: int) -> str:
         n = query.rows * query.cols
         _check_solvable(query.rows, query.cols)
+        position = self._pn_position(query, x, o)
+        if position is not None:
+            return self._pn_value(query, position)
         if n > MAX_CELLS:
             return self._big_value(query, x, o)
         search, transpose = self._search(query.rows, query.cols, query.k)
@@ -257,6 +268,40 @@ class Session:
         if value == 0:
             return TIE
         return FIRST_WINS if (value > 0) == (query.player == 1) else SECOND_WINS
+
+    def _pn_position(self, query: Query, x: int, o: int) -> Optional[tuple[Position, bool]]:
+        """The query as a :class:`Position` (and whether its colours are swapped) where
+        ``solve --weak`` would ask the proof-number prover
+        (:meth:`~parallel_mnk.api.options.SolveOptions.pn_first`: from ``PN_AUTO_MIN_CELLS``
+        cells), else None: smaller boards, or stone counts no game reaches with ``P`` to
+        move in either colouring (the searches below take ``P`` as given)."""
+        rows, cols = query.rows, query.cols
+        if rows * cols < self._pn_options.settings_in_force.PN_AUTO_MIN_CELLS:
+            return None
+        k = min(query.k, max(rows, cols) + 1)
+        if cols > MAX_SIDE:   # (at most 2 rows: transposed, lines stay lines)
+            spec = GameSpec(cols=rows, rows=cols, k=k)
+            x, o = _transpose(x, rows, cols), _transpose(o, rows, cols)
+        else:
+            spec = GameSpec(cols=cols, rows=rows, k=k)
+        nx, no = x.bit_count(), o.bit_count()
+        swapped = query.player == 2 and nx == no   # (then P's stones are x's: x moves on equal counts)
+        if not swapped and (nx, query.player) not in ((no, 1), (no + 1, 2)):
+            return None
+        first, second = (o, x) if swapped else (x, o)
+        position = Position.from_board(spec, format_board_text(spec, first, second))
+        return (position, swapped) if self._pn_options.pn_first(position) else None
+
+    def _pn_value(self, query: Query, found: tuple[Position, bool]) -> str:
+        """A SOLVE by the proof-number prover (one process, the query's time limit)."""
+        position, swapped = found
+        limit = Limit(time=self.time_limit)
+        value = entrance.solve(position, limit, weak=True, options=Options(workers=1, progress=False)).value
+        if not value.known:
+            return self._not_solved()
+        if value is Value.DRAW:
+            return TIE
+        return FIRST_WINS if (value is Value.WIN) == (query.player == 1) else SECOND_WINS
 
     def _big_value(self, query: Query, x: int, o: int) -> str:
         """A SOLVE past 64 cells: the big-board search (one per shape), weak, ``P`` to move."""
