@@ -284,6 +284,19 @@ def test_solve_by_the_pn_prover_past_64_cells(tmp_path):
     assert proofcheck.main([str(folder)], out=io.StringIO()) == 0
 
 
+def test_a_node_limit_in_one_process_stops_between_judgements():
+    """One process, 15x15 ``h8 a1 i9 a2`` (a win of 12.9 M nodes): a node limit stops
+    the proof within about one judgement's budget of it (df-pn judged a node's moves,
+    up to 200 of them, before it looked: 3.02 M nodes at a limit of 100,000), with
+    the bounds and a move so far."""
+    pos = Position.from_moves(GameSpec(15, 15, 5), "h8 a1 i9 a2")
+    budget = DEFAULTS.big_pn_budget(pos.spec.cells)[1]
+    for limit in (100_000, 1_000_000):
+        r = solve(pos, Limit(nodes=limit), weak=True, options=Options(workers=1, progress=False))
+        assert r.value is Value.UNKNOWN and limit <= r.nodes <= limit + 3 * budget, (limit, r.nodes)
+        assert r.bounds == (-1, 1) and r.best_move in pos.legal_moves
+
+
 def test_the_journal_resumes_and_refuses_another_position(tmp_path, use_settings):
     """A proof stopped by a node limit keeps what it settled; the same solve goes on
     from it and settles the question; a journal of another position is one line,

@@ -60,11 +60,15 @@ class ThreatDfpn:
                 return OPEN, entry[0], entry[1]
             self._mid(x, o, key, INF, INF)
 
-    def _out_of_time(self) -> bool:
-        """Whether the search must end now: its budget spent, or ``stop()``."""
+    def _stopped_now(self) -> bool:
+        """Whether ``stop()`` said so (now or before) in this run."""
         if not self.stopped and self.stop():
             self.stopped = True
-        return self.stopped or self.nodes_of() >= self.limit
+        return self.stopped
+
+    def _out_of_time(self) -> bool:
+        """Whether the search must end now: its budget spent, or ``stop()``."""
+        return self._stopped_now() or self.nodes_of() >= self.limit
 
     # ------------------------------------------------------------ the search
     def _mid(self, x: int, o: int, key: Key, th_pn: int, th_dn: int) -> None:
@@ -86,6 +90,8 @@ class ThreatDfpn:
         while not self.stopped:
             nums = []
             for cell, cx, co, ckey in children:   # (judged in order: the first that settles the node ends it)
+                if ckey not in self.table and ckey not in self.settled and self._stopped_now():
+                    return   # (before a judgement of its own: a node's children take up to 100 of them)
                 got = self._numbers(cx, co, ckey)
                 if (got[0] if or_node else got[1]) == 0:   # (the attacker's winning move, the defender's refutation)
                     self._record(x, o, key, PROVEN if or_node else DISPROVEN, cell)
