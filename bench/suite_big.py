@@ -1,7 +1,9 @@
 """Big boards: exact answers past 64 cells (bench/README.md, "Big boards").
 
 Each position is solved by a fresh ``parallel-mnk solve --json`` process (search
-time from its JSON, the kernels' start-up apart), one worker unless asked:
+time from its JSON, the kernels' start-up apart), one worker unless asked, by the
+big-board search (``--prover search``: weak free solves past 64 cells go to the pn
+prover by default, measured by :mod:`.suite_big_pn` and :mod:`.suite_pn_budgets`):
 
 * ``fours``: k=5 positions on 9x9 to 19x19 whose side to move wins by 3-14
   continuous fours (:func:`.big_positions.fours_positions`), weak, with
@@ -52,7 +54,7 @@ def _solve(pos: Position, workers: int, *extra: str, timeout: float = 600) -> di
 def _certified_row(suite: str, case: str, pos: Position, workers: int, log) -> dict:
     """Solve ``pos`` with a certificate and check it."""
     with tempfile.TemporaryDirectory() as tmp:
-        answer = _solve(pos, workers, "--certificate", tmp)
+        answer = _solve(pos, workers, "--certificate", tmp, "--prover", "search")
         row = {"suite": "big", "case": f"{suite} {case}", "stones": pos.ply, "value": answer.get("value"),
                "proof": answer.get("proof"), "time_s": answer.get("time_s"), "nodes": answer.get("nodes"),
                "workers": workers}

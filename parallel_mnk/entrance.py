@@ -458,7 +458,7 @@ def _check_big(spec: GameSpec, opts: SolveOptions) -> None:
         return
     if opts.checkpoint is not None or opts.backend != "process":
         raise UnsupportedError("boards over 64 cells are solved on the process pool, without a checkpoint "
-                               "(the pn prover keeps a journal: --prover pn)")
+                               "(the pn prover keeps a journal: --weak --prover pn, free placement)")
     if opts.prover == "dfpn":
         raise UnsupportedError("the dfpn prover takes boards of at most 64 cells; past them threat-space "
                                "search and alpha-beta prove values (or --prover pn)")

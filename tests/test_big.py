@@ -162,11 +162,13 @@ def test_more_wide_gravity_endgames_match_naive(spec):
             _check_line(pos, solve(pos, weak=True, options=Options(tt_size="2M", workers=workers)), weak=True)
 
 
+@pytest.mark.parametrize("prover", ["search", "auto"])
 @pytest.mark.parametrize("workers", [1, 2])
-def test_free_big_board_endgames_match_naive(workers):
+def test_free_big_board_endgames_match_naive(workers, prover):
     """9x8 k=5 (free placement, 72 cells) with 5-7 empty cells: two draws, two wins and,
     after a winner's best move, a loss for the side to move, by naive.py (a solver that
-    always said draw, or always win, fails): weak and exact."""
+    always said draw, or always win, fails): weak (alpha-beta; by default the pn
+    prover) and exact."""
     spec = GameSpec(9, 8, 5)
     naive = naive_solver(spec)
     cases = []
@@ -182,7 +184,9 @@ def test_free_big_board_endgames_match_naive(workers):
     assert {sign(naive.score(p.x, p.o)) for p in cases} == {1, 0, -1}
     for pos in cases:
         _check_line(pos, solve(pos, options=Options(tt_size="2M", workers=workers)), weak=False)
-        _check_line(pos, solve(pos, weak=True, options=Options(tt_size="2M", workers=workers)), weak=True)
+        weak = solve(pos, weak=True, options=Options(tt_size="2M", workers=workers, prover=prover))
+        assert weak.proof != "pn" if prover == "search" else weak.proof == "pn", weak.proof
+        _check_line(pos, weak, weak=True)
 
 
 @pytest.mark.slow
@@ -215,11 +219,12 @@ def test_wins_by_fours_are_certified(size, prover, proof, tmp_path):
         assert (folder / f"{'x' if pos.turn == 1 else 'o'}-wins.jsonl.xz").stat().st_size < 4096
 
 
+@pytest.mark.parametrize("prover", ["search", "auto"])
 @pytest.mark.parametrize("workers", [1, 2])
-def test_wins_by_fours_on_two_workers(workers):
+def test_wins_by_fours_on_two_workers(workers, prover):
     """The same on the pool: a win, its line a legal game that ends in the mover's line."""
     for pos, _ in fours_positions(15, 3, seed=21):
-        result = solve(pos, weak=True, options=Options(workers=workers))
+        result = solve(pos, weak=True, options=Options(workers=workers, prover=prover))
         assert result.value is Value.WIN
         walk = pos.copy()
         for move in result.pv:
@@ -227,11 +232,13 @@ def test_wins_by_fours_on_two_workers(workers):
         assert walk.outcome() is not None and walk.outcome().winner == pos.turn
 
 
-def test_wins_by_threats_are_certified(tmp_path):
-    """15x15 positions that need threes as well (threat-space search): win, certified."""
+@pytest.mark.parametrize("prover", ["search", "auto"])
+def test_wins_by_threats_are_certified(tmp_path, prover):
+    """15x15 positions that need threes as well (threat-space search): win, certified
+    (alpha-beta's threat search at the root; by default the pn prover)."""
     for i, (pos, threes) in enumerate(threes_positions(15, 3, seed=4)):
         folder = tmp_path / f"{i}"
-        result = solve(pos, weak=True, options=Options(certificate=folder))
+        result = solve(pos, weak=True, options=Options(certificate=folder, prover=prover))
         assert result.value is Value.WIN, (pos.board_text(), threes)
         out = io.StringIO()
         assert proofcheck.main([str(folder)], out=out) == 0, out.getvalue()
@@ -247,10 +254,12 @@ def test_gravity_values_past_64_cells_are_certified(tmp_path):
         assert proofcheck.main([str(folder)], out=out) == 0, out.getvalue()
 
 
-def test_a_limit_answers_unknown_with_bounds_and_a_move_so_far():
+@pytest.mark.parametrize("prover", ["search", "auto"])
+def test_a_limit_answers_unknown_with_bounds_and_a_move_so_far(prover):
     """The empty 15x15 board within 2,000 nodes: unknown, never a guess, with the bounds
-    proved (nothing: the widest) and a move so far (the centre, where the search begins)."""
-    result = solve(Position(GameSpec(15, 15, 5)), Limit(nodes=2000), weak=True)
+    proved (nothing: the widest) and a move so far (the centre: where alpha-beta begins,
+    the pn prover's judge's first choice)."""
+    result = solve(Position(GameSpec(15, 15, 5)), Limit(nodes=2000), weak=True, options=Options(prover=prover))
     assert result.value is Value.UNKNOWN and result.nodes >= 2000
     assert result.bounds == (-1, 1) and result.best_move == "h8"
     exact = solve(Position(GameSpec(15, 15, 5)), Limit(nodes=2000))

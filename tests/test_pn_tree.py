@@ -239,3 +239,5 @@ def test_the_move_so_far_is_the_orders_first_unless_another_proves_by_more_than_
     assert t.best_cell(margin) == 2                 # (a proven move is the move)
     third.state, first.state, first.zone = OPEN, DISPROVEN, 1 << 2
     assert t.best_cell(margin) == 2                 # (the zone of [0]'s refutation answers [1])
+    third.state = DISPROVEN
+    assert t.best_cell(margin) == 1                 # (nothing live: the first move not refuted itself)

@@ -531,18 +531,24 @@ def test_a_time_limit_must_be_positive(capsys):
 
 
 def test_solve_from_50_cells_asks_the_pn_prover_in_either_colouring(monkeypatch):
-    """SOLVE_GAME_STATE where ``solve --weak`` asks the pn prover (7x8 k=4, 56 cells):
+    """SOLVE_GAME_STATE where ``solve --weak`` asks the pn prover (7x8 k=5, 56 cells):
     random positions with 10-12 empty cells, each as it is (P the side the counts say)
-    and with its colours swapped (P = 2 on equal counts: the stones read the other way
-    round), answered by the pn prover and as naive.py says; a board whose counts no game
-    reaches with P to move goes to the search, as below 50 cells."""
+    and with its colours swapped (P = 2 on equal counts, P = 1 a stone short: the stones
+    read the other way round), answered by the pn prover and as naive.py says; a board
+    whose counts no game reaches with P to move goes to the search, as below 50 cells."""
     from checks import random_positions
     from parallel_mnk import entrance
     from parallel_mnk.frontends import protocol
 
     asked = []
     real = entrance.solve
-    monkeypatch.setattr(entrance, "solve", lambda *a, **kw: asked.append(a[0].spec) or real(*a, **kw))
+
+    def solve(*args, **kwargs):
+        result = real(*args, **kwargs)
+        asked.append((args[0].spec, result.proof))
+        return result
+
+    monkeypatch.setattr(entrance, "solve", solve)
     spec = GameSpec(7, 8, 5)
     naive = naive_solver(spec)
     names = {1: "FIRST_PLAYER_WINS", -1: "SECOND_PLAYER_WINS", 0: "BOTH_PLAYERS_TIE"}
@@ -556,14 +562,15 @@ def test_solve_from_50_cells_asks_the_pn_prover_in_either_colouring(monkeypatch)
         board = "/".join(rows)
         texts.append(query("SOLVE_GAME_STATE", board, int(pos.turn), k=5))
         wants.append(want)
-        if pos.turn == 1:   # (equal counts: swapped, P = 2 moves with as many stones as P = 1)
-            texts.append(query("SOLVE_GAME_STATE", board.translate(str.maketrans("12", "21")), 2, k=5))
-            wants.append({"FIRST_PLAYER_WINS": "SECOND_PLAYER_WINS", "SECOND_PLAYER_WINS": "FIRST_PLAYER_WINS"}
-                         .get(want, want))
+        # swapped: P = 2 on equal counts, P = 1 a stone short
+        texts.append(query("SOLVE_GAME_STATE", board.translate(str.maketrans("12", "21")), 3 - int(pos.turn), k=5))
+        wants.append({"FIRST_PLAYER_WINS": "SECOND_PLAYER_WINS", "SECOND_PLAYER_WINS": "FIRST_PLAYER_WINS"}
+                     .get(want, want))
     assert wants.count("BOTH_PLAYERS_TIE") not in (0, len(wants)), wants   # (values of both kinds)
+    assert {t.split()[4] for t in texts} == {"1", "2"}                      # (either side to move, either way)
     code, out = nmk("".join(texts))
     assert code == 0 and out.split() == wants, (out, wants)
-    assert len(asked) == len(wants) and set(asked) == {spec}
+    assert len(asked) == len(wants) and set(asked) == {(spec, "pn")}
     session = protocol.Session()
     x_more = protocol.Query("SOLVE_GAME_STATE", 8, 7, 4, 1, "1" + "0" * 55)   # (P = 1 with one stone more)
     assert session._pn_position(x_more, 1, 0) is None

@@ -161,9 +161,12 @@ class Options:
       the board and the workers (32 MiB for 7x6 with gravity, 256 MiB for big free
       boards), at most a quarter of the available memory.
     * ``prover``: what settles a value: ``"search"`` alpha-beta; ``"dfpn"``
-      depth-first proof-number search (weak, serial, free placement only);
-      ``"auto"`` (default) df-pn first, capped, for weak serial solves of
-      free-placement positions past the first move with enough empty cells, else
+      depth-first proof-number search (weak, serial, free placement only, at most
+      64 cells); ``"pn"`` the proof-number prover (weak, free placement: with
+      relevance zones up to 64 cells, over threats past them); ``"auto"`` (default)
+      the pn prover for weak solves of free boards of ``PN_AUTO_MIN_CELLS`` cells or
+      more (up to 64 cells off Ray), else df-pn first, capped, for weak serial solves
+      of free-placement positions past the first move with enough empty cells, else
       alpha-beta (docs/how-it-works.md, "Which prover").
     * ``book``: an opening book: a book file, ``"auto"`` (Thill's database for
       Connect Four when the ``books`` extra is installed) or ``"none"`` (None, the

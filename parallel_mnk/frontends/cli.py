@@ -192,7 +192,8 @@ def cmd_nmk(args, stdin: TextIO, stdout: TextIO) -> int:
     N*M cells, 0 empty, 1/2 the players, rows top to bottom; N rows, M columns, P the player to
     move) and write the answers to stdout. Commands: GEN_ALL_POS_MOV,
     GEN_ALL_POS_MOV_CUT_IF_GAME_OVER (any size), SOLVE_GAME_STATE (up to 676 cells, a side of at most
-    26; past 64 cells the big-board search). The whole input is checked first: a malformed query is
+    26; from 50 cells the pn prover as solve --weak where the counts fit P to move, else alpha-beta,
+    past 64 cells the big-board search). The whole input is checked first: a malformed query is
     an error and nothing is written. With --time-limit, a SOLVE_GAME_STATE query not solved in time
     answers UNKNOWN and the exit status is 3."""
     t0 = time.perf_counter()

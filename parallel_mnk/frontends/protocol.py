@@ -25,7 +25,8 @@ Commands and output (LF, no trailing spaces, no blank lines):
   players have a line is refused. Answers are memoised per board. Where
   ``solve --weak`` asks the proof-number prover (``PN_AUTO_MIN_CELLS``, 50 cells, and
   more) so does a query whose stone counts a game reaches with ``P`` to move (in
-  either colouring: ``P`` = 2 on equal counts reads the stones the other way round);
+  either colouring: ``P`` = 2 on equal counts, or ``P`` = 1 a stone short, reads the
+  stones the other way round; the prover's own tables, not ``--tt-bits``'s);
   the rest are solved by :class:`parallel_mnk.engines.exact.search.Search` (weak
   solve: win/draw/loss) with one transposition table for all queries, past 64 cells
   (up to 676 cells, a side of at most 26) by
@@ -274,7 +275,9 @@ class Session:
         ``solve --weak`` would ask the proof-number prover
         (:meth:`~parallel_mnk.api.options.SolveOptions.pn_first`: from ``PN_AUTO_MIN_CELLS``
         cells), else None: smaller boards, or stone counts no game reaches with ``P`` to
-        move in either colouring (the searches below take ``P`` as given)."""
+        move in either colouring (the searches below take ``P`` as given). Swapped: ``P``
+        = 2 on equal counts or ``P`` = 1 a stone short, where the other player's stones
+        read as x's."""
         rows, cols = query.rows, query.cols
         if rows * cols < self._pn_options.settings_in_force.PN_AUTO_MIN_CELLS:
             return None
@@ -285,7 +288,8 @@ class Session:
         else:
             spec = GameSpec(cols=cols, rows=rows, k=k)
         nx, no = x.bit_count(), o.bit_count()
-        swapped = query.player == 2 and nx == no   # (then P's stones are x's: x moves on equal counts)
+        # (swapped: the other player's stones are x's, who moved first: P = 2 on equal counts, P = 1 a stone short)
+        swapped = (query.player, no) in ((2, nx), (1, nx + 1))
         if not swapped and (nx, query.player) not in ((no, 1), (no + 1, 2)):
             return None
         first, second = (o, x) if swapped else (x, o)

@@ -104,8 +104,9 @@ def _flag(params: dict[str, str], name: str) -> bool:
 
 
 def _position(params: dict[str, str]) -> Position:
-    """The position of ``params`` (any board up to 26x26: past 64 cells ``solve`` and
-    ``analyze`` use the big-board search)."""
+    """The position of ``params`` (any board up to 26x26: past 64 cells ``analyze``
+    and exact solves use the big-board search, weak solves of free boards the pn
+    prover over threats)."""
     spec = game_spec(params.get("game"), _number(params, "cols", int), _number(params, "rows", int),
                      _number(params, "k", int), _flag(params, "gravity"))
     return position_of(spec, params.get("moves"), params.get("board"))

@@ -221,7 +221,8 @@ class PnTree:
         number times ``1 + margin`` is smaller than its (then the most-proving one:
         least pn, then most dn; ``margin`` inf: always the order's first); moves a
         disproven sibling's zone answers are not chosen. For the defender: a disproven child, else the open one
-        hardest to prove (most pn, then least dn). Else the first child."""
+        hardest to prove (most pn, then least dn). Else the first child the proof did
+        not settle against the side to move, else the first."""
         children = self.root.children
         if not children:
             return None
@@ -234,7 +235,12 @@ class PnTree:
         else:
             done = [c for c in children if c.state == DISPROVEN]
             best = max((c for c in children if c.state == OPEN), key=lambda c: (c.pn, -c.dn), default=None)
-        return (done[0] if done else best if best is not None else children[0]).cell
+        if done:
+            return done[0].cell
+        if best is not None:
+            return best.cell
+        against = DISPROVEN if self.root.or_node else PROVEN
+        return next((c for c in children if c.state != against), children[0]).cell
 
     def live_children(self, node: PnNode) -> list[PnNode]:
         """The open children of ``node`` no disproven sibling's zone answers."""

@@ -38,7 +38,8 @@ def solve_big_pn(position: Position, opts: SolveOptions, certificate: Optional[P
     slice of ``BIG_PN_SLICE_EXPANSIONS`` expansions each, doubling, until one is proven or both
     disproven. Stopped by a limit: ``unknown``, the bounds the answered questions
     prove and the move so far (not proved: the first of the judge's order
-    its tree has not refuted). With
+    the side to move's tree has not refuted; where that question is disproven, the
+    other's tree's: a move that refutes its win, else the one hardest to prove). With
     ``certificate``, the value's certificates are written there: a win's (its
     tree's moves first), a draw's two ``cannot-win`` (the defender's refutations its
     question's tree found first; pairings where the prover's bounds find them, every
@@ -142,7 +143,8 @@ def _result(position: Position, value: Value, proofs: list[ThreatProof], answers
     search = first.judge.search
     if not value.known:
         bounds = (-1, 0) if wins is False else (0, 1) if answers.get(other) is False else (-1, 1)
-        tree = first.tree
+        # the mover's tree, or where the mover cannot win the other side's (a move it has not refuted)
+        tree = proofs[1].tree if wins is False and len(proofs) > 1 else first.tree
         # (the root's numbers cycle as its moves are worked in turn: they say nothing before one settles)
         cell = None if tree is None else tree.best_cell(margin=math.inf)
         if cell is None:   # (the root not split yet: the judge's first choice)
