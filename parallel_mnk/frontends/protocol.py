@@ -281,12 +281,9 @@ class Session:
         rows, cols = query.rows, query.cols
         if rows * cols < self._pn_options.settings_in_force.PN_AUTO_MIN_CELLS:
             return None
-        k = min(query.k, max(rows, cols) + 1)
-        if cols > MAX_SIDE:   # (at most 2 rows: transposed, lines stay lines)
-            spec = GameSpec(cols=rows, rows=cols, k=k)
+        spec, transpose = _big_spec(rows, cols, min(query.k, max(rows, cols) + 1))
+        if transpose:
             x, o = _transpose(x, rows, cols), _transpose(o, rows, cols)
-        else:
-            spec = GameSpec(cols=cols, rows=rows, k=k)
         nx, no = x.bit_count(), o.bit_count()
         # (swapped: the other player's stones are x's, who moved first: P = 2 on equal counts, P = 1 a stone short)
         swapped = (query.player, no) in ((2, nx), (1, nx + 1))
@@ -312,8 +309,7 @@ class Session:
         rows, cols = query.rows, query.cols
         key = (rows, cols, min(query.k, max(rows, cols) + 1))
         if key not in self._big:
-            transpose = cols > MAX_SIDE
-            spec = GameSpec(cols=rows, rows=cols, k=key[2]) if transpose else GameSpec(cols=cols, rows=rows, k=key[2])
+            spec, transpose = _big_spec(rows, cols, key[2])
             self._big[key] = (BigSearch(spec, table_bits(self.tt_bits)), transpose)
         search, transpose = self._big[key]
         if transpose:
@@ -352,6 +348,13 @@ class Session:
             except MnkError as e:
                 raise MnkError(f"query {i + 1}: {e}") from None
         return "\n".join(out) + "\n" if out else ""
+
+
+def _big_spec(rows: int, cols: int, k: int) -> tuple[GameSpec, bool]:
+    """The game of a ``rows`` x ``cols`` board with ``k``, and whether it is the board
+    turned a quarter (wider than ``MAX_SIDE`` columns: lines stay lines)."""
+    transpose = cols > MAX_SIDE
+    return (GameSpec(cols=rows, rows=cols, k=k) if transpose else GameSpec(cols=cols, rows=rows, k=k)), transpose
 
 
 def _transpose(stones: int, rows: int, cols: int) -> int:
