@@ -1,6 +1,6 @@
 """Paths of the value-deciding kernels that the other small-board tests do not reach, against
 naive.py: the free-placement search's zones (kernels/free/search.py: ``_zone_of``,
-``_threat_zone_of``, ``_skip``) on small random free positions of k = 4 boards, and the
+``_threat_zone_of``, ``_skip``) on small random free positions of k = 4 boards, its pairings on k = 3 boards, and the
 winning cells of lines of 6, 7 and 8 (kernels/core/lines.py beyond its unrolled k = 3-5);
 and the helpers of kernels/core/bounds.py against their contracts over every small case.
 
@@ -126,6 +126,20 @@ def test_zones_keep_the_naive_scores(spec):
     counts = {"reply-zone nodes": int(ctx[PL.P_ZONE_NODES]), "threat-zone nodes": int(ctx[PL.P_THREAT_ZONES]),
               "moves closed": int(ctx[PL.P_ZONE_SKIPS])}
     assert min(counts.values()) > 0, f"the searches of {spec} did not go through both kinds of zones: {counts}"
+
+
+K3_SPECS = [GameSpec(7, 2, 3), GameSpec(2, 7, 3), GameSpec(13, 1, 3), GameSpec(4, 3, 3)]
+
+
+@pytest.mark.parametrize("spec", K3_SPECS, ids=lambda s: f"{s.cols}x{s.rows}k{s.k}")
+def test_k3_pairings_keep_the_naive_scores(spec):
+    """Pairing certificates act on k = 3 boards too (one- and two-row boards are draws by a
+    pairing that a search without them proves in exponential time): exact scores, weak
+    values and best moves with pairings on from ``ZONES_FROM`` empty cells equal naive.py's,
+    and the searches found certificates."""
+    search = zone_search(spec)
+    check_positions(spec, search, root_families(spec, seed=spec.cols * 100 + spec.rows * 10 + spec.k))
+    assert search.ctx[PL.P_FOUND] > 0, f"no pairing certificate found on {spec}: nothing tested"
 
 
 # ---------------------------------------------------------------- lines of 6 and more (kernels/core/lines.py)

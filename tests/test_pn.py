@@ -24,7 +24,8 @@ from parallel_mnk.game.rules import Value
 from parallel_mnk.proofcheck import check_file
 
 SMALL = [(GameSpec(4, 4, 3), (5, 8)), (GameSpec(4, 4, 4), (6, 8)), (GameSpec(5, 4, 4), (10, 12)),
-         (GameSpec(5, 5, 4), (15, 16)), (GameSpec(6, 4, 4), (14, 15)), (GameSpec(5, 5, 5), (15, 16))]
+         (GameSpec(5, 5, 4), (15, 16)), (GameSpec(6, 4, 4), (14, 15)), (GameSpec(5, 5, 5), (15, 16)),
+         (GameSpec(7, 2, 3), (3, 6))]
 # (at most 11 empty cells: naive.py answers each in a fraction of a second)
 # every rule on, and each switched off (zones, threat zones, the scan, pairings and VCF); small boards
 # reach the pairing and VCF rules only when they apply from few empty cells
@@ -185,6 +186,20 @@ def test_empty_board_certificates(tmp_path, board):
     answer = PnProver(spec, 18, 18).ask(Position(spec), True, certificate=tmp_path)
     assert answer.wins is False
     assert _verify(tmp_path)[0].startswith("verified: x cannot-win")
+
+
+@pytest.mark.parametrize("board", [(20, 2, 3), (1, 26, 3)])
+def test_row_boards_are_pairing_draws(tmp_path, board):
+    """One- and two-row k = 3 boards are draws by a pairing (each row's cells paired (b, c),
+    (d, e), ...): both questions are disproven by pairings within a thousand nodes (with
+    pairings off for k = 3 the 14x2 board filled a store of 2**21 entries), and the
+    certificate verifies."""
+    spec = GameSpec(*board)
+    for attacker_moves in (True, False):
+        folder = tmp_path / str(attacker_moves)
+        answer = PnProver(spec, 16, 16).ask(Position(spec), attacker_moves, node_limit=1000, certificate=folder)
+        assert answer.wins is False and answer.stats["pairings"] > 0, answer
+        assert _verify(folder)[0].startswith(f"verified: {'x' if attacker_moves else 'o'} cannot-win")
 
 
 def test_certificate_fails_when_a_record_is_dropped(tmp_path):

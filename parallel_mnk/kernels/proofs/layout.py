@@ -13,6 +13,7 @@ from parallel_mnk.settings import PAIRING_CAP, PAIRING_MIN_EMPTY, VCF_MIN_EMPTY,
 from ..core.layout import MAX_CELLS, MAX_LINES, OFF_PROOF, PROOF_SIZE
 
 WORDS = 4                # words of a window bitset
+MIN_PAIR_K = 3           # the provers search pairings for MIN_PAIR_K <= k <= MAX_PAIR_K (free placement)
 MAX_PAIR_K = 7           # pairing searches run only for k <= 7 (a window's pairs: C(k, 2) <= 21)
 MAX_CAND = MAX_PAIR_K * (MAX_PAIR_K - 1) // 2
 MAX_PAIRS = MAX_CELLS // 2
@@ -77,14 +78,14 @@ def fill_proof_tables(ctx, lines, cells: int, k: int, gravity: bool) -> None:
     """Write the read-only part of the proof region of ``ctx`` for a board whose
     windows are the bit masks ``lines`` (in the order of ``ctx[OFF_LINES:]``),
     and where the exact search tests pairings: free placement with
-    ``4 <= k <= MAX_PAIR_K`` (k = 3 boards are small, and their windows rarely pair),
+    ``MIN_PAIR_K <= k <= MAX_PAIR_K``,
     with the move scan wherever pairings are tested;
     and where it looks for wins by continuous fours: free placement with ``k >= 3``."""
     if not gravity and k >= 3:
         ctx[P_VCF_MIN_EMPTY] = VCF_MIN_EMPTY
         ctx[P_VCF_MOVES] = VCF_MOVES
         ctx[P_VCF_NODE_CAP] = VCF_NODE_CAP
-    if not gravity and 4 <= k <= MAX_PAIR_K:
+    if not gravity and MIN_PAIR_K <= k <= MAX_PAIR_K:
         ctx[P_MIN_EMPTY] = PAIRING_MIN_EMPTY
         ctx[P_CAP] = PAIRING_CAP
         ctx[P_ZONE_ON] = 1
