@@ -51,7 +51,7 @@ def profile(spec: GameSpec, moves: str, tt_bits: int, node_limit: int, zones: bo
         raise MnkError("the game is over in that position")
     s = Search(spec, np.zeros(1 << tt_bits, dtype=np.uint64))
     if s.ctx[PL.P_MIN_EMPTY] == 0:
-        raise MnkError("the profile is for free placement with 4 <= k <= 7 (where the search tests pairings)")
+        raise MnkError("the profile is for free placement with k >= 3 (where the search tests pairings)")
     s.ctx[PL.P_ZONE_ON] = int(zones)
     s.reset(node_limit)
     own, opp = pos.stones()

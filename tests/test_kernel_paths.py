@@ -1,7 +1,8 @@
 """Paths of the value-deciding kernels that the other small-board tests do not reach, against
 naive.py: the free-placement search's zones (kernels/free/search.py: ``_zone_of``,
-``_threat_zone_of``, ``_skip``) on small random free positions of k = 4 boards, its pairings on k = 3 boards, and the
-winning cells of lines of 6, 7 and 8 (kernels/core/lines.py beyond its unrolled k = 3-5);
+``_threat_zone_of``, ``_skip``) on small random free positions of k = 4 boards, its pairings on
+k = 3 and k >= 8 boards, and the winning cells of lines of 6, 7 and 8 (kernels/core/lines.py
+beyond its unrolled k = 3-5);
 and the helpers of kernels/core/bounds.py against their contracts over every small case.
 
 A reply zone (a remembered pairing certificate of the opponent answers every move outside
@@ -128,15 +129,17 @@ def test_zones_keep_the_naive_scores(spec):
     assert min(counts.values()) > 0, f"the searches of {spec} did not go through both kinds of zones: {counts}"
 
 
-K3_SPECS = [GameSpec(7, 2, 3), GameSpec(2, 7, 3), GameSpec(13, 1, 3), GameSpec(4, 3, 3)]
+EDGE_K_SPECS = [GameSpec(7, 2, 3), GameSpec(2, 7, 3), GameSpec(13, 1, 3), GameSpec(4, 3, 3),
+                GameSpec(9, 2, 8), GameSpec(2, 9, 8), GameSpec(10, 2, 9)]
 
 
-@pytest.mark.parametrize("spec", K3_SPECS, ids=lambda s: f"{s.cols}x{s.rows}k{s.k}")
-def test_k3_pairings_keep_the_naive_scores(spec):
-    """Pairing certificates act on k = 3 boards too (one- and two-row boards are draws by a
-    pairing that a search without them proves in exponential time): exact scores, weak
-    values and best moves with pairings on from ``ZONES_FROM`` empty cells equal naive.py's,
-    and the searches found certificates."""
+@pytest.mark.parametrize("spec", EDGE_K_SPECS, ids=lambda s: f"{s.cols}x{s.rows}k{s.k}")
+def test_edge_k_pairings_keep_the_naive_scores(spec):
+    """Pairing certificates act on k = 3 boards and past k = 7 too (one- and two-row boards
+    are draws by a pairing that a search without them proves in exponential time; past
+    k = 7 the finder pairs a window's first 7 free cells): exact scores, weak values and
+    best moves with pairings on from ``ZONES_FROM`` empty cells equal naive.py's, and the
+    searches found certificates."""
     search = zone_search(spec)
     check_positions(spec, search, root_families(spec, seed=spec.cols * 100 + spec.rows * 10 + spec.k))
     assert search.ctx[PL.P_FOUND] > 0, f"no pairing certificate found on {spec}: nothing tested"

@@ -25,7 +25,7 @@ from parallel_mnk.proofcheck import check_file
 
 SMALL = [(GameSpec(4, 4, 3), (5, 8)), (GameSpec(4, 4, 4), (6, 8)), (GameSpec(5, 4, 4), (10, 12)),
          (GameSpec(5, 5, 4), (15, 16)), (GameSpec(6, 4, 4), (14, 15)), (GameSpec(5, 5, 5), (15, 16)),
-         (GameSpec(7, 2, 3), (3, 6))]
+         (GameSpec(7, 2, 3), (3, 6)), (GameSpec(9, 2, 8), (7, 9))]
 # (at most 11 empty cells: naive.py answers each in a fraction of a second)
 # every rule on, and each switched off (zones, threat zones, the scan, pairings and VCF); small boards
 # reach the pairing and VCF rules only when they apply from few empty cells
@@ -194,6 +194,19 @@ def test_row_boards_are_pairing_draws(tmp_path, board):
     (d, e), ...): both questions are disproven by pairings within a thousand nodes (with
     pairings off for k = 3 the 14x2 board filled a store of 2**21 entries), and the
     certificate verifies."""
+    spec = GameSpec(*board)
+    for attacker_moves in (True, False):
+        folder = tmp_path / str(attacker_moves)
+        answer = PnProver(spec, 16, 16).ask(Position(spec), attacker_moves, node_limit=1000, certificate=folder)
+        assert answer.wins is False and answer.stats["pairings"] > 0, answer
+        assert _verify(folder)[0].startswith(f"verified: {'x' if attacker_moves else 'o'} cannot-win")
+
+
+@pytest.mark.parametrize("board", [(8, 8, 8), (26, 2, 8), (9, 7, 8)])
+def test_long_k_boards_are_pairing_draws(tmp_path, board):
+    """Boards with k past 7 (the finder pairs the first 7 free cells of a wider window)
+    are draws by a pairing: both questions disproven within a thousand nodes (with
+    pairings off past k = 7, 8x8 k=8 had no answer in 60 s), and the certificate verifies."""
     spec = GameSpec(*board)
     for attacker_moves in (True, False):
         folder = tmp_path / str(attacker_moves)

@@ -28,7 +28,7 @@ GRAVITY_ORDER_WEIGHTS = (1200, 500, 300, 500)   # gravity move order: next-ply t
 # ------------------------------------------------------------------ written into every kernel context
 GRAVITY_RULES_OFF = 0          # gravity: bits of the search's rules (kernels/core/layout RULE_*) off by default: none, each pays
 ETC_MIN_EMPTY = 14             # gravity: enhanced transposition cutoff from this many empty cells (each probe a cache miss)
-PAIRING_MIN_EMPTY = 8          # free boards, 4 <= k <= 6: the search tests pairing certificates (and scans moves) from here (0: never)
+PAIRING_MIN_EMPTY = 8          # free boards, k >= 3: the search tests pairing certificates (and scans moves) from here (0: never)
 PAIRING_CAP = 100              # search nodes a pairing test may take at a node
 VCF_MIN_EMPTY = 12             # free boards, k >= 3: wins by continuous fours looked for at nodes from here (0: never)
 VCF_MOVES = 8                  # fours a node's VCF search may try

@@ -17,7 +17,7 @@ import numpy as np
 
 from ...game.geometry import build_context
 from ...game.rules import GameSpec, MnkError, UnsupportedError
-from ...kernels.proofs.layout import MAX_PAIR_K, MAX_PAIRS, OFF_FOUND, OFF_RING
+from ...kernels.proofs.layout import MAX_PAIRS, OFF_FOUND, OFF_RING
 from ...runtime import families
 
 Pairs = list[tuple[int, int]]
@@ -27,7 +27,9 @@ Pairs = list[tuple[int, int]]
 class CertificateSearch:
     """What :func:`find_certificate` found: ``pairs`` (None when none was found),
     ``status`` (``"found"``, ``"none"``: proven that none exists, ``"capped"``:
-    unknown) and the search's ``nodes``."""
+    unknown, ``"incomplete"``: unknown, the finder paired only the first cells of
+    windows with more free cells than it takes, past ``k = 7``) and the search's
+    ``nodes``."""
 
     pairs: Optional[Pairs]
     status: str
@@ -72,8 +74,6 @@ def check_certificate(spec: GameSpec, attacker: int, defender: int, pairs: Pairs
 def _validate(spec: GameSpec, attacker: int, defender: int) -> None:
     if spec.gravity:
         raise UnsupportedError("pairing certificates are for free placement")
-    if spec.k > MAX_PAIR_K:
-        raise UnsupportedError(f"pairing certificates are searched for k <= {MAX_PAIR_K}, got k={spec.k}")
     spec.require_exact()
     full = (1 << spec.cells) - 1
     if attacker & defender or (attacker | defender) & ~full or attacker < 0 or defender < 0:
@@ -101,6 +101,8 @@ class PairingFinder:
             return CertificateSearch(None, "capped", nodes)
         if n == kernel.NONE_EXISTS:
             return CertificateSearch(None, "none", nodes)
+        if n == kernel.INCOMPLETE:
+            return CertificateSearch(None, "incomplete", nodes)
         pairs = []
         for i in range(n):
             mask = int(ctx[OFF_FOUND + 1 + i])

@@ -27,7 +27,7 @@ from ...game.position import Position
 from ...game.rules import GameSpec, MnkError, UnsupportedError, Value
 from ...kernels.core import layout as L
 from ...kernels.pns import layout as PL
-from ...kernels.proofs.layout import MAX_PAIR_K, MIN_PAIR_K
+from ...kernels.proofs.layout import MIN_PAIR_K
 from ...runtime import families, running
 from ...runtime.ttable import new_salt
 from .pn_certificate import CertificateFile
@@ -132,7 +132,7 @@ class PnProver:
             for r, ring in enumerate(PL.line_rings(cells, spec.k)):
                 self.wk[PL.OFF_RINGS + i * PL.RING_WORDS + r] = ring
         wk = self.wk
-        pairing = pairing_min_empty if MIN_PAIR_K <= spec.k <= MAX_PAIR_K else 0
+        pairing = pairing_min_empty if spec.k >= MIN_PAIR_K else 0
         wk[PL.W_PAIR_MIN_EMPTY] = pairing
         wk[PL.W_SCAN_ON] = int(rules.scan and pairing > 0)
         wk[PL.W_SCAN_TOP] = scan_top

@@ -13,9 +13,10 @@ from parallel_mnk.settings import PAIRING_CAP, PAIRING_MIN_EMPTY, VCF_MIN_EMPTY,
 from ..core.layout import MAX_CELLS, MAX_LINES, OFF_PROOF, PROOF_SIZE
 
 WORDS = 4                # words of a window bitset
-MIN_PAIR_K = 3           # the provers search pairings for MIN_PAIR_K <= k <= MAX_PAIR_K (free placement)
-MAX_PAIR_K = 7           # pairing searches run only for k <= 7 (a window's pairs: C(k, 2) <= 21)
-MAX_CAND = MAX_PAIR_K * (MAX_PAIR_K - 1) // 2
+MIN_PAIR_K = 3           # the provers search pairings for k >= MIN_PAIR_K (free placement)
+PAIR_CELLS = 7           # the finder pairs at most this many free cells of a window (C(7, 2) = 21 candidates):
+                         #   complete for k <= 7, past it (more free cells) it may miss a certificate
+MAX_CAND = PAIR_CELLS * (PAIR_CELLS - 1) // 2
 MAX_PAIRS = MAX_CELLS // 2
 CERT_SIZE = MAX_PAIRS + 1   # a stored certificate: its pair count, then the pair masks
 RING = 4                    # certificates remembered per defender (tried again at later nodes)
@@ -78,14 +79,14 @@ def fill_proof_tables(ctx, lines, cells: int, k: int, gravity: bool) -> None:
     """Write the read-only part of the proof region of ``ctx`` for a board whose
     windows are the bit masks ``lines`` (in the order of ``ctx[OFF_LINES:]``),
     and where the exact search tests pairings: free placement with
-    ``MIN_PAIR_K <= k <= MAX_PAIR_K``,
+    ``k >= MIN_PAIR_K``,
     with the move scan wherever pairings are tested;
     and where it looks for wins by continuous fours: free placement with ``k >= 3``."""
     if not gravity and k >= 3:
         ctx[P_VCF_MIN_EMPTY] = VCF_MIN_EMPTY
         ctx[P_VCF_MOVES] = VCF_MOVES
         ctx[P_VCF_NODE_CAP] = VCF_NODE_CAP
-    if not gravity and MIN_PAIR_K <= k <= MAX_PAIR_K:
+    if not gravity and k >= MIN_PAIR_K:
         ctx[P_MIN_EMPTY] = PAIRING_MIN_EMPTY
         ctx[P_CAP] = PAIRING_CAP
         ctx[P_ZONE_ON] = 1

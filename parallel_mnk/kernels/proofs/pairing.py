@@ -15,7 +15,10 @@ with the fewest free cells (none with fewer than two, or it fails); some pair of
 the certificate lies inside it, so try each 2-subset of its free cells (best
 first: the one covering most uncovered windows), remove what it covers, recurse.
 It runs on an explicit stack in ``ctx`` (:mod:`.layout`) with a node cap:
-``-1`` means "no certificate exists", ``-2`` "capped", unknown.
+``-1`` means "no certificate exists", ``-2`` "capped", unknown. A window with
+more than ``PAIR_CELLS`` free cells (only when ``k > PAIR_CELLS``) offers pairs
+of its first ``PAIR_CELLS`` free cells only; a search that skipped some and found
+nothing says ``-3``, "incomplete", unknown too.
 
 Window sets are bitsets of ``WORDS`` words (:mod:`.layout`).
 """
@@ -27,13 +30,14 @@ from ..core.common import insert_descending
 from ..core.layout import C_BOARD, C_CELLS, C_NLINES, OFF_LINES
 from .layout import (
     CERT_SIZE, LEVEL_CAND, LEVEL_F, LEVEL_I, LEVEL_N, LEVEL_SIZE, LEVEL_U, OFF_CELL_WIN, OFF_FOUND, OFF_RING,
-    OFF_RING_SCORE, OFF_STACK, P_CAP, P_CAPPED, P_DFS_NODES, P_FOUND, P_FRESH, P_MIN_EMPTY, P_REUSED, P_SCAN_MIN_EMPTY, P_RING_NEXT, RING, WORDS,
+    OFF_RING_SCORE, OFF_STACK, PAIR_CELLS, P_CAP, P_CAPPED, P_DFS_NODES, P_FOUND, P_FRESH, P_MIN_EMPTY, P_REUSED, P_SCAN_MIN_EMPTY, P_RING_NEXT, RING, WORDS,
 )
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
 NONE_EXISTS = -1
 CAPPED = -2
+INCOMPLETE = -3
 
 
 @inlined
@@ -79,10 +83,13 @@ def _narrowest_window(ctx, base):
 
 @called
 def _push_candidates(ctx, base, free):
-    """Write every pair of the cells ``free`` to stack level ``base``, covering most
-    uncovered windows first; returns how many."""
+    """Write every pair of the first ``PAIR_CELLS`` cells of ``free`` to stack level
+    ``base``, covering most uncovered windows first; returns how many."""
     n = np.int64(0)
     x = free
+    for _ in range(PAIR_CELLS):
+        x &= x - ONE
+    x = free & ~x
     while x != ZERO:
         a = lowest_bit_index(x)
         x &= x - ONE
@@ -117,13 +124,15 @@ def search_certificate(ctx, att, dfn, cap):
 
     Returns the number of pairs (>= 0; the pair masks are then at
     ``ctx[OFF_FOUND + 1:]``), :data:`NONE_EXISTS` when the complete search found
-    none, or :data:`CAPPED`. Counts its nodes in ``ctx[P_DFS_NODES]``.
+    none, :data:`CAPPED`, or :data:`INCOMPLETE` (the module docstring). Counts its
+    nodes in ``ctx[P_DFS_NODES]``.
     """
     ctx[OFF_STACK + LEVEL_F] = ctx[C_BOARD] & ~(att | dfn)
     live_windows(ctx, dfn, OFF_STACK + LEVEL_U)
     lvl = np.int64(0)   # (not a literal: _write_found would be typed for 0 too)
     nodes = 0
     fresh = True
+    skipped = False     # some window's cells past the first PAIR_CELLS went unpaired
     while True:
         base = OFF_STACK + lvl * LEVEL_SIZE
         if fresh:
@@ -141,6 +150,7 @@ def search_certificate(ctx, att, dfn, cap):
                 ctx[base + LEVEL_N] = ZERO
                 ctx[base + LEVEL_I] = ZERO
             else:
+                skipped |= popcount(free) > PAIR_CELLS
                 _push_candidates(ctx, base, free)
         i = ctx[base + LEVEL_I]
         if i < ctx[base + LEVEL_N]:
@@ -157,7 +167,7 @@ def search_certificate(ctx, att, dfn, cap):
         else:
             if lvl == 0:
                 ctx[P_DFS_NODES] += np.uint64(nodes)
-                return NONE_EXISTS
+                return INCOMPLETE if skipped else NONE_EXISTS
             lvl -= 1
 
 
