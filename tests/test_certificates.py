@@ -131,6 +131,17 @@ def test_a_pairing_missing_a_line_is_rejected(tmp_path):
           "holds no pair")
 
 
+@pytest.mark.parametrize("board", [(9, 2, 8), (7, 2, 7), (10, 2, 9)])
+def test_long_k_draws_are_certified_by_pairings(tmp_path, board):
+    """The walk closes the refuter's nodes by pairings at every k (it did up to k = 6 only:
+    the empty 7x7 k=7 and 8x8 k=8 boards' walks ran past a minute; these small boards'
+    walks without pairings hold no pairs record): pairs records, all used, verified."""
+    path = certify(Position(GameSpec(*board)), tmp_path)[0]
+    assert any("pairs" in r for r in lines_of(path)[1:])
+    v = proofcheck.check_file(path)
+    assert (v.attacker, v.claim) == ("x", "cannot-win") and v.unused == 0
+
+
 def test_a_false_claim_cannot_be_certified_and_a_made_up_one_fails(tmp_path):
     spec = GameSpec(4, 4, 3)   # a first-player win
     pos = Position(spec)

@@ -54,7 +54,6 @@ from .threats import VcfFinder
 from ...api.settings import current
 
 FORMAT = "mnk-proof/1"
-PAIRING_MAX_K = 6
 XZ_PRESET = 6
 
 
@@ -163,7 +162,7 @@ class Walk:
         self.maps = np.array(self.perms, dtype=np.int64)
         self.image = np.zeros(3, dtype=np.uint64)   # walk_step's canonical image and symmetry
         self.claim_bits = (attacker == "o") | (claim == "wins") << 1
-        pairing = claim == "cannot-win" and not spec.gravity and spec.k <= PAIRING_MAX_K
+        pairing = claim == "cannot-win" and not spec.gravity
         self.finder = PairingFinder(spec) if pairing else None
         # (refuter's, claimant's stones, pairs or None): the lookahead's verdict on the claimant's last move
         self.found: Optional[tuple[int, int, Optional[list]]] = None
