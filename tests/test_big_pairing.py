@@ -89,6 +89,47 @@ def test_no_live_line_is_the_empty_pairing():
     assert PairingFinder(finder.lines, 0, 16).find(board, 2) is None   # (bound 0: never looks)
 
 
+def test_counting_rules_out_pairings_without_a_search():
+    """A pair lies on at most ``k - 1`` lines: more live lines than ``k - 1`` times the
+    empty cells' pairs and the finder tries no pair; at the bound exactly it searches."""
+    finder = PairingFinder(np.array([[0, 1]]), 64, 16)   # k = 2: one line, one pair of empty cells
+    assert finder.find(np.zeros(2, dtype=np.int64), 2) == [(0, 1)]
+    finder = PairingFinder(np.array([[0, 1], [1, 2]]), 64, 16)   # two lines, one pair: none can exist
+    assert finder.find(np.zeros(3, dtype=np.int64), 2) is None and finder.nodes == 0
+    finder = PairingFinder(np.array([[0, 1, 2], [1, 2, 3], [2, 3, 4]]), 64, 16)   # k = 3: 3 lines <= 2 x 2
+    board = np.array([0, 0, 0, 0, 1])   # (an attacker stone: four empty cells)
+    assert is_pairing(finder.lines, board, 2, finder.find(board, 2)) and finder.nodes > 0
+
+
+def test_past_the_line_bound_the_finder_searches_until_a_search_there_fails():
+    """Past ``max_lines`` live lines a search runs until one there fails (the first
+    positions of a question on a board of large k), then never past it again; under
+    the bound it goes on searching."""
+    row = np.array([[i, i + 1, i + 2] for i in range(8)])   # a row of 10 cells, k = 3: 8 lines
+    found = PairingFinder(row, 2, 64)
+    empty = np.zeros(10, dtype=np.int64)
+    assert is_pairing(row, empty, 2, found.find(empty, 2))   # past the bound (8 > 2 lines): found
+    assert is_pairing(row, empty, 2, found.find(empty, 2))   # (none failed: it still looks)
+    finder = PairingFinder(row, 2, 2)   # 2 pairs a search: the empty row needs 4
+    assert finder.find(empty, 2) is None and finder.nodes > 0
+    spent = finder.nodes
+    assert finder.find(empty, 2) is None and finder.nodes == spent   # past the bound: no search since
+    two_lines = empty.copy()
+    two_lines[[3, 7]] = 2   # o on d and h: x's live lines [a, b, c] and [e, f, g]
+    assert is_pairing(row, two_lines, 2, finder.find(two_lines, 2)) and finder.nodes > spent
+
+
+@pytest.mark.parametrize("board", [(12, 12, 9), (20, 20, 12)])
+def test_large_k_boards_are_drawn_by_a_pairing_at_the_root(tmp_path, board):
+    """The empty 12x12 k=9 and 20x20 k=12 boards (128 and 522 live lines, past the bound
+    of 64): draws by a pairing found at the root, certified and verified (with the bound
+    a hard limit, unknown after minutes)."""
+    result = solve(Position(GameSpec(*board)), Limit(nodes=1_000), weak=True,
+                   options=Options(prover="pn", certificate=tmp_path))
+    assert result.value is Value.DRAW and result.nodes <= 2 and len(result.certificates) == 1
+    assert proofcheck.main([str(tmp_path)], out=io.StringIO()) == 0
+
+
 @pytest.mark.parametrize("spec,stones", [(GameSpec(4, 4, 4), (4, 8)), (GameSpec(5, 4, 4), (10, 13))], ids=str)
 def test_the_prover_with_pairings_gives_naive_answers_with_fewer_nodes(spec, stones):
     """Both questions of random positions: naive.py's answers with pairings on and off;

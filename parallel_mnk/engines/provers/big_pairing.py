@@ -13,10 +13,15 @@ line its pair covered (both cells of the pair are on them), and the rest of the
 pairing stands. No live line at all is the empty pairing.
 
 The search (:meth:`PairingFinder.find`) takes the uncovered live line with the
-fewest free cells, tries each pair of them, marks every live line holding both
-cells covered, and backtracks, within bounds: more live lines than
-``max_lines``, or more than ``max_nodes`` pairs tried, and it gives up (None: not
-found, which proves nothing).
+fewest free cells, tries each pair of them (the pair on most uncovered live lines
+first), marks every live line holding both cells covered, and backtracks, within
+bounds: more than ``max_nodes`` pairs tried and it gives up (None: not found,
+which proves nothing). It does not search where no pairing can exist by counting
+(a pair lies on at most ``k - 1`` lines, so the live lines must number at most
+``k - 1`` times the empty cells' pairs), nor where the live lines outnumber
+``max_lines`` once one such search has failed: on boards of large ``k`` the first
+positions judged (a question's root) get one search past that bound, and the
+rest of a proof pays nothing for it.
 """
 from __future__ import annotations
 
@@ -48,6 +53,7 @@ class PairingFinder:
     def __init__(self, lines: np.ndarray, max_lines: int, max_nodes: int) -> None:
         self.lines, self.max_lines, self.max_nodes = lines, max_lines, max_nodes
         self.nodes = self.found = 0
+        self.past_bound = True   # a search past max_lines live lines may still run (none has failed there)
 
     def find_in(self, geo: np.ndarray, st: np.ndarray, defender: int) -> Optional[list[tuple[int, int]]]:
         """:meth:`find` on the array board's state ``st`` (geometry ``geo``, whose lines
@@ -68,12 +74,23 @@ class PairingFinder:
         if defender_counts is None:
             defender_counts = (board[self.lines] == defender).sum(axis=1)
         live = np.flatnonzero(defender_counts == 0)
-        if len(live) > self.max_lines:
+        past = len(live) > self.max_lines
+        if past and not self.past_bound:
+            return None
+        if len(live) > int(np.count_nonzero(board == 0)) // 2 * (self.lines.shape[1] - 1):
             return None
         on_lines = board[self.lines[live]]
         empties = [frozenset(int(c) for c in self.lines[i][on_lines[j] == 0]) for j, i in enumerate(live)]
         if any(len(e) < 2 for e in empties):
             return None
+        pairs = self._search(empties)
+        if pairs is None and past:
+            self.past_bound = False
+        return pairs
+
+    def _search(self, empties: list[frozenset[int]]) -> Optional[list[tuple[int, int]]]:
+        """The backtracking search (module docstring) over the live lines' empty cells
+        ``empties`` (each two or more), within ``max_nodes`` pairs tried."""
         through: dict[int, list[int]] = {}
         for w, cells in enumerate(empties):
             for c in cells:
@@ -98,7 +115,9 @@ class PairingFinder:
                         break
             if best < 0:
                 return True
-            for a, b in combinations(best_free, 2):
+            ranked = sorted(combinations(best_free, 2), key=lambda ab: -sum(
+                1 for w in through[ab[0]] if not covered[w] and ab[1] in empties[w]))   # (stable: ties keep order)
+            for a, b in ranked:
                 self.nodes += 1
                 if self.nodes > budget:
                     raise _OutOfNodes
