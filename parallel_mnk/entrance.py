@@ -34,6 +34,7 @@ from .engines.books.store import BookFile
 from .engines.exact.big import solve_big
 from .engines.exact.search import terminal_result
 from .engines.limited import LimitedSearch, check_search
+from .engines.provers.big_draws import draw_answer
 from .engines.provers.pns import check_game
 from .engines.serial import solve_serial
 from .game.geometry import winning_cells
@@ -132,7 +133,8 @@ def _answerers(spec: GameSpec, opts: SolveOptions, kernels: "KernelLoad") -> lis
     """Who answers a solve of a position of ``spec`` with ``opts``, asked in turn until one
     does: an opening book where one is asked and no certificate or checkpoint is (None
     when it does not cover the position: :mod:`parallel_mnk.engines.book_answers`); then
-    the search, the kernels loaded first: past 64 cells the big-board search
+    the search, the kernels loaded first: past 64 cells a draw by two pairings at the root
+    (:mod:`parallel_mnk.engines.provers.big_draws`), else the big-board search
     (:mod:`parallel_mnk.engines.exact.big`, on the pool with workers), else the serial
     search (:func:`~parallel_mnk.engines.serial.solve_serial`) or the parallel one
     (:func:`~parallel_mnk.parallel.scheduling.driver.solve_parallel`, where
@@ -152,7 +154,7 @@ def _answerers(spec: GameSpec, opts: SolveOptions, kernels: "KernelLoad") -> lis
         folder = None if opts.certificate is None else Path(opts.certificate)
         if by_pn:   # (the proof-number prover writes its certificates)
             return solve_pn(position, opts, folder) if spec.exact_solvable else solve_big_pn(position, opts, folder)
-        result = search(position, opts)
+        result = (None if spec.exact_solvable else draw_answer(position, opts)) or search(position, opts)
         if result is not None and folder is not None:
             certify(position, result, opts, folder)
         return result

@@ -212,6 +212,6 @@ def test_the_free_profile_counts_every_node_once_and_zones_keep_the_value(tmp_pa
                               "--json", str(tmp_path / "p.json")]) == 0
     assert "value unknown" in capsys.readouterr().out
     assert json.loads((tmp_path / "p.json").read_text())["value"] is None
-    assert free_profile.main(["--cols", "7", "--rows", "7", "--k", "9"]) == 2
+    assert free_profile.main(["--cols", "7", "--rows", "7", "--k", "2"]) == 2   # (no pairings for k < 3)
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1

@@ -18,6 +18,7 @@ from parallel_mnk.engines.exact.big import BigSearch
 from parallel_mnk.frontends.cli import main
 from parallel_mnk.game.rules import Value
 from parallel_mnk import Options, Watch
+from parallel_mnk.api.settings import Settings
 from parallel_mnk.kernels.grid.layout import F_NEAR
 
 SMALL = [GameSpec(4, 4, 3), GameSpec(4, 4, 4), GameSpec(4, 3, 3), GameSpec(3, 5, 3), GameSpec(4, 4, 3, True),
@@ -168,7 +169,8 @@ def test_free_big_board_endgames_match_naive(workers, prover):
     """9x8 k=5 (free placement, 72 cells) with 5-7 empty cells: two draws, two wins and,
     after a winner's best move, a loss for the side to move, by naive.py (a solver that
     always said draw, or always win, fails): weak (alpha-beta; by default the pn
-    prover) and exact."""
+    prover) and exact (alpha-beta, and by default a draw by pairings where both sides
+    hold one)."""
     spec = GameSpec(9, 8, 5)
     naive = naive_solver(spec)
     cases = []
@@ -182,11 +184,16 @@ def test_free_big_board_endgames_match_naive(workers, prover):
     loss.push(win.move_of_cell(max(scores, key=scores.__getitem__)))   # (no line completed at once: not over)
     cases.append(loss)
     assert {sign(naive.score(p.x, p.o)) for p in cases} == {1, 0, -1}
+    paired = 0
     for pos in cases:
-        _check_line(pos, solve(pos, options=Options(tt_size="2M", workers=workers)), weak=False)
+        for settings in (None, Settings(BIG_PN_PAIRING_LINES=0)):   # (0: alpha-beta alone, no draw by pairings)
+            exact = solve(pos, options=Options(tt_size="2M", workers=workers, settings=settings))
+            _check_line(pos, exact, weak=False)
+            paired += exact.proof == "pairing"
         weak = solve(pos, weak=True, options=Options(tt_size="2M", workers=workers, prover=prover))
         assert weak.proof != "pn" if prover == "search" else weak.proof == "pn", weak.proof
         _check_line(pos, weak, weak=True)
+    assert paired > 0   # (a draw where each side holds a pairing: the line by the pairings checked too)
 
 
 @pytest.mark.slow

@@ -137,7 +137,7 @@ class Settings:
     BIG_PN_WIDE_CELLS: int = setting(100, 65, 26 * 26 + 1)    # boards of this many cells or more take the wider of BIG_PN_BUDGETS
     BIG_PN_ZONE_THREES: int = setting(0, 0, 1 << 10)          # its threes a win after a pass may take to cut a defender's node to that win's zone (0: continuous fours only; more measured slower, bench/README.md)
     BIG_PN_ZONE_NODES: int = setting(1 << 12, 1, COUNT)       # its kernel nodes for one such zone (the win found and proven again)
-    BIG_PN_PAIRING_LINES: int = setting(64, 0, COUNT)          # its search for the defender's pairing (a disproof) looks past this many live lines of the attacker only until a search there fails (0: never)
+    BIG_PN_PAIRING_LINES: int = setting(64, 0, COUNT)          # its search for the defender's pairing (a disproof) looks past this many live lines of the attacker only until a search there fails (0: never, nor a big-board solve's draw by pairings)
     BIG_PN_PAIRING_NODES: int = setting(512, 1, COUNT)        # its pairs tried in one such search
     BIG_PN_CHUNK_MIN: int = setting(8, 1, COUNT)              # its moves at least in one worker's chunk of a leaf (a leaf's moves are cut into one chunk a worker)
     BIG_PN_DFPN_NODES: int = setting(1 << 20, 0, COUNT)       # its job on one leaf of the tree in one process: df-pn below it for about this many nodes (0: the leaf's moves judged, one ply, as on the workers)
