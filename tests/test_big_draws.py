@@ -11,7 +11,7 @@ import pytest
 
 from checks import random_positions
 from naive import naive_score
-from parallel_mnk import GameSpec, Limit, Options, Position, proofcheck, solve
+from parallel_mnk import GameSpec, Limit, Options, Position, analyze, proofcheck, solve
 from parallel_mnk.engines.provers.big_draws import pairing_draw
 from parallel_mnk.game.rules import Value
 
@@ -57,3 +57,11 @@ def test_past_64_cells_the_exact_solve_answers_a_pairing_draw(tmp_path, board, m
     assert proofcheck.main([str(tmp_path)], out=io.StringIO()) == 0
     weak = solve(pos, Limit(time=60), weak=True, options=Options(prover="search", workers=2, pv=False))
     assert weak.value is Value.DRAW and weak.score is None and len(weak.pv) == 1
+
+
+def test_past_64_cells_analyze_gives_every_move_the_pairing_draw():
+    """12x12 k=9 after f6: every move keeps the draw, score 0 (alpha-beta alone: every
+    move unknown at the limit)."""
+    pos = Position.from_moves(GameSpec(12, 12, 9), "f6")
+    result = analyze(pos, Limit(time=30))
+    assert len(result.moves) == 143 and all(m.value is Value.DRAW and m.score == 0 for m in result.moves)

@@ -24,13 +24,14 @@ from ..api.results import MoveAnalysis
 from ..api.settings import current
 from ..game.moves import Move
 from ..game.position import Position
-from ..game.rules import move_name, value_of_score, win_score
+from ..game.rules import Value, move_name, value_of_score, win_score
 from ..kernels.core.layout import CTL_ABORT
 from ..runtime import running
 from ..runtime.ttable import transposition_table
 from .books.base import Book
 from .exact.big import BigSearch, table_bits
 from .exact.search import Search
+from .provers.big_draws import draw_answer
 
 Entries = dict[int, MoveAnalysis]          # by move index
 Children = list[tuple[Move, Position]]      # the moves left to search, with the position after each
@@ -101,9 +102,16 @@ def search_big(position: Position, to_search: Children, entries: Entries, opts: 
     """Past 64 cells (:class:`parallel_mnk.engines.exact.big.BigSearch`, one table for
     all): the children in passes of growing node budgets (the setting ``BIG_FIRST_BUDGET``,
     then 8 times more each pass), so that a move hard to prove does not keep the
-    others from being proved before the time limit; returns the nodes."""
+    others from being proved before the time limit; returns the nodes. Where each side
+    holds a pairing against the other every move keeps the draw, score 0
+    (:mod:`.provers.big_draws`): no search."""
     spec = position.spec
     weak = opts.weak
+    drawn = draw_answer(position, opts)
+    if drawn is not None:
+        for move, _ in to_search:
+            entries.setdefault(move, MoveAnalysis(spec, move, Value.DRAW, None if weak else 0))
+        return drawn.nodes
     search = BigSearch(spec, table_bits(opts.tt_bits))
     state = {"pass": 0, "open": len(to_search)}
 
