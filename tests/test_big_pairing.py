@@ -18,7 +18,7 @@ from parallel_mnk import GameSpec, Limit, Options, Position, proofcheck, solve
 from parallel_mnk.api.settings import Settings
 from parallel_mnk.game.rules import Value
 from parallel_mnk.kernels.grid import layout as GL
-from parallel_mnk.engines.provers.big_pairing import PairingFinder, is_pairing
+from parallel_mnk.engines.provers.big_pairing import PairingFinder, is_pairing, torus_tiling
 from parallel_mnk.engines.provers.big_threats import DISPROVEN, OPEN, Judge
 from parallel_mnk.parallel.uses.big_pn import ThreatProof
 
@@ -218,3 +218,50 @@ def test_every_refutation_the_prover_keeps_leads_to_a_disproven_position():
             assert proof.lookup(*child)[0] == DISPROVEN
             kept += 1
     assert kept >= 2, kept
+
+
+def test_the_torus_tiling_pairs_each_line_of_the_torus_once():
+    """Every cell of the 8x8 torus paired with a neighbour that points back; each row,
+    column, diagonal and anti-diagonal holds exactly one pair along it."""
+    tiling = torus_tiling()
+    along = {(1, 0): lambda x, y: y, (0, 1): lambda x, y: x, (1, 1): lambda x, y: (x - y) % 8,
+             (1, -1): lambda x, y: (x + y) % 8}
+    seen = {step: [] for step in along}
+    for y in range(8):
+        for x in range(8):
+            dx, dy = (int(v) for v in tiling[y, x])
+            assert (dx, dy) != (0, 0) and max(abs(dx), abs(dy)) == 1
+            assert tuple(tiling[(y + dy) % 8, (x + dx) % 8]) == (-dx, -dy)
+            step = (dx, dy) if (dx, dy) in along else (-dx, -dy)
+            seen[step].append(along[step](x, y))
+    for step, lines in seen.items():
+        assert sorted(lines) == sorted(2 * list(range(8))), step   # (each pair seen from both its cells)
+
+
+@pytest.mark.parametrize("cols,rows", [(12, 12), (20, 15)])
+def test_tiled_pairings_pass_the_formats_rule(cols, rows):
+    """k = 9 positions of 2-12 stones: every pairing the finder takes from the tiling (past
+    its line bound of 1, no pair searched) passes the format's rule (docs/proof-format.md
+    section 7, checked apart), at the first placement or a later one."""
+    spec = GameSpec(cols, rows, 9)
+    tiled = 0
+    for pos in random_positions(spec, 20, (2, 12), seed=cols * rows, quiet=True):
+        board = np.array([1 if pos.x >> c & 1 else 2 if pos.o >> c & 1 else 0 for c in range(spec.cells)])
+        for attacker in (1, 2):
+            finder = Judge(spec, attacker, 0, 16, 0).pairings
+            finder.max_lines, finder.max_nodes, finder.cols = 1, 0, cols   # the tiling alone (no pair searched)
+            pairs = finder.find(board, 3 - attacker)
+            if not pairs:
+                continue
+            tiled += 1
+            assert is_pairing(finder.lines, board, 3 - attacker, pairs), (pos.board_text(), attacker)
+    assert tiled > 5
+
+
+@pytest.mark.parametrize("board", [(26, 26, 9), (26, 26, 10)])
+def test_boards_of_k_9_and_more_are_drawn_by_the_tiling(tmp_path, board):
+    """The empty 26x26 k=9 and k=10 boards (the backtracking search finds no pairing that
+    uses every cell): draws by the tiling, exact score 0, the certificate verified."""
+    result = solve(Position(GameSpec(*board)), Limit(time=60), options=Options(certificate=tmp_path, pv=False))
+    assert result.value is Value.DRAW and result.score == 0 and result.nodes == 0
+    assert proofcheck.main([str(tmp_path)], out=io.StringIO()) == 0

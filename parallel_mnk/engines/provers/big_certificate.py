@@ -72,7 +72,8 @@ class BigWalk:
             cert.format = FORMAT_2
         s = current()
         self.pairings = None if claim == "wins" or spec.gravity else \
-            PairingFinder(board_lines(self.search.geo, spec.k), s.BIG_PN_PAIRING_LINES, s.BIG_PN_PAIRING_NODES)
+            PairingFinder(board_lines(self.search.geo, spec.k), s.BIG_PN_PAIRING_LINES, s.BIG_PN_PAIRING_NODES,
+                          cols=spec.cols)
 
     def canonical(self, x: int, o: int) -> tuple[str, list[int]]:
         """The canonical board text of ``x``/``o`` and the symmetry that gives it (a

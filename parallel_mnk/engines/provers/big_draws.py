@@ -64,7 +64,7 @@ def pairing_draw(position: Position, max_nodes: int, weak: bool, pv: bool) -> Op
     board = np.zeros(spec.cells, dtype=np.int64)
     for cell in range(spec.cells):
         board[cell] = 1 if position.x >> cell & 1 else 2 if position.o >> cell & 1 else 0
-    finder = PairingFinder(lines, len(lines), max_nodes)
+    finder = PairingFinder(lines, 1, max_nodes, cols=spec.cols)   # (every search past the bound: the tiling first)
     partner: dict[int, dict[int, int]] = {}   # defender (1 x, 2 o) -> cell -> the other cell of its pair
     for defender in (1, 2):
         pairs = finder.find(board, defender)

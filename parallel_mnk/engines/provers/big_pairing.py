@@ -21,10 +21,13 @@ which proves nothing). It does not search where no pairing can exist by counting
 ``k - 1`` times the empty cells' pairs), nor where the live lines outnumber
 ``max_lines`` once one such search has failed: on boards of large ``k`` the first
 positions judged (a question's root) get one search past that bound, and the
-rest of a proof pays nothing for it.
+rest of a proof pays nothing for it. For ``k >= 9`` such a search first tries the
+tiling of Hales and Jewett (:func:`torus_tiling`), at each of its 64 placements:
+its pairs with both cells empty, when they cover every live line.
 """
 from __future__ import annotations
 
+from functools import cache
 from itertools import combinations
 from typing import Optional
 
@@ -40,6 +43,49 @@ def board_lines(geo: np.ndarray, k: int) -> np.ndarray:
     return geo[off:off + nlines * k].reshape(nlines, k).copy()
 
 
+TILE = 8            # the side of the tiling's period
+TILING_MIN_K = 9    # a window of 9 cells along a line holds one of its pairs whole
+
+
+@cache
+def torus_tiling() -> np.ndarray:
+    """A pairing of the 8x8 torus's cells into 32 pairs of neighbours, one pair along
+    each of its 8 rows, 8 columns, 8 diagonals and 8 anti-diagonals (Hales and
+    Jewett): repeated over the plane, every 9 consecutive cells of a line hold one
+    pair whole, so its pairs inside a board pair every line of 9 or more cells there.
+    Found by a backtracking search; ``[y][x]`` is the partner's offset ``(dx, dy)``."""
+    steps = [(1, 0), (0, 1), (1, 1), (1, -1)]
+    offset = np.zeros((TILE, TILE, 2), dtype=np.int64)
+    taken = np.zeros((TILE, TILE), dtype=bool)
+    lines_paired: list[set[int]] = [set() for _ in steps]
+
+    def line_of(d: int, x: int, y: int) -> int:
+        return (y, x, (x - y) % TILE, (x + y) % TILE)[d]
+
+    def place(i: int) -> bool:
+        while i < TILE * TILE and taken[i // TILE, i % TILE]:
+            i += 1
+        if i == TILE * TILE:
+            return True
+        y, x = divmod(i, TILE)
+        for d, (dx, dy) in enumerate(steps):
+            for sign in (1, -1):
+                x2, y2 = (x + sign * dx) % TILE, (y + sign * dy) % TILE
+                if taken[y2, x2] or line_of(d, x, y) in lines_paired[d]:
+                    continue
+                taken[y, x] = taken[y2, x2] = True
+                lines_paired[d].add(line_of(d, x, y))
+                offset[y, x], offset[y2, x2] = (sign * dx, sign * dy), (-sign * dx, -sign * dy)
+                if place(i + 1):
+                    return True
+                taken[y, x] = taken[y2, x2] = False
+                lines_paired[d].discard(line_of(d, x, y))
+        return False
+
+    assert place(0), "the 8x8 torus has a tiling"
+    return offset
+
+
 class _OutOfNodes(Exception):
     """The search spent its nodes."""
 
@@ -50,10 +96,11 @@ class PairingFinder:
     looks), ``max_nodes`` pairs tried at most a search. :attr:`nodes` counts the
     pairs tried, :attr:`found` the pairings found."""
 
-    def __init__(self, lines: np.ndarray, max_lines: int, max_nodes: int) -> None:
+    def __init__(self, lines: np.ndarray, max_lines: int, max_nodes: int, cols: int = 0) -> None:
         self.lines, self.max_lines, self.max_nodes = lines, max_lines, max_nodes
         self.nodes = self.found = 0
         self.past_bound = True   # a search past max_lines live lines may still run (none has failed there)
+        self.cols = cols if lines.shape[1] >= TILING_MIN_K else 0   # the board's columns: the tiling's (0: none)
 
     def find_in(self, geo: np.ndarray, st: np.ndarray, defender: int) -> Optional[list[tuple[int, int]]]:
         """:meth:`find` on the array board's state ``st`` (geometry ``geo``, whose lines
@@ -83,10 +130,35 @@ class PairingFinder:
         empties = [frozenset(int(c) for c in self.lines[i][on_lines[j] == 0]) for j, i in enumerate(live)]
         if any(len(e) < 2 for e in empties):
             return None
-        pairs = self._search(empties)
+        pairs = self._tiled(board, live) if past and self.cols else None
+        if pairs is not None:
+            self.found += 1
+        else:
+            pairs = self._search(empties)
         if pairs is None and past:
             self.past_bound = False
         return pairs
+
+    def _tiled(self, board: np.ndarray, live: np.ndarray) -> Optional[list[tuple[int, int]]]:
+        """The pairs of :func:`torus_tiling` with both cells empty on ``board``, at the
+        first of its 64 placements where they pair every line of ``live``; None when
+        none does."""
+        cells = np.arange(len(board))
+        xs, ys = cells % self.cols, cells // self.cols
+        rows = len(board) // self.cols
+        lines = self.lines[live]
+        tiling = torus_tiling()
+        for shift in range(TILE * TILE):
+            sy, sx = divmod(shift, TILE)
+            step = tiling[(ys + sy) % TILE, (xs + sx) % TILE]
+            x2, y2 = xs + step[:, 0], ys + step[:, 1]
+            partner = np.where((x2 >= 0) & (x2 < self.cols) & (y2 >= 0) & (y2 < rows), y2 * self.cols + x2, -1)
+            partner[board != 0] = -1
+            partner[partner >= 0] = np.where(board[partner[partner >= 0]] == 0, partner[partner >= 0], -1)
+            ends = partner[lines]   # (a cell's partner, -1 where it has none; a line pairs when one is on it)
+            if ((ends[:, :, None] == lines[:, None, :]).any(axis=(1, 2))).all():
+                return [(int(a), int(partner[a])) for a in cells if a < partner[a]]
+        return None
 
     def _search(self, empties: list[frozenset[int]]) -> Optional[list[tuple[int, int]]]:
         """The backtracking search (module docstring) over the live lines' empty cells

@@ -114,7 +114,7 @@ class Judge:
         self.judged = 0
         self.zones = ThreatZones(spec, attacker, fours, self.search, self.lines, self.through, zone_nodes)
         self.pairing = pairing
-        self.pairings = PairingFinder(self.lines, *pairing)
+        self.pairings = PairingFinder(self.lines, *pairing, cols=spec.cols)
 
     @property
     def nodes(self) -> int:
