@@ -53,9 +53,8 @@ def pairing_draw(position: Position, max_nodes: int, weak: bool, pv: bool) -> Op
     """The position's answer when each side holds a pairing against the other (the
     module docstring: a draw, score 0, None when ``weak``), each pairing searched once
     with at most ``max_nodes`` pairs tried; None when either is not found (which
-    proves nothing).
-    The best move is the empty cell nearest the centre; ``pv``: the whole perfect
-    line, else that move alone. None with gravity or a game over."""
+    proves nothing), and with gravity or a game over. The best move is the empty cell
+    nearest the centre; ``pv``: the whole perfect line, else that move alone."""
     started, cpu0 = time.perf_counter(), time.process_time()
     spec = position.spec
     if spec.gravity or position.is_game_over():
@@ -75,8 +74,8 @@ def pairing_draw(position: Position, max_nodes: int, weak: bool, pv: bool) -> Op
     cells = _perfect_line(board, position.ply % 2 + 1, partner, order, None if pv else 1)
     moves = moves_of(spec, cells)
     stats = [WorkerStats(0, 1, finder.nodes, time.process_time() - cpu0)]
-    return SolveResult(spec, Value.DRAW, None if weak else 0, moves[0], moves, finder.nodes, time.perf_counter() - started, stats,
-                       proof="pairing")
+    return SolveResult(spec, Value.DRAW, None if weak else 0, moves[0], moves, finder.nodes,
+                       time.perf_counter() - started, stats, proof="pairing")
 
 
 def draw_answer(position: Position, opts: SolveOptions) -> Optional[SolveResult]:
