@@ -2,7 +2,7 @@
 
 * ``warm_kernels`` (session, autouse): load (or compile) every family of numba
   kernels once, before the first test, so that no test's time includes it; the
-  test run's processes (pytest-xdist's workers, ``-n 2`` in pyproject.toml) take
+  test run's processes (pytest-xdist's workers, ``-n auto`` in pyproject.toml) take
   turns, so that the first compiles into numba's cache and the others load it;
 * ``stop_pools`` (module, autouse): stop the process's worker pool (and Ray
   backend) at the end of each module, so that no module leaves processes to
@@ -13,7 +13,12 @@
   ``Options(settings=...)`` would for the solve.
 
 Tests marked ``minutes`` (a few slow ones of minutes each) are collected first, so
-that on two processes the longest start at once and the short ones fill in after.
+that on several processes the longest start at once and the short ones fill in after.
+
+``-n auto`` (pyproject.toml) starts one test process more than the cores this
+process may run on (:func:`pytest_xdist_auto_num_workers`): a test spends part of
+its time waiting (on the CLIs it starts, a pool's pipes, a server, a time limit),
+and the extra process fills those waits.
 
 A test run started as a background job of a shell (``nohup pytest &``) inherits
 SIGINT *ignored*, and so would every CLI it starts: its Ctrl-C tests would see
@@ -36,6 +41,11 @@ import pytest
 
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def pytest_xdist_auto_num_workers(config) -> int:
+    """The processes ``-n auto`` starts: the cores this process may run on, plus one."""
+    return len(os.sched_getaffinity(0)) + 1
 
 
 def pytest_collection_modifyitems(config, items) -> None:
