@@ -63,11 +63,11 @@ class Family:
 FAMILIES = {f.name: f for f in (
     Family("gravity", "gravity search", "parallel_mnk.kernels.gravity.entry", 10.0),
     Family("free", "free-placement search", "parallel_mnk.kernels.free.entry", 10.0),
-    Family("proofs", "proof", "parallel_mnk.kernels.proofs.entry", 4.0),
-    Family("pns", "proof-number prover", "parallel_mnk.kernels.pns.entry", 5.0),
-    Family("grid", "array-board", "parallel_mnk.kernels.grid.entry", 6.0),
-    Family("big", "big-board search", "parallel_mnk.kernels.big.entry", 3.0),
-    Family("expand", "split expansion", "parallel_mnk.kernels.expand.entry", 1.0),
+    Family("proofs", "proof", "parallel_mnk.kernels.proofs.entry", 5.0),
+    Family("pns", "proof-number prover", "parallel_mnk.kernels.pns.entry", 20.0),
+    Family("grid", "array-board", "parallel_mnk.kernels.grid.entry", 9.0),
+    Family("big", "big-board search", "parallel_mnk.kernels.big.entry", 2.0),
+    Family("expand", "split expansion", "parallel_mnk.kernels.expand.entry", 1.5),
     Family("book_search", "book search", "parallel_mnk.kernels.book_search.entry", 2.0),
 )}
 
