@@ -44,8 +44,10 @@ if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
 
 
 def pytest_xdist_auto_num_workers(config) -> int:
-    """The processes ``-n auto`` starts: the cores this process may run on, plus one."""
-    return len(os.sched_getaffinity(0)) + 1
+    """The processes ``-n auto`` starts: the cores this process may run on (the machine's
+    where the system cannot say: macOS), plus one."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return cores + 1
 
 
 def pytest_collection_modifyitems(config, items) -> None:
